@@ -1,0 +1,3 @@
+module github.com/kmeta-go/kmeta
+
+go 1.26
