@@ -34,6 +34,8 @@ type Message interface {
 	BodySize(version int16) (int, error)
 	// AppendJSON appends Kafka's JsonConverter form of the message at version.
 	AppendJSON(dst []byte, version int16) ([]byte, error)
+	// Default sets every field to Kafka's declared default.
+	Default()
 	// UnmarshalJSONVersion sets the message from Kafka's JsonConverter form at
 	// version. Fields the JSON omits that are mandatory at that version are an
 	// error, as in Kafka's converters; missing tagged fields take defaults.
@@ -74,7 +76,9 @@ var (
 func New(t Type) (Record, error) {
 	if int(t) >= 0 && int(t) < len(recordFactories) {
 		if f := recordFactories[t]; f != nil {
-			return f(), nil
+			r := f()
+			r.Default()
+			return r, nil
 		}
 	}
 	return nil, fmt.Errorf("%w: apiKey %d", ErrUnknownType, t)
@@ -86,7 +90,9 @@ func New(t Type) (Record, error) {
 func NewControl(t ControlType) (ControlRecord, error) {
 	if int(t) >= 0 && int(t) < len(controlFactories) {
 		if f := controlFactories[t]; f != nil {
-			return f(), nil
+			r := f()
+			r.Default()
+			return r, nil
 		}
 	}
 	return nil, fmt.Errorf("%w: control type %d", ErrUnknownType, t)
