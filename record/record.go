@@ -13,6 +13,18 @@ type Type int16
 // 4-byte key (org.apache.kafka.common.record.ControlRecordType).
 type ControlType int16
 
+// KRaft control record types (ControlRecordType). ABORT and COMMIT are the
+// transaction markers of data partitions; the metadata log never holds them.
+const (
+	ControlAbort          ControlType = 0
+	ControlCommit         ControlType = 1
+	ControlLeaderChange   ControlType = 2
+	ControlSnapshotHeader ControlType = 3
+	ControlSnapshotFooter ControlType = 4
+	ControlKRaftVersion   ControlType = 5
+	ControlKRaftVoters    ControlType = 6
+)
+
 // Message is what every generated record type implements: the body codec at
 // a chosen version, and Kafka's JSON form (the generated *JsonConverter classes).
 //
