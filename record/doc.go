@@ -4,3 +4,5 @@
 // segments, snapshot files, bootstrap files and whole __cluster_metadata-0
 // directories.
 package record
+
+//go:generate go run ../internal/recordgen -defs ../internal/recordgen/defs -out zz_generated.go

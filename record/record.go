@@ -13,6 +13,18 @@ type Type int16
 // 4-byte key (org.apache.kafka.common.record.ControlRecordType).
 type ControlType int16
 
+// KRaft control record types (ControlRecordType). ABORT and COMMIT are the
+// transaction markers of data partitions; the metadata log never holds them.
+const (
+	ControlAbort          ControlType = 0
+	ControlCommit         ControlType = 1
+	ControlLeaderChange   ControlType = 2
+	ControlSnapshotHeader ControlType = 3
+	ControlSnapshotFooter ControlType = 4
+	ControlKRaftVersion   ControlType = 5
+	ControlKRaftVoters    ControlType = 6
+)
+
 // Message is what every generated record type implements: the body codec at
 // a chosen version, and Kafka's JSON form (the generated *JsonConverter classes).
 //
@@ -34,6 +46,8 @@ type Message interface {
 	BodySize(version int16) (int, error)
 	// AppendJSON appends Kafka's JsonConverter form of the message at version.
 	AppendJSON(dst []byte, version int16) ([]byte, error)
+	// Default sets every field to Kafka's declared default.
+	Default()
 	// UnmarshalJSONVersion sets the message from Kafka's JsonConverter form at
 	// version. Fields the JSON omits that are mandatory at that version are an
 	// error, as in Kafka's converters; missing tagged fields take defaults.
@@ -74,7 +88,9 @@ var (
 func New(t Type) (Record, error) {
 	if int(t) >= 0 && int(t) < len(recordFactories) {
 		if f := recordFactories[t]; f != nil {
-			return f(), nil
+			r := f()
+			r.Default()
+			return r, nil
 		}
 	}
 	return nil, fmt.Errorf("%w: apiKey %d", ErrUnknownType, t)
@@ -86,7 +102,9 @@ func New(t Type) (Record, error) {
 func NewControl(t ControlType) (ControlRecord, error) {
 	if int(t) >= 0 && int(t) < len(controlFactories) {
 		if f := controlFactories[t]; f != nil {
-			return f(), nil
+			r := f()
+			r.Default()
+			return r, nil
 		}
 	}
 	return nil, fmt.Errorf("%w: control type %d", ErrUnknownType, t)
