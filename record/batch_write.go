@@ -146,6 +146,16 @@ func (b *BatchBuilder) AppendControl(t ControlType, value []byte) error {
 	return nil
 }
 
+// AppendControlRecord adds the control record r, its value encoded at version
+// 0 as Kafka's ControlRecordUtils writes every KRaft control record.
+func (b *BatchBuilder) AppendControlRecord(r ControlRecord) error {
+	v, err := r.AppendBody(nil, controlReadVersion)
+	if err != nil {
+		return err
+	}
+	return b.AppendControl(r.ControlType(), v)
+}
+
 func (b *BatchBuilder) appendEntry(key, value []byte) {
 	keyLen := -1
 	if key != nil {

@@ -2,7 +2,6 @@ package record
 
 import (
 	"bufio"
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -99,22 +98,13 @@ func parseCounts(cell string) map[string]int {
 
 var ctlNames = map[int16]string{2: "LeaderChange", 3: "SnapshotHeader", 4: "SnapshotFooter", 5: "KRaftVersion", 6: "Voters"}
 
-// frameKey reads the frame header of a data record value: the three uvarints
-// frame version, apiKey, version (MetadataRecordSerde).
-// TODO(after the generated codec lands on main): use ReadFrameHeader.
+// frameKey is the "apiKey:version" of a data record value's frame.
 func frameKey(v []byte) (string, error) {
-	var out [3]uint64
-	for i := range out {
-		x, n := binary.Uvarint(v)
-		if n <= 0 {
-			return "", fmt.Errorf("bad frame varint %d", i)
-		}
-		out[i], v = x, v[n:]
+	h, _, err := ReadFrameHeader(v)
+	if err != nil {
+		return "", err
 	}
-	if out[0] != 1 {
-		return "", fmt.Errorf("frame version %d", out[0])
-	}
-	return fmt.Sprintf("%d:%d", out[1], out[2]), nil
+	return fmt.Sprintf("%d:%d", h.Type, h.Version), nil
 }
 
 // fileStats is what readAll counts in a file read with a BatchReader.
@@ -152,6 +142,8 @@ func readAll(t testing.TB, path string) fileStats {
 		if b.IsControl() {
 			st.ctlB++
 			st.ctlR += len(b.Entries)
+			_, err := b.DecodeControlRecords()
+			require.NoError(t, err, "control batch at offset %d", b.BaseOffset)
 			for _, e := range b.Entries {
 				ct, err := e.ControlType()
 				require.NoError(t, err)
@@ -160,6 +152,8 @@ func readAll(t testing.TB, path string) fileStats {
 		} else {
 			st.dataB++
 			st.dataR += len(b.Entries)
+			_, err := b.DecodeRecords()
+			require.NoError(t, err, "data batch at offset %d", b.BaseOffset)
 			for _, e := range b.Entries {
 				k, err := frameKey(e.Value)
 				require.NoError(t, err, "offset %d", e.Offset)

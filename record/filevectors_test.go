@@ -18,7 +18,7 @@ import (
 
 // codecLanded reports whether the generated codec is present: until it is,
 // Decode and DecodeControl fail with ErrUnknownType for everything.
-func codecLanded() bool { return ctlSnapshotHeader.Known() }
+func codecLanded() bool { return ControlSnapshotHeader.Known() }
 
 // TestControlVectorBatches reads every control batch written by Kafka's
 // MemoryRecordsBuilder in vectors/records (one control record, baseOffset 0,
@@ -127,15 +127,15 @@ func TestVectorSnapshots(t *testing.T) {
 			assert.Equal(t, int64(1700000000000), s.LastContainedLogTimestamp())
 			assert.Equal(t, int32(5), s.LastContainedLogEpoch())
 			kv, hasKV := s.KRaftVersion()
-			voters, hasVoters := s.VotersValue()
+			voters := s.Voters()
 			if strings.Contains(sc.Name(), "kraft1") {
 				assert.True(t, hasKV)
 				assert.Equal(t, int16(1), kv)
-				assert.True(t, hasVoters)
-				assert.NotEmpty(t, voters)
+				require.NotNil(t, voters)
+				assert.Len(t, voters.Voters, 3)
 			} else {
 				assert.False(t, hasKV)
-				assert.False(t, hasVoters)
+				assert.Nil(t, voters)
 			}
 			data := 0
 			for {
@@ -179,9 +179,7 @@ func readSnapshotInputs(t testing.TB, path string, id SnapshotID) snapshotInputs
 	if v, ok := s.KRaftVersion(); ok {
 		in.opts.KRaftVersion = v
 	}
-	if v, ok := s.VotersValue(); ok {
-		in.opts.Voters = v
-	}
+	in.opts.Voters = s.Voters()
 	for {
 		b, err := s.Next()
 		if errors.Is(err, io.EOF) {

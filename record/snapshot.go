@@ -1,7 +1,6 @@
 package record
 
 import (
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -84,16 +83,14 @@ func ParseSnapshotName(name string) (SnapshotID, error) {
 // snapshot only once Next has returned io.EOF, as Kafka's loader applies a
 // snapshot's delta only after reading all of it.
 type SnapshotReader struct {
-	br        *BatchReader
-	f         *os.File
-	id        SnapshotID
-	pending   bool // the header batch was read by Open and not yet returned
-	footer    bool
-	headerTS  int64
-	kraft     int16
-	hasKRaft  bool
-	voters    []byte
-	hasVoters bool
+	br      *BatchReader
+	f       *os.File
+	id      SnapshotID
+	pending bool // the header batch was read by Open and not yet returned
+	footer  bool
+	header  *SnapshotHeaderRecord
+	kraft   *KRaftVersionRecord
+	voters  *VotersRecord
 }
 
 // OpenSnapshot opens the snapshot at path, whose name gives its id, and reads
@@ -142,28 +139,27 @@ func (s *SnapshotReader) readHeader(b *Batch) error {
 	}
 	for i, e := range b.Entries {
 		t, _ := e.ControlType() // checked by ParseBatch
-		if i == 0 && t != ctlSnapshotHeader {
+		if i == 0 && t != ControlSnapshotHeader {
 			return fmt.Errorf("%w: the first record of a snapshot is %s, want SNAPSHOT_HEADER", ErrCorrupt, t)
 		}
 		switch t {
-		case ctlSnapshotHeader:
-			if i != 0 {
+		case ControlSnapshotHeader, ControlKRaftVersion, ControlKRaftVoters:
+			if t == ControlSnapshotHeader && i != 0 {
 				return fmt.Errorf("%w: a second SnapshotHeaderRecord at offset %d", ErrCorrupt, e.Offset)
 			}
-			ts, err := decodeSnapshotHeader(e.Value)
+			r, err := e.DecodeControl()
 			if err != nil {
-				return err
+				return fmt.Errorf("%w: %s at offset %d: %v", ErrCorrupt, t, e.Offset, err)
 			}
-			s.headerTS = ts
-		case ctlKRaftVersion:
-			v, err := decodeKRaftVersion(e.Value)
-			if err != nil {
-				return err
+			switch r := r.(type) {
+			case *SnapshotHeaderRecord:
+				s.header = r
+			case *KRaftVersionRecord:
+				s.kraft = r
+			case *VotersRecord:
+				s.voters = r
 			}
-			s.kraft, s.hasKRaft = v, true
-		case ctlVoters:
-			s.voters, s.hasVoters = append([]byte(nil), e.Value...), true
-		case ctlSnapshotFooter:
+		case ControlSnapshotFooter:
 			return fmt.Errorf("%w: SnapshotFooterRecord in the header batch", ErrCorrupt)
 		}
 	}
@@ -183,16 +179,24 @@ func (s *SnapshotReader) LastContainedLogEpoch() int32 { return s.id.Epoch }
 // LastContainedLogTimestamp is the LastContainedLogTimestamp of the
 // SnapshotHeaderRecord: the append time of the last log batch the snapshot
 // covers (RecordsSnapshotReader.lastContainedLogTimestamp).
-func (s *SnapshotReader) LastContainedLogTimestamp() int64 { return s.headerTS }
+func (s *SnapshotReader) LastContainedLogTimestamp() int64 { return s.header.LastContainedLogTimestamp }
+
+// Header returns the SnapshotHeaderRecord of the header batch.
+func (s *SnapshotReader) Header() *SnapshotHeaderRecord { return s.header }
 
 // KRaftVersion returns the KRaftVersion of the KRaftVersionRecord in the
-// header batch, written when kraft.version >= 1 (KIP-853).
-func (s *SnapshotReader) KRaftVersion() (int16, bool) { return s.kraft, s.hasKRaft }
+// header batch, written when kraft.version >= 1 (KIP-853), and whether there
+// was one. Without one the snapshot was written at kraft.version 0.
+func (s *SnapshotReader) KRaftVersion() (int16, bool) {
+	if s.kraft == nil {
+		return 0, false
+	}
+	return s.kraft.KRaftVersion, true
+}
 
-// VotersValue returns the value of the VotersRecord in the header batch (the
-// voter set at the snapshot, kraft.version >= 1), a copy the caller may keep;
-// decode it with DecodeControl.
-func (s *SnapshotReader) VotersValue() ([]byte, bool) { return s.voters, s.hasVoters }
+// Voters returns the VotersRecord of the header batch (the voter set at the
+// snapshot's offset, kraft.version >= 1), or nil. The caller may keep it.
+func (s *SnapshotReader) Voters() *VotersRecord { return s.voters }
 
 // Name is the path or name the reader was given.
 func (s *SnapshotReader) Name() string { return s.br.Name() }
@@ -222,9 +226,9 @@ func (s *SnapshotReader) Next() (*Batch, error) {
 		for i, e := range b.Entries {
 			t, _ := e.ControlType()
 			switch {
-			case t == ctlSnapshotFooter && i == 0:
+			case t == ControlSnapshotFooter && i == 0:
 				s.footer = true
-			case t == ctlSnapshotFooter, t == ctlSnapshotHeader:
+			case t == ControlSnapshotFooter, t == ControlSnapshotHeader:
 				return nil, s.br.failAtBatch(b, fmt.Errorf("%w: %s at offset %d inside the snapshot", ErrCorrupt, t, e.Offset))
 			}
 		}
@@ -249,79 +253,6 @@ func (r *BatchReader) failAtBatch(b *Batch, err error) error {
 	return r.err
 }
 
-// Control record types of KRaft (ControlRecordType ids).
-const (
-	ctlLeaderChange   ControlType = 2
-	ctlSnapshotHeader ControlType = 3
-	ctlSnapshotFooter ControlType = 4
-	ctlKRaftVersion   ControlType = 5
-	ctlVoters         ControlType = 6
-)
-
-// The control values of the snapshot header batch are written and read here
-// at version 0, the version Kafka's ControlRecordUtils uses for all of them.
-
-func appendSnapshotHeader(dst []byte, lastContainedLogTimestamp int64) []byte {
-	dst = binary.BigEndian.AppendUint16(dst, 0) // Version
-	dst = binary.BigEndian.AppendUint64(dst, uint64(lastContainedLogTimestamp))
-	return append(dst, 0) // no tagged fields
-}
-
-func appendSnapshotFooter(dst []byte) []byte {
-	dst = binary.BigEndian.AppendUint16(dst, 0)
-	return append(dst, 0)
-}
-
-func appendKRaftVersion(dst []byte, v int16) []byte {
-	dst = binary.BigEndian.AppendUint16(dst, 0)
-	dst = binary.BigEndian.AppendUint16(dst, uint16(v))
-	return append(dst, 0)
-}
-
-func decodeSnapshotHeader(v []byte) (int64, error) {
-	if len(v) < 11 {
-		return 0, fmt.Errorf("%w: SnapshotHeaderRecord of %d bytes", ErrCorrupt, len(v))
-	}
-	if err := checkTaggedTail(v[10:], "SnapshotHeaderRecord"); err != nil {
-		return 0, err
-	}
-	return int64(binary.BigEndian.Uint64(v[2:])), nil
-}
-
-func decodeKRaftVersion(v []byte) (int16, error) {
-	if len(v) < 5 {
-		return 0, fmt.Errorf("%w: KRaftVersionRecord of %d bytes", ErrCorrupt, len(v))
-	}
-	if err := checkTaggedTail(v[4:], "KRaftVersionRecord"); err != nil {
-		return 0, err
-	}
-	return int16(binary.BigEndian.Uint16(v[2:])), nil
-}
-
-// checkTaggedTail checks that b is exactly a tagged-field section.
-func checkTaggedTail(b []byte, what string) error {
-	n, k := binary.Uvarint(b)
-	if k <= 0 {
-		return fmt.Errorf("%w: %s: bad tagged field count", ErrCorrupt, what)
-	}
-	b = b[k:]
-	for i := uint64(0); i < n; i++ {
-		if _, k = binary.Uvarint(b); k <= 0 {
-			return fmt.Errorf("%w: %s: bad tag", ErrCorrupt, what)
-		}
-		b = b[k:]
-		l, k := binary.Uvarint(b)
-		if k <= 0 || l > uint64(len(b)-k) {
-			return fmt.Errorf("%w: %s: bad tagged field size", ErrCorrupt, what)
-		}
-		b = b[k+int(l):]
-	}
-	if len(b) != 0 {
-		return fmt.Errorf("%w: %s: %d byte(s) of garbage", ErrCorrupt, what, len(b))
-	}
-	return nil
-}
-
 // SnapshotOptions are what Kafka's RecordsSnapshotWriter.Builder is given.
 type SnapshotOptions struct {
 	// LastContainedLogTimestamp goes into the SnapshotHeaderRecord: the
@@ -331,9 +262,9 @@ type SnapshotOptions struct {
 	// the header batch also holds a KRaftVersionRecord and, when Voters is
 	// set, a VotersRecord (KIP-853). 0 (a static quorum) writes neither.
 	KRaftVersion int16
-	// Voters is the value of the VotersRecord (version 0) to write when
+	// Voters is the VotersRecord (written at version 0) to write when
 	// KRaftVersion >= 1; nil writes none. It is an error with KRaftVersion 0.
-	Voters []byte
+	Voters *VotersRecord
 	// MaxBatchSize bounds each batch, header included (BatchAccumulator's
 	// maxBatchSize). 0 means DefaultMaxBatchSize, the 8 MiB
 	// KafkaRaftClient.createSnapshot gives.
@@ -390,19 +321,16 @@ func NewSnapshotWriter(w io.Writer, id SnapshotID, opts SnapshotOptions) (*Snaps
 		s.now = func() int64 { return time.Now().UnixMilli() }
 	}
 	s.b.Reset(0, id.Epoch, s.now(), true)
-	var scratch []byte
-	scratch = appendSnapshotHeader(scratch[:0], opts.LastContainedLogTimestamp)
-	if err := s.b.AppendControl(ctlSnapshotHeader, scratch); err != nil {
-		return nil, err
-	}
+	ctl := []ControlRecord{&SnapshotHeaderRecord{Version: 0, LastContainedLogTimestamp: opts.LastContainedLogTimestamp}}
 	if opts.KRaftVersion > 0 {
-		if err := s.b.AppendControl(ctlKRaftVersion, appendKRaftVersion(nil, opts.KRaftVersion)); err != nil {
-			return nil, err
-		}
+		ctl = append(ctl, &KRaftVersionRecord{Version: 0, KRaftVersion: opts.KRaftVersion})
 		if opts.Voters != nil {
-			if err := s.b.AppendControl(ctlVoters, opts.Voters); err != nil {
-				return nil, err
-			}
+			ctl = append(ctl, opts.Voters)
+		}
+	}
+	for _, r := range ctl {
+		if err := s.b.AppendControlRecord(r); err != nil {
+			return nil, err
 		}
 	}
 	if err := s.writeBatch(); err != nil {
@@ -532,7 +460,7 @@ func (s *SnapshotWriter) Freeze() (int64, error) {
 		}
 	}
 	s.b.Reset(s.next, s.id.Epoch, s.now(), true)
-	if err := s.b.AppendControl(ctlSnapshotFooter, appendSnapshotFooter(nil)); err != nil {
+	if err := s.b.AppendControlRecord(&SnapshotFooterRecord{Version: 0}); err != nil {
 		return 0, s.setErr(err)
 	}
 	if err := s.writeBatch(); err != nil {
