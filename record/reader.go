@@ -33,8 +33,13 @@ func (m Mode) String() string {
 	return fmt.Sprintf("Mode(%d)", int(m))
 }
 
-// minReadBuffer is the least the reader asks its io.Reader for at once.
-const minReadBuffer = 64 << 10
+// The reader's buffer starts at initialReadBuffer and doubles up to
+// minReadBuffer as batches are consumed; beyond that it grows only to hold a
+// batch larger than itself.
+const (
+	initialReadBuffer = 4 << 10
+	minReadBuffer     = 64 << 10
+)
 
 // BatchReader reads record batches one at a time from an io.Reader, checking
 // each as ParseBatch does and checking that offsets continue from one batch
@@ -68,6 +73,17 @@ type BatchReader struct {
 // otherwise.
 func NewBatchReader(r io.Reader, name string, mode Mode) *BatchReader {
 	return &BatchReader{r: r, name: name, mode: mode, maxBatch: DefaultMaxBatchSize, expect: -1}
+}
+
+// Reset makes the reader read rd from its start as a new reader would,
+// keeping its buffers (and so the memory they hold) and its maximum batch
+// size for reuse. A zero BatchReader made ready with Reset is valid.
+func (r *BatchReader) Reset(rd io.Reader, name string, mode Mode) {
+	if r.maxBatch == 0 {
+		r.maxBatch = DefaultMaxBatchSize
+	}
+	*r = BatchReader{r: rd, name: name, mode: mode, maxBatch: r.maxBatch, buf: r.buf[:cap(r.buf)], expect: -1,
+		batch: Batch{Entries: r.batch.Entries[:0], inflated: r.batch.inflated[:0]}}
 }
 
 // SetNextOffset requires the next batch to start at offset (-1: any offset).
@@ -159,14 +175,25 @@ func (r *BatchReader) fill(n int) (eof bool, err error) {
 	if r.w-r.r0 >= n {
 		return false, nil
 	}
-	if len(r.buf) < minReadBuffer {
-		nb := make([]byte, minReadBuffer)
-		r.w = copy(nb, r.buf[r.r0:r.w])
-		r.r0, r.buf = 0, nb
-	}
-	if len(r.buf)-r.r0 < n && r.r0 > 0 {
-		r.w = copy(r.buf, r.buf[r.r0:r.w])
-		r.r0 = 0
+	if len(r.buf)-r.r0 < n {
+		// Not enough room after the unconsumed bytes: move them to the
+		// front of a buffer that doubles while it is below minReadBuffer
+		// (so short inputs stay cheap and long ones are read in big reads).
+		size := len(r.buf)
+		switch {
+		case size == 0:
+			size = initialReadBuffer
+		case size < minReadBuffer:
+			size *= 2
+		}
+		if size != len(r.buf) {
+			nb := make([]byte, size)
+			r.w = copy(nb, r.buf[r.r0:r.w])
+			r.r0, r.buf = 0, nb
+		} else if r.r0 > 0 {
+			r.w = copy(r.buf, r.buf[r.r0:r.w])
+			r.r0 = 0
+		}
 	}
 	empty := 0
 	for r.w-r.r0 < n {
