@@ -45,8 +45,10 @@ type CorruptionError struct {
 	Err      error
 }
 
+// Error names the file, the byte position, the offset and the cause.
 func (e *CorruptionError) Error() string {
 	return fmt.Sprintf("record: %s: batch at byte %d (offset %d): %v", e.File, e.Position, e.Offset, e.Err)
 }
 
+// Unwrap returns Err, for errors.Is and errors.As.
 func (e *CorruptionError) Unwrap() error { return e.Err }

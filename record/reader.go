@@ -23,6 +23,7 @@ const (
 	Follow
 )
 
+// String returns "finished" or "follow".
 func (m Mode) String() string {
 	switch m {
 	case Finished:

@@ -32,6 +32,7 @@ func (id SnapshotID) FileName() string {
 	return fmt.Sprintf("%020d-%010d%s", id.EndOffset, id.Epoch, SnapshotSuffix)
 }
 
+// String prints the id as Kafka's OffsetAndEpoch.toString does.
 func (id SnapshotID) String() string {
 	return fmt.Sprintf("OffsetAndEpoch(offset=%d, epoch=%d)", id.EndOffset, id.Epoch)
 }
