@@ -150,9 +150,9 @@ func TestUnknownTaggedFieldsKeptAndReemitted(t *testing.T) {
 	// (recovery state), 8 (unknown at v0) and 30 (unknown).
 	body := binary.BigEndian.AppendUint32(nil, 3)
 	body = append(body, UUID{7}.bytes()...)
-	body = append(body, 4)              // 4 tagged fields
+	body = append(body, 4)                // 4 tagged fields
 	body = append(body, 1, 4, 0, 0, 0, 4) // tag 1, size 4, leader 4
-	body = append(body, 5, 1, 1)        // tag 5, size 1, recovery 1
+	body = append(body, 5, 1, 1)          // tag 5, size 1, recovery 1
 	body = append(body, 8, 3, 0xaa, 0xbb, 0xcc)
 	body = append(body, 30, 0)
 	value := append(frame(1, 5, 0), body...)
@@ -259,4 +259,21 @@ func TestControlKey(t *testing.T) {
 	require.Equal(t, ControlLeaderChange, ct)
 	_, err = DecodeControl([]byte{0, 0, 0, 1}, []byte{0}, -1)
 	require.ErrorIs(t, err, ErrUnknownType)
+}
+
+// TestTaggedFieldsMustAscend: a body whose tags do not strictly ascend is
+// refused (Kafka's RawTaggedFieldWriter could not write it back).
+func TestTaggedFieldsMustAscend(t *testing.T) {
+	body := binary.BigEndian.AppendUint32(nil, 3)
+	body = append(body, UUID{7}.bytes()...)
+	body = append(body, 2, 5, 1, 1, 1, 4, 0, 0, 0, 4) // tag 5 then tag 1
+	_, _, err := Decode(append(frame(1, 5, 0), body...))
+	require.ErrorIs(t, err, ErrCorrupt)
+	require.ErrorContains(t, err, "tags must ascend")
+
+	body = binary.BigEndian.AppendUint32(nil, 3)
+	body = append(body, UUID{7}.bytes()...)
+	body = append(body, 2, 40, 0, 40, 0) // unknown tag 40 twice
+	_, _, err = Decode(append(frame(1, 5, 0), body...))
+	require.ErrorIs(t, err, ErrCorrupt)
 }
