@@ -2,158 +2,178 @@ package record
 
 import (
 	"bytes"
-	"errors"
-	"io"
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/kmeta-go/kmeta/internal/sharedtest"
 )
 
-// fuzzSeeds adds the first bytes of every corpus file and every control
-// vector batch as seeds, when ../shared is there.
-func fuzzSeeds(f *testing.F, limit int) {
-	if sharedtest.Dir(skipless{f}) == "" {
+// addVectorSeeds adds every record vector Kafka wrote as a fuzz seed, where
+// ../shared is present (plain go test then runs them as regression cases).
+func addVectorSeeds(f *testing.F, kind string, add func(row vectorRow, bin, key []byte)) {
+	dir := filepath.Join(sharedtest.Find(), "vectors", "records")
+	idx, err := os.ReadFile(filepath.Join(dir, "INDEX.tsv"))
+	if err != nil {
 		return
 	}
-	root := filepath.Join(sharedtest.Dir(f), "corpus", "kraft")
-	filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
-		if err != nil || d.IsDir() || filepath.Ext(p) == ".md" {
-			return nil
+	for _, line := range strings.Split(string(idx), "\n")[1:] {
+		c := strings.Split(line, "\t")
+		if len(c) != 7 || c[2] != kind {
+			continue
 		}
-		data, err := os.ReadFile(p)
-		if err == nil {
-			f.Add(data[:min(len(data), limit)])
+		bin, err := os.ReadFile(filepath.Join(dir, c[0]))
+		if err != nil {
+			continue
 		}
-		return nil
-	})
-	vecs, _ := filepath.Glob(filepath.Join(sharedtest.Dir(f), "vectors", "records", "*", "v*.batch.bin"))
-	for _, p := range vecs {
-		if data, err := os.ReadFile(p); err == nil {
-			f.Add(data)
-		}
+		key, _ := os.ReadFile(filepath.Join(dir, filepath.Dir(c[0]), "key.bin"))
+		var row vectorRow
+		row.file, row.record = c[0], c[1]
+		k, _ := strconv.Atoi(c[3])
+		v, _ := strconv.Atoi(c[4])
+		row.key, row.version = int16(k), int16(v)
+		add(row, bin, key)
 	}
 }
 
-// skipless lets fuzzSeeds ask for the shared directory without skipping the
-// fuzz target when it is absent (the target still runs on its own seeds).
-type skipless struct{ testing.TB }
-
-func (skipless) Skip(...any)          {}
-func (skipless) Skipf(string, ...any) {}
-func (skipless) Helper()              {}
-
-// FuzzBatchReader: the batch reader never panics on any input, in either
-// mode; and every batch it yields is a fixed point of encode/decode:
-// AppendBatch then ParseBatch gives the same batch, and encoding that again
-// gives the same bytes.
-func FuzzBatchReader(f *testing.F) {
-	b := NewBatchBuilder(0, 1, 1)
-	b.Append([]byte{1, 20, 0, 0})
-	seed, _ := b.Build()
-	f.Add(seed)
-	fuzzSeeds(f, 8<<10)
-	f.Fuzz(func(t *testing.T, data []byte) {
-		for _, mode := range []Mode{Finished, Follow} {
-			r := NewBatchReader(bytes.NewReader(data), "fuzz", mode)
-			for {
-				b, err := r.Next()
-				if err != nil {
-					var ce *CorruptionError
-					if !errors.Is(err, io.EOF) && !errors.As(err, &ce) {
-						t.Fatalf("error without position: %v", err)
-					}
-					break
-				}
-				checkFixedPoint(t, b)
-				b.DecodeRecords()
-				b.DecodeControlRecords()
-			}
-		}
-		var b Batch
-		if _, err := ParseBatch(data, &b); err == nil {
-			checkFixedPoint(t, &b)
-		}
-	})
-}
-
-func checkFixedPoint(t *testing.T, b *Batch) {
-	enc := AppendBatch(nil, b)
-	var again Batch
-	n, err := ParseBatch(enc, &again)
+// fixedPoint checks that decode -> encode -> decode -> encode is stable.
+func fixedPoint(t *testing.T, m Message, v int16, decode func([]byte) (Message, error)) {
+	e1, err := m.AppendBody(nil, v)
 	if err != nil {
-		t.Fatalf("re-encoded batch does not parse: %v", err)
+		t.Fatalf("a decoded message must re-encode at its version: %v", err)
 	}
-	if n != len(enc) || again.BaseOffset != b.BaseOffset || again.PartitionLeaderEpoch != b.PartitionLeaderEpoch ||
-		again.Attributes != b.Attributes&^AttrCompressionMask || again.BaseTimestamp != b.BaseTimestamp ||
-		again.MaxTimestamp != b.MaxTimestamp || again.ProducerID != b.ProducerID || again.ProducerEpoch != b.ProducerEpoch ||
-		again.BaseSequence != b.BaseSequence || len(again.Entries) != len(b.Entries) {
-		t.Fatalf("re-encoded batch differs: %+v vs %+v", again, *b)
+	m2, err := decode(e1)
+	if err != nil {
+		t.Fatalf("re-encoded bytes must decode: %v", err)
 	}
-	for i := range b.Entries {
-		x, y := b.Entries[i], again.Entries[i]
-		if x.Offset != y.Offset || !bytes.Equal(x.Key, y.Key) || (x.Key == nil) != (y.Key == nil) || !bytes.Equal(x.Value, y.Value) {
-			t.Fatalf("entry %d differs after re-encoding", i)
-		}
+	e2, err := m2.AppendBody(nil, v)
+	if err != nil {
+		t.Fatal(err)
 	}
-	if enc2 := AppendBatch(nil, &again); !bytes.Equal(enc, enc2) {
-		t.Fatalf("encode(decode(encode(b))) != encode(b)")
+	if !bytes.Equal(e1, e2) {
+		t.Fatalf("not a fixed point:\n%x\n%x", e1, e2)
+	}
+	j, err := m.AppendJSON(nil, v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// JSON: printing, parsing and printing again is a fixed point too (the
+	// bytes may differ where a string held invalid UTF-8, which JSON carries
+	// as U+FFFD, as Java's decoder would have made it).
+	m2.Default()
+	if err := m2.UnmarshalJSONVersion(j, v); err != nil {
+		t.Fatalf("our JSON must parse back: %v\n%s", err, j)
+	}
+	j2, err := m2.AppendJSON(nil, v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(j, j2) {
+		t.Fatalf("JSON round trip changed the record:\n%s\n%s", j, j2)
 	}
 }
 
-// FuzzDirReader: a __cluster_metadata-0 directory made of a snapshot and a
-// segment cut from the input never makes the directory reader panic, and
-// what it yields has continuous offsets starting after the snapshot.
-func FuzzDirReader(f *testing.F) {
-	f.Add([]byte{0, 0}, []byte{})
-	if sharedtest.Dir(skipless{f}) != "" {
-		root := filepath.Join(sharedtest.Dir(f), "corpus", "kraft")
-		for _, pair := range [][2]string{
-			{"Eb-raheeem__Real-Time-Stock-Market-Analysis/kafka-data/__cluster_metadata-0/00000000000000007161-0000000001.checkpoint",
-				"Eb-raheeem__Real-Time-Stock-Market-Analysis/kafka-data/__cluster_metadata-0/00000000000000000000.log"},
-			{"hiage__kafka-raft/data/kafka1/bootstrap.checkpoint", "furkancets__flink-docker/kafka/data/__cluster_metadata-0/00000000000000000000.log"},
-		} {
-			s, err1 := os.ReadFile(filepath.Join(root, pair[0]))
-			l, err2 := os.ReadFile(filepath.Join(root, pair[1]))
-			if err1 == nil && err2 == nil {
-				f.Add(s, l[:min(len(l), 16<<10)])
+// FuzzDecode fuzzes the frame and every metadata record type through it:
+// never panic; what decodes re-encodes to a fixed point and survives JSON.
+func FuzzDecode(f *testing.F) {
+	for t := Type(0); t < Type(len(recordFactories)); t++ {
+		if !t.Known() {
+			continue
+		}
+		r, _ := New(t)
+		for v := r.LowestVersion(); v <= r.HighestVersion(); v++ {
+			b, err := Append(nil, r, v)
+			if err == nil {
+				f.Add(b)
 			}
 		}
 	}
-	f.Fuzz(func(t *testing.T, snap, log []byte) {
-		dir := t.TempDir()
-		// The snapshot is named so that it covers offsets 0..3 of the log.
-		if len(snap) > 0 {
-			os.WriteFile(filepath.Join(dir, SnapshotID{EndOffset: 4, Epoch: 1}.FileName()), snap, 0o644)
+	addVectorSeeds(f, "metadata", func(_ vectorRow, bin, _ []byte) { f.Add(bin) })
+	f.Fuzz(func(t *testing.T, value []byte) {
+		r, v, err := Decode(value)
+		if err != nil {
+			return
 		}
-		os.WriteFile(filepath.Join(dir, SegmentName(0)), log, 0o644)
-		for _, mode := range []Mode{Finished, Follow} {
-			d, err := OpenDir(dir, mode)
-			if err != nil {
-				continue
-			}
-			if s := d.Snapshot(); s != nil {
-				for {
-					b, err := s.Next()
-					if err != nil {
-						break
-					}
-					b.DecodeRecords()
-				}
-			}
-			next := d.StartOffset()
-			for {
-				b, err := d.Next()
-				if err != nil {
-					break
-				}
-				if b.BaseOffset != next {
-					t.Fatalf("batch at %d, want %d", b.BaseOffset, next)
-				}
-				next = b.NextOffset()
-			}
-			d.Close()
+		fixedPoint(t, r, v, func(b []byte) (Message, error) {
+			m, _ := New(r.Type())
+			return m, m.DecodeBody(b, v)
+		})
+	})
+}
+
+// FuzzRecordBody fuzzes the body decoder of every record type at every
+// version directly, without the frame.
+func FuzzRecordBody(f *testing.F) {
+	addVectorSeeds(f, "metadata", func(row vectorRow, bin, _ []byte) {
+		if _, body, err := ReadFrameHeader(bin); err == nil {
+			f.Add(uint8(row.key), uint8(row.version), body)
+		}
+	})
+	f.Add(uint8(5), uint8(2), []byte{0, 0, 0, 1})
+	f.Fuzz(func(t *testing.T, key, version uint8, body []byte) {
+		r, err := New(Type(key % 29))
+		if err != nil {
+			return
+		}
+		v := int16(version % 4)
+		if v > r.HighestVersion() {
+			return
+		}
+		if r.DecodeBody(body, v) != nil {
+			return
+		}
+		fixedPoint(t, r, v, func(b []byte) (Message, error) {
+			m, _ := New(Type(key % 29))
+			return m, m.DecodeBody(b, v)
+		})
+	})
+}
+
+// FuzzControl fuzzes control record keys and values.
+func FuzzControl(f *testing.F) {
+	addVectorSeeds(f, "control-value", func(row vectorRow, bin, key []byte) { f.Add(key, bin, uint8(row.version)) })
+	f.Add([]byte{0, 0, 0, 3}, []byte{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, uint8(0))
+	f.Fuzz(func(t *testing.T, key, value []byte, version uint8) {
+		v := int16(version % 3)
+		r, err := DecodeControl(key, value, v)
+		if err != nil {
+			return
+		}
+		fixedPoint(t, r, v, func(b []byte) (Message, error) {
+			m, _ := NewControl(r.ControlType())
+			return m, m.DecodeBody(b, v)
+		})
+	})
+}
+
+// FuzzEnvelopeJSON fuzzes the JSON reader: never panic, and what parses
+// prints back to JSON that parses to the same record.
+func FuzzEnvelopeJSON(f *testing.F) {
+	f.Add([]byte(`{"type":"PARTITION_CHANGE_RECORD","version":2,"data":{"partitionId":1,"topicId":"AAAAAAAAAAAAAAAAAAAAAA","isr":[1,2],"leader":-1}}`))
+	f.Add([]byte(`{"type":"CLIENT_QUOTA_RECORD","version":0,"data":{"entity":[{"entityType":"user","entityName":null}],"key":"k","value":1.0E10,"remove":false}}`))
+	f.Add([]byte(`{"type":"USER_SCRAM_CREDENTIAL_RECORD","version":0,"data":{"name":"a","mechanism":1,"salt":"AAE=","storedKey":"","serverKey":"","iterations":4096}}`))
+	f.Fuzz(func(t *testing.T, line []byte) {
+		r, v, err := ParseEnvelopeJSON(line)
+		if err != nil {
+			return
+		}
+		b1, err := Append(nil, r, v)
+		if err != nil {
+			return // JSON may set a field the version cannot carry; encoding refuses it
+		}
+		out, err := AppendEnvelopeJSON(nil, r, v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r2, v2, err := ParseEnvelopeJSON(out)
+		if err != nil {
+			t.Fatalf("our output must parse: %v\n%s", err, out)
+		}
+		b2, err := Append(nil, r2, v2)
+		if err != nil || !bytes.Equal(b1, b2) {
+			t.Fatalf("JSON round trip changed the record: %v\n%s", err, out)
 		}
 	})
 }

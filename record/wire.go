@@ -10,6 +10,11 @@ import (
 // raw bytes of its value. Decoding keeps unknown tagged fields, in the order
 // read, and encoding writes them back among the known ones in ascending tag
 // order, as Kafka's RawTaggedFieldWriter does.
+//
+// Tags must strictly ascend within a struct. Kafka's readers do not check
+// this, but its writer refuses a raw tag list that does not ascend, so such
+// a record could not be written back; kmeta refuses it when decoding, as
+// corrupt, rather than hand out a record it cannot encode.
 type TaggedField struct {
 	Tag  uint32
 	Data []byte

@@ -214,11 +214,17 @@ func (m *LeaderChangeVoter) decode(r *reader, v int16) {
 		m.VoterDirectoryID = (UUID{})
 	}
 	m.UnknownTags = nil
+	last := int64(-1)
 	for i, n := uint32(0), r.uvarint(); i < n && r.err == nil; i++ {
 		tag, sub := r.tag()
 		if r.err != nil {
 			return
 		}
+		if int64(tag) <= last {
+			r.fail("tagged field %d after %d: tags must ascend", tag, last)
+			return
+		}
+		last = int64(tag)
 		m.UnknownTags = append(m.UnknownTags, r.unknownTag(tag, sub))
 	}
 }
@@ -382,11 +388,17 @@ func (m *LeaderChangeMessage) decode(r *reader, v int16) {
 		m.GrantingVoters = nil
 	}
 	m.UnknownTags = nil
+	last := int64(-1)
 	for i, n := uint32(0), r.uvarint(); i < n && r.err == nil; i++ {
 		tag, sub := r.tag()
 		if r.err != nil {
 			return
 		}
+		if int64(tag) <= last {
+			r.fail("tagged field %d after %d: tags must ascend", tag, last)
+			return
+		}
+		last = int64(tag)
 		m.UnknownTags = append(m.UnknownTags, r.unknownTag(tag, sub))
 	}
 }
@@ -649,11 +661,17 @@ func (m *SnapshotHeaderRecord) decode(r *reader, v int16) {
 	m.Version = r.int16()
 	m.LastContainedLogTimestamp = r.int64()
 	m.UnknownTags = nil
+	last := int64(-1)
 	for i, n := uint32(0), r.uvarint(); i < n && r.err == nil; i++ {
 		tag, sub := r.tag()
 		if r.err != nil {
 			return
 		}
+		if int64(tag) <= last {
+			r.fail("tagged field %d after %d: tags must ascend", tag, last)
+			return
+		}
+		last = int64(tag)
 		m.UnknownTags = append(m.UnknownTags, r.unknownTag(tag, sub))
 	}
 }
@@ -832,11 +850,17 @@ func (m *SnapshotFooterRecord) appendTo(b []byte, v int16) []byte {
 func (m *SnapshotFooterRecord) decode(r *reader, v int16) {
 	m.Version = r.int16()
 	m.UnknownTags = nil
+	last := int64(-1)
 	for i, n := uint32(0), r.uvarint(); i < n && r.err == nil; i++ {
 		tag, sub := r.tag()
 		if r.err != nil {
 			return
 		}
+		if int64(tag) <= last {
+			r.fail("tagged field %d after %d: tags must ascend", tag, last)
+			return
+		}
+		last = int64(tag)
 		m.UnknownTags = append(m.UnknownTags, r.unknownTag(tag, sub))
 	}
 }
@@ -1007,11 +1031,17 @@ func (m *KRaftVersionRecord) decode(r *reader, v int16) {
 	m.Version = r.int16()
 	m.KRaftVersion = r.int16()
 	m.UnknownTags = nil
+	last := int64(-1)
 	for i, n := uint32(0), r.uvarint(); i < n && r.err == nil; i++ {
 		tag, sub := r.tag()
 		if r.err != nil {
 			return
 		}
+		if int64(tag) <= last {
+			r.fail("tagged field %d after %d: tags must ascend", tag, last)
+			return
+		}
+		last = int64(tag)
 		m.UnknownTags = append(m.UnknownTags, r.unknownTag(tag, sub))
 	}
 }
@@ -1193,11 +1223,17 @@ func (m *KRaftVersionFeature) decode(r *reader, v int16) {
 	m.MinSupportedVersion = r.int16()
 	m.MaxSupportedVersion = r.int16()
 	m.UnknownTags = nil
+	last := int64(-1)
 	for i, n := uint32(0), r.uvarint(); i < n && r.err == nil; i++ {
 		tag, sub := r.tag()
 		if r.err != nil {
 			return
 		}
+		if int64(tag) <= last {
+			r.fail("tagged field %d after %d: tags must ascend", tag, last)
+			return
+		}
+		last = int64(tag)
 		m.UnknownTags = append(m.UnknownTags, r.unknownTag(tag, sub))
 	}
 }
@@ -1314,11 +1350,17 @@ func (m *VotersRecordEndpoint) decode(r *reader, v int16) {
 	m.Host = r.string("Host")
 	m.Port = r.uint16()
 	m.UnknownTags = nil
+	last := int64(-1)
 	for i, n := uint32(0), r.uvarint(); i < n && r.err == nil; i++ {
 		tag, sub := r.tag()
 		if r.err != nil {
 			return
 		}
+		if int64(tag) <= last {
+			r.fail("tagged field %d after %d: tags must ascend", tag, last)
+			return
+		}
+		last = int64(tag)
 		m.UnknownTags = append(m.UnknownTags, r.unknownTag(tag, sub))
 	}
 }
@@ -1480,11 +1522,17 @@ func (m *VotersRecordVoter) decode(r *reader, v int16) {
 	}
 	m.KRaftVersionFeature.decode(r, v)
 	m.UnknownTags = nil
+	last := int64(-1)
 	for i, n := uint32(0), r.uvarint(); i < n && r.err == nil; i++ {
 		tag, sub := r.tag()
 		if r.err != nil {
 			return
 		}
+		if int64(tag) <= last {
+			r.fail("tagged field %d after %d: tags must ascend", tag, last)
+			return
+		}
+		last = int64(tag)
 		m.UnknownTags = append(m.UnknownTags, r.unknownTag(tag, sub))
 	}
 }
@@ -1668,11 +1716,17 @@ func (m *VotersRecord) decode(r *reader, v int16) {
 		m.Voters = nil
 	}
 	m.UnknownTags = nil
+	last := int64(-1)
 	for i, n := uint32(0), r.uvarint(); i < n && r.err == nil; i++ {
 		tag, sub := r.tag()
 		if r.err != nil {
 			return
 		}
+		if int64(tag) <= last {
+			r.fail("tagged field %d after %d: tags must ascend", tag, last)
+			return
+		}
+		last = int64(tag)
 		m.UnknownTags = append(m.UnknownTags, r.unknownTag(tag, sub))
 	}
 }
@@ -1884,11 +1938,17 @@ func (m *BrokerFeature) decode(r *reader, v int16) {
 	m.MinSupportedVersion = r.int16()
 	m.MaxSupportedVersion = r.int16()
 	m.UnknownTags = nil
+	last := int64(-1)
 	for i, n := uint32(0), r.uvarint(); i < n && r.err == nil; i++ {
 		tag, sub := r.tag()
 		if r.err != nil {
 			return
 		}
+		if int64(tag) <= last {
+			r.fail("tagged field %d after %d: tags must ascend", tag, last)
+			return
+		}
+		last = int64(tag)
 		m.UnknownTags = append(m.UnknownTags, r.unknownTag(tag, sub))
 	}
 }
@@ -2029,11 +2089,17 @@ func (m *BrokerEndpoint) decode(r *reader, v int16) {
 	m.Port = r.uint16()
 	m.SecurityProtocol = r.int16()
 	m.UnknownTags = nil
+	last := int64(-1)
 	for i, n := uint32(0), r.uvarint(); i < n && r.err == nil; i++ {
 		tag, sub := r.tag()
 		if r.err != nil {
 			return
 		}
+		if int64(tag) <= last {
+			r.fail("tagged field %d after %d: tags must ascend", tag, last)
+			return
+		}
+		last = int64(tag)
 		m.UnknownTags = append(m.UnknownTags, r.unknownTag(tag, sub))
 	}
 }
@@ -2325,11 +2391,17 @@ func (m *RegisterBrokerRecord) decode(r *reader, v int16) {
 	}
 	m.LogDirs = nil
 	m.UnknownTags = nil
+	last := int64(-1)
 	for i, n := uint32(0), r.uvarint(); i < n && r.err == nil; i++ {
 		tag, sub := r.tag()
 		if r.err != nil {
 			return
 		}
+		if int64(tag) <= last {
+			r.fail("tagged field %d after %d: tags must ascend", tag, last)
+			return
+		}
+		last = int64(tag)
 		switch {
 		case tag == 0 && v >= 3:
 			m.LogDirs = (&sub).uuids("LogDirs", false)
@@ -2697,11 +2769,17 @@ func (m *UnregisterBrokerRecord) decode(r *reader, v int16) {
 	m.BrokerID = r.int32()
 	m.BrokerEpoch = r.int64()
 	m.UnknownTags = nil
+	last := int64(-1)
 	for i, n := uint32(0), r.uvarint(); i < n && r.err == nil; i++ {
 		tag, sub := r.tag()
 		if r.err != nil {
 			return
 		}
+		if int64(tag) <= last {
+			r.fail("tagged field %d after %d: tags must ascend", tag, last)
+			return
+		}
+		last = int64(tag)
 		m.UnknownTags = append(m.UnknownTags, r.unknownTag(tag, sub))
 	}
 }
@@ -2888,11 +2966,17 @@ func (m *TopicRecord) decode(r *reader, v int16) {
 	m.Name = r.string("Name")
 	m.TopicID = r.uuid()
 	m.UnknownTags = nil
+	last := int64(-1)
 	for i, n := uint32(0), r.uvarint(); i < n && r.err == nil; i++ {
 		tag, sub := r.tag()
 		if r.err != nil {
 			return
 		}
+		if int64(tag) <= last {
+			r.fail("tagged field %d after %d: tags must ascend", tag, last)
+			return
+		}
+		last = int64(tag)
 		m.UnknownTags = append(m.UnknownTags, r.unknownTag(tag, sub))
 	}
 }
@@ -3238,11 +3322,17 @@ func (m *PartitionRecord) decode(r *reader, v int16) {
 	m.EligibleLeaderReplicas = nil
 	m.LastKnownELR = nil
 	m.UnknownTags = nil
+	last := int64(-1)
 	for i, n := uint32(0), r.uvarint(); i < n && r.err == nil; i++ {
 		tag, sub := r.tag()
 		if r.err != nil {
 			return
 		}
+		if int64(tag) <= last {
+			r.fail("tagged field %d after %d: tags must ascend", tag, last)
+			return
+		}
+		last = int64(tag)
 		switch {
 		case tag == 0:
 			m.LeaderRecoveryState = (&sub).int8()
@@ -3633,11 +3723,17 @@ func (m *ConfigRecord) decode(r *reader, v int16) {
 	m.Name = r.string("Name")
 	m.Value = r.nullableString("Value")
 	m.UnknownTags = nil
+	last := int64(-1)
 	for i, n := uint32(0), r.uvarint(); i < n && r.err == nil; i++ {
 		tag, sub := r.tag()
 		if r.err != nil {
 			return
 		}
+		if int64(tag) <= last {
+			r.fail("tagged field %d after %d: tags must ascend", tag, last)
+			return
+		}
+		last = int64(tag)
 		m.UnknownTags = append(m.UnknownTags, r.unknownTag(tag, sub))
 	}
 }
@@ -4099,11 +4195,17 @@ func (m *PartitionChangeRecord) decode(r *reader, v int16) {
 	m.EligibleLeaderReplicas = nil
 	m.LastKnownELR = nil
 	m.UnknownTags = nil
+	last := int64(-1)
 	for i, n := uint32(0), r.uvarint(); i < n && r.err == nil; i++ {
 		tag, sub := r.tag()
 		if r.err != nil {
 			return
 		}
+		if int64(tag) <= last {
+			r.fail("tagged field %d after %d: tags must ascend", tag, last)
+			return
+		}
+		last = int64(tag)
 		switch {
 		case tag == 0:
 			m.ISR = (&sub).int32s("ISR", true)
@@ -4463,11 +4565,17 @@ func (m *FenceBrokerRecord) decode(r *reader, v int16) {
 	m.ID = r.int32()
 	m.Epoch = r.int64()
 	m.UnknownTags = nil
+	last := int64(-1)
 	for i, n := uint32(0), r.uvarint(); i < n && r.err == nil; i++ {
 		tag, sub := r.tag()
 		if r.err != nil {
 			return
 		}
+		if int64(tag) <= last {
+			r.fail("tagged field %d after %d: tags must ascend", tag, last)
+			return
+		}
+		last = int64(tag)
 		m.UnknownTags = append(m.UnknownTags, r.unknownTag(tag, sub))
 	}
 }
@@ -4650,11 +4758,17 @@ func (m *UnfenceBrokerRecord) decode(r *reader, v int16) {
 	m.ID = r.int32()
 	m.Epoch = r.int64()
 	m.UnknownTags = nil
+	last := int64(-1)
 	for i, n := uint32(0), r.uvarint(); i < n && r.err == nil; i++ {
 		tag, sub := r.tag()
 		if r.err != nil {
 			return
 		}
+		if int64(tag) <= last {
+			r.fail("tagged field %d after %d: tags must ascend", tag, last)
+			return
+		}
+		last = int64(tag)
 		m.UnknownTags = append(m.UnknownTags, r.unknownTag(tag, sub))
 	}
 }
@@ -4833,11 +4947,17 @@ func (m *RemoveTopicRecord) appendTo(b []byte, v int16) []byte {
 func (m *RemoveTopicRecord) decode(r *reader, v int16) {
 	m.TopicID = r.uuid()
 	m.UnknownTags = nil
+	last := int64(-1)
 	for i, n := uint32(0), r.uvarint(); i < n && r.err == nil; i++ {
 		tag, sub := r.tag()
 		if r.err != nil {
 			return
 		}
+		if int64(tag) <= last {
+			r.fail("tagged field %d after %d: tags must ascend", tag, last)
+			return
+		}
+		last = int64(tag)
 		m.UnknownTags = append(m.UnknownTags, r.unknownTag(tag, sub))
 	}
 }
@@ -5044,11 +5164,17 @@ func (m *DelegationTokenRecord) decode(r *reader, v int16) {
 	m.ExpirationTimestamp = r.int64()
 	m.TokenID = r.string("TokenID")
 	m.UnknownTags = nil
+	last := int64(-1)
 	for i, n := uint32(0), r.uvarint(); i < n && r.err == nil; i++ {
 		tag, sub := r.tag()
 		if r.err != nil {
 			return
 		}
+		if int64(tag) <= last {
+			r.fail("tagged field %d after %d: tags must ascend", tag, last)
+			return
+		}
+		last = int64(tag)
 		m.UnknownTags = append(m.UnknownTags, r.unknownTag(tag, sub))
 	}
 }
@@ -5347,11 +5473,17 @@ func (m *UserScramCredentialRecord) decode(r *reader, v int16) {
 	m.ServerKey = r.bytes("ServerKey", false)
 	m.Iterations = r.int32()
 	m.UnknownTags = nil
+	last := int64(-1)
 	for i, n := uint32(0), r.uvarint(); i < n && r.err == nil; i++ {
 		tag, sub := r.tag()
 		if r.err != nil {
 			return
 		}
+		if int64(tag) <= last {
+			r.fail("tagged field %d after %d: tags must ascend", tag, last)
+			return
+		}
+		last = int64(tag)
 		m.UnknownTags = append(m.UnknownTags, r.unknownTag(tag, sub))
 	}
 }
@@ -5602,11 +5734,17 @@ func (m *FeatureLevelRecord) decode(r *reader, v int16) {
 	m.Name = r.string("Name")
 	m.FeatureLevel = r.int16()
 	m.UnknownTags = nil
+	last := int64(-1)
 	for i, n := uint32(0), r.uvarint(); i < n && r.err == nil; i++ {
 		tag, sub := r.tag()
 		if r.err != nil {
 			return
 		}
+		if int64(tag) <= last {
+			r.fail("tagged field %d after %d: tags must ascend", tag, last)
+			return
+		}
+		last = int64(tag)
 		m.UnknownTags = append(m.UnknownTags, r.unknownTag(tag, sub))
 	}
 }
@@ -5791,11 +5929,17 @@ func (m *EntityData) decode(r *reader, v int16) {
 	m.EntityType = r.string("EntityType")
 	m.EntityName = r.nullableString("EntityName")
 	m.UnknownTags = nil
+	last := int64(-1)
 	for i, n := uint32(0), r.uvarint(); i < n && r.err == nil; i++ {
 		tag, sub := r.tag()
 		if r.err != nil {
 			return
 		}
+		if int64(tag) <= last {
+			r.fail("tagged field %d after %d: tags must ascend", tag, last)
+			return
+		}
+		last = int64(tag)
 		m.UnknownTags = append(m.UnknownTags, r.unknownTag(tag, sub))
 	}
 }
@@ -5939,11 +6083,17 @@ func (m *ClientQuotaRecord) decode(r *reader, v int16) {
 	m.Value = r.float64()
 	m.Remove = r.bool()
 	m.UnknownTags = nil
+	last := int64(-1)
 	for i, n := uint32(0), r.uvarint(); i < n && r.err == nil; i++ {
 		tag, sub := r.tag()
 		if r.err != nil {
 			return
 		}
+		if int64(tag) <= last {
+			r.fail("tagged field %d after %d: tags must ascend", tag, last)
+			return
+		}
+		last = int64(tag)
 		m.UnknownTags = append(m.UnknownTags, r.unknownTag(tag, sub))
 	}
 }
@@ -6188,11 +6338,17 @@ func (m *ProducerIdsRecord) decode(r *reader, v int16) {
 	m.BrokerEpoch = r.int64()
 	m.NextProducerID = r.int64()
 	m.UnknownTags = nil
+	last := int64(-1)
 	for i, n := uint32(0), r.uvarint(); i < n && r.err == nil; i++ {
 		tag, sub := r.tag()
 		if r.err != nil {
 			return
 		}
+		if int64(tag) <= last {
+			r.fail("tagged field %d after %d: tags must ascend", tag, last)
+			return
+		}
+		last = int64(tag)
 		m.UnknownTags = append(m.UnknownTags, r.unknownTag(tag, sub))
 	}
 }
@@ -6478,11 +6634,17 @@ func (m *BrokerRegistrationChangeRecord) decode(r *reader, v int16) {
 	m.InControlledShutdown = 0
 	m.LogDirs = nil
 	m.UnknownTags = nil
+	last := int64(-1)
 	for i, n := uint32(0), r.uvarint(); i < n && r.err == nil; i++ {
 		tag, sub := r.tag()
 		if r.err != nil {
 			return
 		}
+		if int64(tag) <= last {
+			r.fail("tagged field %d after %d: tags must ascend", tag, last)
+			return
+		}
+		last = int64(tag)
 		switch {
 		case tag == 0:
 			m.Fenced = (&sub).int8()
@@ -6776,11 +6938,17 @@ func (m *AccessControlEntryRecord) decode(r *reader, v int16) {
 	m.Operation = r.int8()
 	m.PermissionType = r.int8()
 	m.UnknownTags = nil
+	last := int64(-1)
 	for i, n := uint32(0), r.uvarint(); i < n && r.err == nil; i++ {
 		tag, sub := r.tag()
 		if r.err != nil {
 			return
 		}
+		if int64(tag) <= last {
+			r.fail("tagged field %d after %d: tags must ascend", tag, last)
+			return
+		}
+		last = int64(tag)
 		m.UnknownTags = append(m.UnknownTags, r.unknownTag(tag, sub))
 	}
 }
@@ -7055,11 +7223,17 @@ func (m *RemoveAccessControlEntryRecord) appendTo(b []byte, v int16) []byte {
 func (m *RemoveAccessControlEntryRecord) decode(r *reader, v int16) {
 	m.ID = r.uuid()
 	m.UnknownTags = nil
+	last := int64(-1)
 	for i, n := uint32(0), r.uvarint(); i < n && r.err == nil; i++ {
 		tag, sub := r.tag()
 		if r.err != nil {
 			return
 		}
+		if int64(tag) <= last {
+			r.fail("tagged field %d after %d: tags must ascend", tag, last)
+			return
+		}
+		last = int64(tag)
 		m.UnknownTags = append(m.UnknownTags, r.unknownTag(tag, sub))
 	}
 }
@@ -7214,11 +7388,17 @@ func (m *NoOpRecord) appendTo(b []byte, v int16) []byte {
 
 func (m *NoOpRecord) decode(r *reader, v int16) {
 	m.UnknownTags = nil
+	last := int64(-1)
 	for i, n := uint32(0), r.uvarint(); i < n && r.err == nil; i++ {
 		tag, sub := r.tag()
 		if r.err != nil {
 			return
 		}
+		if int64(tag) <= last {
+			r.fail("tagged field %d after %d: tags must ascend", tag, last)
+			return
+		}
+		last = int64(tag)
 		m.UnknownTags = append(m.UnknownTags, r.unknownTag(tag, sub))
 	}
 }
@@ -7361,11 +7541,17 @@ func (m *ZkMigrationStateRecord) appendTo(b []byte, v int16) []byte {
 func (m *ZkMigrationStateRecord) decode(r *reader, v int16) {
 	m.ZKMigrationState = r.int8()
 	m.UnknownTags = nil
+	last := int64(-1)
 	for i, n := uint32(0), r.uvarint(); i < n && r.err == nil; i++ {
 		tag, sub := r.tag()
 		if r.err != nil {
 			return
 		}
+		if int64(tag) <= last {
+			r.fail("tagged field %d after %d: tags must ascend", tag, last)
+			return
+		}
+		last = int64(tag)
 		m.UnknownTags = append(m.UnknownTags, r.unknownTag(tag, sub))
 	}
 }
@@ -7536,11 +7722,17 @@ func (m *RemoveUserScramCredentialRecord) decode(r *reader, v int16) {
 	m.Name = r.string("Name")
 	m.Mechanism = r.int8()
 	m.UnknownTags = nil
+	last := int64(-1)
 	for i, n := uint32(0), r.uvarint(); i < n && r.err == nil; i++ {
 		tag, sub := r.tag()
 		if r.err != nil {
 			return
 		}
+		if int64(tag) <= last {
+			r.fail("tagged field %d after %d: tags must ascend", tag, last)
+			return
+		}
+		last = int64(tag)
 		m.UnknownTags = append(m.UnknownTags, r.unknownTag(tag, sub))
 	}
 }
@@ -7738,11 +7930,17 @@ func (m *BeginTransactionRecord) appendTo(b []byte, v int16) []byte {
 func (m *BeginTransactionRecord) decode(r *reader, v int16) {
 	m.Name = nil
 	m.UnknownTags = nil
+	last := int64(-1)
 	for i, n := uint32(0), r.uvarint(); i < n && r.err == nil; i++ {
 		tag, sub := r.tag()
 		if r.err != nil {
 			return
 		}
+		if int64(tag) <= last {
+			r.fail("tagged field %d after %d: tags must ascend", tag, last)
+			return
+		}
+		last = int64(tag)
 		switch {
 		case tag == 0:
 			m.Name = (&sub).nullableString("Name")
@@ -7902,11 +8100,17 @@ func (m *EndTransactionRecord) appendTo(b []byte, v int16) []byte {
 
 func (m *EndTransactionRecord) decode(r *reader, v int16) {
 	m.UnknownTags = nil
+	last := int64(-1)
 	for i, n := uint32(0), r.uvarint(); i < n && r.err == nil; i++ {
 		tag, sub := r.tag()
 		if r.err != nil {
 			return
 		}
+		if int64(tag) <= last {
+			r.fail("tagged field %d after %d: tags must ascend", tag, last)
+			return
+		}
+		last = int64(tag)
 		m.UnknownTags = append(m.UnknownTags, r.unknownTag(tag, sub))
 	}
 }
@@ -8072,11 +8276,17 @@ func (m *AbortTransactionRecord) appendTo(b []byte, v int16) []byte {
 func (m *AbortTransactionRecord) decode(r *reader, v int16) {
 	m.Reason = nil
 	m.UnknownTags = nil
+	last := int64(-1)
 	for i, n := uint32(0), r.uvarint(); i < n && r.err == nil; i++ {
 		tag, sub := r.tag()
 		if r.err != nil {
 			return
 		}
+		if int64(tag) <= last {
+			r.fail("tagged field %d after %d: tags must ascend", tag, last)
+			return
+		}
+		last = int64(tag)
 		switch {
 		case tag == 0:
 			m.Reason = (&sub).nullableString("Reason")
@@ -8244,11 +8454,17 @@ func (m *RemoveDelegationTokenRecord) appendTo(b []byte, v int16) []byte {
 func (m *RemoveDelegationTokenRecord) decode(r *reader, v int16) {
 	m.TokenID = r.string("TokenID")
 	m.UnknownTags = nil
+	last := int64(-1)
 	for i, n := uint32(0), r.uvarint(); i < n && r.err == nil; i++ {
 		tag, sub := r.tag()
 		if r.err != nil {
 			return
 		}
+		if int64(tag) <= last {
+			r.fail("tagged field %d after %d: tags must ascend", tag, last)
+			return
+		}
+		last = int64(tag)
 		m.UnknownTags = append(m.UnknownTags, r.unknownTag(tag, sub))
 	}
 }
@@ -8426,11 +8642,17 @@ func (m *ControllerFeature) decode(r *reader, v int16) {
 	m.MinSupportedVersion = r.int16()
 	m.MaxSupportedVersion = r.int16()
 	m.UnknownTags = nil
+	last := int64(-1)
 	for i, n := uint32(0), r.uvarint(); i < n && r.err == nil; i++ {
 		tag, sub := r.tag()
 		if r.err != nil {
 			return
 		}
+		if int64(tag) <= last {
+			r.fail("tagged field %d after %d: tags must ascend", tag, last)
+			return
+		}
+		last = int64(tag)
 		m.UnknownTags = append(m.UnknownTags, r.unknownTag(tag, sub))
 	}
 }
@@ -8571,11 +8793,17 @@ func (m *ControllerEndpoint) decode(r *reader, v int16) {
 	m.Port = r.uint16()
 	m.SecurityProtocol = r.int16()
 	m.UnknownTags = nil
+	last := int64(-1)
 	for i, n := uint32(0), r.uvarint(); i < n && r.err == nil; i++ {
 		tag, sub := r.tag()
 		if r.err != nil {
 			return
 		}
+		if int64(tag) <= last {
+			r.fail("tagged field %d after %d: tags must ascend", tag, last)
+			return
+		}
+		last = int64(tag)
 		m.UnknownTags = append(m.UnknownTags, r.unknownTag(tag, sub))
 	}
 }
@@ -8777,11 +9005,17 @@ func (m *RegisterControllerRecord) decode(r *reader, v int16) {
 		m.Features = nil
 	}
 	m.UnknownTags = nil
+	last := int64(-1)
 	for i, n := uint32(0), r.uvarint(); i < n && r.err == nil; i++ {
 		tag, sub := r.tag()
 		if r.err != nil {
 			return
 		}
+		if int64(tag) <= last {
+			r.fail("tagged field %d after %d: tags must ascend", tag, last)
+			return
+		}
+		last = int64(tag)
 		m.UnknownTags = append(m.UnknownTags, r.unknownTag(tag, sub))
 	}
 }
@@ -9052,11 +9286,17 @@ func (m *ClearElrRecord) appendTo(b []byte, v int16) []byte {
 func (m *ClearElrRecord) decode(r *reader, v int16) {
 	m.TopicName = r.string("TopicName")
 	m.UnknownTags = nil
+	last := int64(-1)
 	for i, n := uint32(0), r.uvarint(); i < n && r.err == nil; i++ {
 		tag, sub := r.tag()
 		if r.err != nil {
 			return
 		}
+		if int64(tag) <= last {
+			r.fail("tagged field %d after %d: tags must ascend", tag, last)
+			return
+		}
+		last = int64(tag)
 		m.UnknownTags = append(m.UnknownTags, r.unknownTag(tag, sub))
 	}
 }

@@ -613,9 +613,12 @@ func (g *gen) decode(s *strct) {
 		g.p("}")
 	}
 	g.p("m.UnknownTags = nil")
+	g.p("last := int64(-1)")
 	g.p("for i, n := uint32(0), r.uvarint(); i < n && r.err == nil; i++ {")
 	g.p("tag, sub := r.tag()")
 	g.p("if r.err != nil { return }")
+	g.p("if int64(tag) <= last { r.fail(\"tagged field %%d after %%d: tags must ascend\", tag, last); return }")
+	g.p("last = int64(tag)")
 	tf := taggedFields(s)
 	if len(tf) > 0 {
 		g.p("switch {")

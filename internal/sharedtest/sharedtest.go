@@ -45,6 +45,10 @@ func find() string {
 	return root
 }
 
+// Find returns the shared directory, or "" when it is absent (for fuzz
+// seeds, which are optional).
+func Find() string { return find() }
+
 // Dir returns the shared directory, or skips the test with a message saying
 // what is missing. KMETA_SHARED overrides the location.
 func Dir(tb testing.TB) string {
