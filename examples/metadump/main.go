@@ -1,0 +1,296 @@
+// Command metadump prints Kafka KRaft metadata files: the Go counterpart of
+// kafka-dump-log --cluster-metadata-decoder and the reading side of
+// kafka-metadata-shell.
+//
+//	go run ./examples/metadump [flags] PATH
+//
+// PATH is a log segment (<offset>.log), a snapshot
+// (<offset>-<epoch>.checkpoint), a bootstrap.checkpoint, a
+// __cluster_metadata-0 directory (read as a broker loads it at start-up: the
+// latest snapshot, then the segments after it), or a metadata log directory
+// holding __cluster_metadata-0.
+//
+// By default it prints one line per data record in log order, in the JSON
+// envelope Kafka's tools print:
+//
+//	{"type":"PARTITION_RECORD","version":1,"data":{...}}
+//
+// Flags:
+//
+//	-control      print control records too, in the same envelope
+//	-batches      print one line per batch instead of records
+//	-summary      print counts per record type and version instead
+//	-unredacted   print sensitive values (hidden by default, see below)
+//
+// Sensitive values print as "[redacted]", as Kafka's metadata image printers
+// hide them with MetadataNodeRedactionCriteria.Normal: the values of configs
+// that Kafka types as PASSWORD or does not know (internal/redact holds Kafka's
+// config schema), SCRAM salt, stored key, server key and iterations, and the
+// owner, requester, renewers and timestamps of delegation tokens.
+//
+// On damaged input everything before the damage is printed, then metadump
+// exits with status 1 and an error naming the file, the byte position and the
+// offset of the first bad batch.
+package main
+
+import (
+	"bufio"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/kmeta-go/kmeta/internal/redact"
+	"github.com/kmeta-go/kmeta/record"
+)
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+type options struct {
+	control, batches, summary, unredacted bool
+}
+
+func run(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("metadump", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var o options
+	fs.BoolVar(&o.control, "control", false, "print control records too")
+	fs.BoolVar(&o.batches, "batches", false, "print one line per batch instead of records")
+	fs.BoolVar(&o.summary, "summary", false, "print counts per record type and version, batches, first and last offset")
+	fs.BoolVar(&o.unredacted, "unredacted", false, "print sensitive values instead of [redacted]")
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: metadump [flags] PATH  (a .log segment, a .checkpoint snapshot, bootstrap.checkpoint, or a metadata directory)")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	if fs.NArg() != 1 {
+		fs.Usage()
+		return 2
+	}
+	w := bufio.NewWriter(stdout)
+	err := dump(fs.Arg(0), o, w)
+	if ferr := w.Flush(); err == nil {
+		err = ferr
+	}
+	if err != nil {
+		fmt.Fprintln(stderr, "metadump:", err)
+		return 1
+	}
+	return 0
+}
+
+// source yields the batches of whatever PATH names.
+type source interface {
+	Next() (*record.Batch, error)
+	Close() error
+}
+
+func open(path string) (source, error) {
+	st, err := os.Stat(path)
+	if err != nil {
+		return nil, err
+	}
+	if st.IsDir() {
+		sub := filepath.Join(path, record.MetadataPartitionDir)
+		if st2, err := os.Stat(sub); err == nil && st2.IsDir() {
+			path = sub
+		}
+		return record.OpenDir(path, record.Finished)
+	}
+	name := filepath.Base(path)
+	switch {
+	case name == record.BootstrapFileName:
+		f, err := os.Open(path)
+		if err != nil {
+			return nil, err
+		}
+		s, err := record.NewSnapshotReader(f, path, record.SnapshotID{})
+		if err != nil {
+			f.Close()
+			return nil, err
+		}
+		return closer{s, f}, nil
+	case strings.HasSuffix(name, record.SnapshotSuffix):
+		return record.OpenSnapshot(path)
+	case strings.HasSuffix(name, ".log"):
+		return record.OpenSegment(path, record.Finished)
+	}
+	return nil, fmt.Errorf("%s: not a segment (.log), snapshot (.checkpoint), bootstrap.checkpoint or directory", path)
+}
+
+type closer struct {
+	*record.SnapshotReader
+	f *os.File
+}
+
+func (c closer) Close() error { return c.f.Close() }
+
+func dump(path string, o options, w *bufio.Writer) error {
+	src, err := open(path)
+	if err != nil {
+		return err
+	}
+	defer src.Close()
+	crit := redact.Normal(nil)
+	if o.unredacted {
+		crit = redact.Disabled
+	}
+	var sum summary
+	var line []byte
+	for {
+		b, err := src.Next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			if o.summary {
+				sum.print(w)
+			}
+			return err
+		}
+		switch {
+		case o.summary:
+			if err := sum.add(b); err != nil {
+				sum.print(w)
+				return err
+			}
+		case o.batches:
+			line = appendBatchLine(line[:0], b)
+			w.Write(line)
+		default:
+			if line, err = appendRecordLines(line[:0], b, o.control, crit); err != nil {
+				w.Write(line)
+				return err
+			}
+			w.Write(line)
+		}
+	}
+	if o.summary {
+		sum.print(w)
+	}
+	return nil
+}
+
+// appendBatchLine prints one batch the way kafka-dump-log prints batch
+// headers.
+func appendBatchLine(b []byte, batch *record.Batch) []byte {
+	kind := "data"
+	if batch.IsControl() {
+		kind = "control"
+	}
+	return fmt.Appendf(b, "baseOffset: %d lastOffset: %d count: %d partitionLeaderEpoch: %d maxTimestamp: %d %s: true isTransactional: %t position: %d size: %d crc: %d isvalid: true\n",
+		batch.BaseOffset, batch.LastOffset(), len(batch.Entries), batch.PartitionLeaderEpoch, batch.MaxTimestamp,
+		kind, batch.IsTransactional(), batch.Position, batch.Size(), batch.CRC)
+}
+
+func appendRecordLines(b []byte, batch *record.Batch, control bool, crit redact.Criteria) ([]byte, error) {
+	if batch.IsControl() {
+		if !control {
+			return b, nil
+		}
+		for _, e := range batch.Entries {
+			r, err := e.DecodeControl()
+			if err != nil {
+				return b, fmt.Errorf("control record at offset %d: %w", e.Offset, err)
+			}
+			if b, err = record.AppendControlEnvelopeJSON(b, r, 0); err != nil {
+				return b, err
+			}
+			b = append(b, '\n')
+		}
+		return b, nil
+	}
+	for _, e := range batch.Entries {
+		r, v, err := e.Decode()
+		if err != nil {
+			return b, fmt.Errorf("record at offset %d: %w", e.Offset, err)
+		}
+		start := len(b)
+		if b, err = record.AppendEnvelopeJSON(b, r, v); err != nil {
+			return b, err
+		}
+		if fields := sensitiveFields(r, crit); len(fields) > 0 {
+			red, err := redactEnvelope(b[start:], fields)
+			if err != nil {
+				return b[:start], err
+			}
+			b = append(b[:start], red...)
+		}
+		b = append(b, '\n')
+	}
+	return b, nil
+}
+
+// summary counts what a dump holds.
+type summary struct {
+	batches, controlBatches int
+	first, last             int64
+	seen                    bool
+	records                 map[string]int
+	control                 map[string]int
+}
+
+func (s *summary) add(b *record.Batch) error {
+	if s.records == nil {
+		s.records, s.control = map[string]int{}, map[string]int{}
+	}
+	if !s.seen {
+		s.first, s.seen = b.BaseOffset, true
+	}
+	s.last = b.LastOffset()
+	s.batches++
+	if b.IsControl() {
+		s.controlBatches++
+		for _, e := range b.Entries {
+			t, err := e.ControlType()
+			if err != nil {
+				return fmt.Errorf("control record at offset %d: %w", e.Offset, err)
+			}
+			s.control[t.String()]++
+		}
+		return nil
+	}
+	for _, e := range b.Entries {
+		h, _, err := record.ReadFrameHeader(e.Value)
+		if err != nil {
+			return fmt.Errorf("record at offset %d: %w", e.Offset, err)
+		}
+		s.records[fmt.Sprintf("%s v%d", h.Type, h.Version)]++
+	}
+	return nil
+}
+
+func (s *summary) print(w io.Writer) {
+	if !s.seen {
+		fmt.Fprintln(w, "no batches")
+		return
+	}
+	data, ctl := 0, 0
+	for _, n := range s.records {
+		data += n
+	}
+	for _, n := range s.control {
+		ctl += n
+	}
+	fmt.Fprintf(w, "offsets %d..%d\n", s.first, s.last)
+	fmt.Fprintf(w, "batches %d (control %d, data %d)\n", s.batches, s.controlBatches, s.batches-s.controlBatches)
+	fmt.Fprintf(w, "records %d (control %d, data %d)\n", data+ctl, ctl, data)
+	for _, m := range []map[string]int{s.records, s.control} {
+		keys := make([]string, 0, len(m))
+		for k := range m {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			fmt.Fprintf(w, "  %-44s %d\n", k, m[k])
+		}
+	}
+}

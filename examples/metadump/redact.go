@@ -1,0 +1,90 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+
+	"github.com/kmeta-go/kmeta/internal/redact"
+	"github.com/kmeta-go/kmeta/record"
+)
+
+// sensitiveFields names the JSON fields of r's data that crit hides, following
+// what Kafka's image printers hide for the same data
+// (ConfigurationImageNode, ScramCredentialDataNode, DelegationTokenDataNode).
+// The names that identify a record (config name, SCRAM user and mechanism,
+// token id) stay visible.
+func sensitiveFields(r record.Record, crit redact.Criteria) []string {
+	switch r := r.(type) {
+	case *record.ConfigRecord:
+		if r.Value != nil && crit.ShouldRedactConfig(r.ResourceType, r.Name) {
+			return []string{"value"}
+		}
+	case *record.UserScramCredentialRecord:
+		if crit.ShouldRedactScram() {
+			return []string{"salt", "storedKey", "serverKey", "iterations"}
+		}
+	case *record.DelegationTokenRecord:
+		if crit.ShouldRedactDelegationToken() {
+			return []string{"owner", "requester", "renewers", "issueTimestamp", "maxTimestamp", "expirationTimestamp"}
+		}
+	}
+	return nil
+}
+
+// redactEnvelope replaces the values of the named members of the envelope's
+// "data" object with "[redacted]", keeping every member in its place.
+func redactEnvelope(env []byte, fields []string) ([]byte, error) {
+	var e struct {
+		Type    string          `json:"type"`
+		Version int16           `json:"version"`
+		Data    json.RawMessage `json:"data"`
+	}
+	if err := json.Unmarshal(env, &e); err != nil {
+		return nil, err
+	}
+	data, err := redactMembers(e.Data, fields)
+	if err != nil {
+		return nil, err
+	}
+	out := fmt.Appendf(nil, `{"type":%q,"version":%d,"data":`, e.Type, e.Version)
+	out = append(out, data...)
+	return append(out, '}'), nil
+}
+
+// redactMembers rewrites a JSON object, replacing the values of the named
+// members, in member order.
+func redactMembers(obj []byte, fields []string) ([]byte, error) {
+	hide := map[string]bool{}
+	for _, f := range fields {
+		hide[f] = true
+	}
+	dec := json.NewDecoder(bytes.NewReader(obj))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return nil, fmt.Errorf("redact: not a JSON object")
+	}
+	out := []byte{'{'}
+	for dec.More() {
+		t, err := dec.Token()
+		if err != nil {
+			return nil, err
+		}
+		key, _ := t.(string)
+		var val json.RawMessage
+		if err := dec.Decode(&val); err != nil {
+			return nil, err
+		}
+		if len(out) > 1 {
+			out = append(out, ',')
+		}
+		k, _ := json.Marshal(key)
+		out = append(out, k...)
+		out = append(out, ':')
+		if hide[key] && string(val) != "null" {
+			out = append(out, `"`+redact.Redacted+`"`...)
+		} else {
+			out = append(out, val...)
+		}
+	}
+	return append(out, '}'), nil
+}

@@ -1,0 +1,208 @@
+package record
+
+import (
+	"os"
+	"path/filepath"
+	"reflect"
+	"testing"
+
+	"github.com/kmeta-go/kmeta/internal/sharedtest"
+)
+
+// Benchmark inputs: the largest corpus log (a Kafka 3.7 cluster of three
+// brokers, mostly NoOpRecords, 2.3 MB) and the largest corpus snapshot (587
+// records: topics, partitions and configs of a Kafka 3.6 cluster).
+var decodeBenchFiles = []struct{ name, path string }{
+	{"log=ogs59-kafka-2", "ogs59__docker-compose-kafka4.10/data/kafka-2/__cluster_metadata-0/00000000000000000000.log"},
+	{"snapshot=rjmfernandes", "rjmfernandes__flink-on-prem/data/__cluster_metadata-0/00000000000000014926-0000000001.checkpoint"},
+}
+
+// ownAllocs counts the slices and strings a decoded value owns: the
+// allocations that are the record's own, beside the record itself.
+func ownAllocs(v reflect.Value) int {
+	n := 0
+	switch v.Kind() {
+	case reflect.Pointer:
+		if !v.IsNil() {
+			n += ownAllocs(v.Elem())
+		}
+	case reflect.Struct:
+		for i := 0; i < v.NumField(); i++ {
+			n += ownAllocs(v.Field(i))
+		}
+	case reflect.String:
+		if v.Len() > 0 {
+			n++
+		}
+	case reflect.Slice:
+		if v.Len() > 0 {
+			n++
+			for i := 0; i < v.Len(); i++ {
+				n += ownAllocs(v.Index(i))
+			}
+		}
+	}
+	return n
+}
+
+// BenchmarkDecode reads every batch of a corpus file held in memory,
+// checking CRCs, and decodes every record into its Go type. It reports
+// throughput over the file's bytes, allocations per record, and
+// extra-allocs/record: allocations beyond the records' own slices and
+// strings (goal: at most 1, the record struct itself).
+func BenchmarkDecode(b *testing.B) {
+	for _, f := range decodeBenchFiles {
+		b.Run(f.name, func(b *testing.B) {
+			data, err := os.ReadFile(filepath.Join(sharedtest.Corpus(b), f.path))
+			if err != nil {
+				b.Skip(err)
+			}
+			records, own := 0, 0
+			var batch Batch
+			for p := 0; p < len(data); {
+				n, err := ParseBatch(data[p:], &batch)
+				if err != nil {
+					b.Fatal(err)
+				}
+				p += n
+				for _, e := range batch.Entries {
+					records++
+					if batch.IsControl() {
+						r, err := e.DecodeControl()
+						if err != nil {
+							b.Fatal(err)
+						}
+						own += ownAllocs(reflect.ValueOf(r))
+						continue
+					}
+					r, _, err := e.Decode()
+					if err != nil {
+						b.Fatal(err)
+					}
+					own += ownAllocs(reflect.ValueOf(r))
+				}
+			}
+			b.SetBytes(int64(len(data)))
+			b.ReportAllocs()
+			b.ResetTimer()
+			var sink Message
+			for i := 0; i < b.N; i++ {
+				for p := 0; p < len(data); {
+					n, err := ParseBatch(data[p:], &batch)
+					if err != nil {
+						b.Fatal(err)
+					}
+					p += n
+					control := batch.IsControl()
+					for _, e := range batch.Entries {
+						if control {
+							sink, err = e.DecodeControl()
+						} else {
+							sink, _, err = e.Decode()
+						}
+						if err != nil {
+							b.Fatal(err)
+						}
+					}
+				}
+			}
+			_ = sink
+			b.StopTimer()
+			allocs := testing.AllocsPerRun(3, func() {
+				for p := 0; p < len(data); {
+					n, _ := ParseBatch(data[p:], &batch)
+					p += n
+					for _, e := range batch.Entries {
+						if batch.IsControl() {
+							sink, _ = e.DecodeControl()
+						} else {
+							sink, _, _ = e.Decode()
+						}
+					}
+				}
+			})
+			b.ReportMetric(allocs/float64(records), "allocs/record")
+			b.ReportMetric((allocs-float64(own))/float64(records), "extra-allocs/record")
+			b.ReportMetric(float64(records), "records")
+		})
+	}
+}
+
+// BenchmarkEncode encodes the decoded records of the same files back into
+// batches of the same shape.
+func BenchmarkEncode(b *testing.B) {
+	for _, f := range decodeBenchFiles {
+		b.Run(f.name, func(b *testing.B) {
+			data, err := os.ReadFile(filepath.Join(sharedtest.Corpus(b), f.path))
+			if err != nil {
+				b.Skip(err)
+			}
+			type dec struct {
+				base       int64
+				epoch      int32
+				time       int64
+				control    bool
+				recs       []Record
+				vers       []int16
+				ctl        []ControlRecord
+				controlTyp []ControlType
+			}
+			var batches []dec
+			var batch Batch
+			for p := 0; p < len(data); {
+				n, err := ParseBatch(data[p:], &batch)
+				if err != nil {
+					b.Fatal(err)
+				}
+				p += n
+				d := dec{base: batch.BaseOffset, epoch: batch.PartitionLeaderEpoch, time: batch.MaxTimestamp, control: batch.IsControl()}
+				for _, e := range batch.Entries {
+					if d.control {
+						r, err := e.DecodeControl()
+						if err != nil {
+							b.Fatal(err)
+						}
+						d.ctl = append(d.ctl, r)
+						continue
+					}
+					r, v, err := e.Decode()
+					if err != nil {
+						b.Fatal(err)
+					}
+					d.recs, d.vers = append(d.recs, r), append(d.vers, v)
+				}
+				batches = append(batches, d)
+			}
+			b.SetBytes(int64(len(data)))
+			b.ReportAllocs()
+			b.ResetTimer()
+			bb := NewBatchBuilder(0, 0, 0)
+			var out []byte
+			for i := 0; i < b.N; i++ {
+				out = out[:0]
+				for _, d := range batches {
+					bb.Reset(d.base, d.epoch, d.time, d.control)
+					for j, r := range d.recs {
+						if err := bb.AppendRecord(r, d.vers[j]); err != nil {
+							b.Fatal(err)
+						}
+					}
+					for _, r := range d.ctl {
+						if err := bb.AppendControlRecord(r); err != nil {
+							b.Fatal(err)
+						}
+					}
+					enc, err := bb.Build()
+					if err != nil {
+						b.Fatal(err)
+					}
+					out = append(out, enc...)
+				}
+			}
+			b.StopTimer()
+			if len(out) != len(data) {
+				b.Fatalf("encoded %d bytes, the file has %d", len(out), len(data))
+			}
+		})
+	}
+}
