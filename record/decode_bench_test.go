@@ -24,6 +24,9 @@ func ownAllocs(v reflect.Value) int {
 	switch v.Kind() {
 	case reflect.Pointer:
 		if !v.IsNil() {
+			if v.Elem().Kind() == reflect.String {
+				n++ // a nullable string: its box is the string's own too
+			}
 			n += ownAllocs(v.Elem())
 		}
 	case reflect.Struct:

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+	"unsafe"
 )
 
 // TaggedField is a tagged field this package does not know: its tag and the
@@ -27,9 +28,15 @@ const maxStringLen = 0x7fff
 // reader reads the flexible message encoding. The first error sticks; every
 // read after it returns a zero value, so generated code checks r.err once at
 // the end of each struct.
+//
+// Strings share one allocation per record: the first string read copies the
+// rest of the body once (owned), and every string after it is a view of that
+// copy. The input buffer can therefore be reused by the caller, and a record
+// with several strings costs one allocation for all of them.
 type reader struct {
-	b   []byte
-	err error
+	b     []byte
+	err   error
+	owned bool // b is our own copy, which strings may alias
 }
 
 func (r *reader) fail(format string, args ...any) {
@@ -152,10 +159,16 @@ func (r *reader) stringBody(n int, field string) string {
 		r.fail("string field %s had invalid length %d", field, n)
 		return ""
 	}
-	if !r.need(n, field) {
+	if !r.need(n, field) || n == 0 {
 		return ""
 	}
-	s := string(r.b[:n])
+	if !r.owned {
+		own := make([]byte, len(r.b))
+		copy(own, r.b)
+		r.b, r.owned = own, true
+	}
+	// The bytes are never written again: the copy is private to this record.
+	s := unsafe.String(&r.b[0], n)
 	r.b = r.b[n:]
 	return s
 }
@@ -260,7 +273,7 @@ func (r *reader) tag() (uint32, reader) {
 	if !r.need(size, "tagged field") {
 		return 0, reader{err: r.err}
 	}
-	sub := reader{b: r.b[:size:size]}
+	sub := reader{b: r.b[:size:size], owned: r.owned}
 	r.b = r.b[size:]
 	return tag, sub
 }
