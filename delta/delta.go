@@ -50,8 +50,8 @@ type Delta struct {
 
 	// topics (TopicsDelta)
 	topics  map[record.UUID]*topicDelta
-	deleted map[record.UUID]struct{}  // ids of base topics
-	created map[string]record.UUID    // names created in this delta
+	deleted map[record.UUID]struct{} // ids of base topics
+	created map[string]record.UUID   // names created in this delta
 
 	// configs (ConfigurationsDelta)
 	configs map[image.ConfigResource]*configDelta
