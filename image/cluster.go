@@ -218,6 +218,7 @@ func (b *Broker) Record() *record.RegisterBrokerRecord {
 	for _, f := range b.features {
 		r.Features = append(r.Features, record.BrokerFeature{Name: f.Name, MinSupportedVersion: f.Min, MaxSupportedVersion: f.Max})
 	}
+	r.Rack = nil // Kafka's default for Rack is "", but BrokerRegistration writes null
 	if b.rack != nil {
 		s := *b.rack
 		r.Rack = &s
