@@ -182,3 +182,61 @@ func TestCorpusImagesDirs(t *testing.T) {
 		})
 	}
 }
+
+// TestVectorCheckpointAndLogEqualSnapshot: decoding each scenario's
+// .checkpoint, its image log, and its history log gives the same image.
+func TestVectorCheckpointAndLogEqualSnapshot(t *testing.T) {
+	for _, dir := range scenarios(t) {
+		t.Run(filepath.Base(dir), func(t *testing.T) {
+			want := imagetest.ReadLines(t, filepath.Join(dir, "snapshot-records.jsonl"))
+			snap, segs := imagetest.DirFiles(t, filepath.Join(dir, "__cluster_metadata-0"))
+			fromCheckpoint := loadSnapshotFile(t, image.Empty(), snap)
+			imagetest.CompareImage(t, fromCheckpoint, want)
+			imagetest.CompareImage(t, replayLogFiles(t, image.Empty(), 0, -1, segs...), want)
+			hist := replayLogFiles(t, image.Empty(), 0, -1, filepath.Join(dir, "history", "00000000000000000000.log"))
+			imagetest.CompareImage(t, hist, want)
+			if got, want := fromCheckpoint.Provenance().LastContainedOffset+1, mustSnapshotOffset(t, snap); got != want {
+				t.Errorf("checkpoint provenance offset %d, want %d (from the file name)", got, want)
+			}
+		})
+	}
+}
+
+func mustSnapshotOffset(t *testing.T, path string) int64 {
+	o, _, ok := imagetest.SnapshotID(path)
+	if !ok {
+		t.Fatalf("not a snapshot name: %s", path)
+	}
+	return o
+}
+
+// TestMetamorphicCorpusSnapshotVersusLog: for each corpus directory holding a
+// snapshot and the log that led to it, replaying the log up to the
+// snapshot's offset gives the image the snapshot holds; and snapshot-then-log
+// equals the whole log. ogs59: kafka-2's log against kafka-1's snapshot.
+func TestMetamorphicCorpusSnapshotVersusLog(t *testing.T) {
+	corpus := sharedtest.Corpus(t)
+	cases := []struct{ snapDir, logDir string }{
+		{"greenlemonT__kafka-temp/data/kafka1/__cluster_metadata-0", ""},
+		{"rjmfernandes__flink-on-prem/data/__cluster_metadata-0", ""},
+		{"Eb-raheeem__Real-Time-Stock-Market-Analysis/kafka-data/__cluster_metadata-0", ""},
+		{"ogs59__docker-compose-kafka4.10/data/kafka-1/__cluster_metadata-0", "ogs59__docker-compose-kafka4.10/data/kafka-2/__cluster_metadata-0"},
+	}
+	for _, c := range cases {
+		t.Run(c.snapDir, func(t *testing.T) {
+			snap, segs := imagetest.DirFiles(t, filepath.Join(corpus, c.snapDir))
+			if c.logDir != "" {
+				_, segs = imagetest.DirFiles(t, filepath.Join(corpus, c.logDir))
+			}
+			fromSnap := loadSnapshotFile(t, image.Empty(), snap)
+			upTo := fromSnap.Provenance().LastContainedOffset
+			fromLog := replayLogFiles(t, image.Empty(), 0, upTo, segs...)
+			imagetest.CompareImage(t, fromLog, imagetest.ImageLines(t, fromSnap))
+			if c.logDir == "" {
+				whole := replayLogFiles(t, image.Empty(), 0, -1, segs...)
+				snapThenLog := replayLogFiles(t, fromSnap, upTo+1, -1, segs...)
+				imagetest.CompareImage(t, snapThenLog, imagetest.ImageLines(t, whole))
+			}
+		})
+	}
+}
