@@ -44,6 +44,13 @@ func ReadBatches(tb testing.TB, path string) []Batch {
 
 func parseBatches(data []byte) ([]Batch, error) {
 	var out []Batch
+	err := ForEachBatch(data, func(b Batch) error { out = append(out, b); return nil })
+	return out, err
+}
+
+// ForEachBatch parses data batch by batch, decoding each data record, and
+// calls fn with each batch.
+func ForEachBatch(data []byte, fn func(Batch) error) error {
 	for len(data) >= 12 {
 		base := int64(binary.BigEndian.Uint64(data))
 		length := int(int32(binary.BigEndian.Uint32(data[8:])))
@@ -53,7 +60,7 @@ func parseBatches(data []byte) ([]Batch, error) {
 		b := data[12 : 12+length]
 		data = data[12+length:]
 		if len(b) < 49 {
-			return nil, fmt.Errorf("short batch at offset %d", base)
+			return fmt.Errorf("short batch at offset %d", base)
 		}
 		epoch := int32(binary.BigEndian.Uint32(b[0:]))
 		attrs := int16(binary.BigEndian.Uint16(b[9:]))
@@ -61,14 +68,14 @@ func parseBatches(data []byte) ([]Batch, error) {
 		maxTS := int64(binary.BigEndian.Uint64(b[23:]))
 		count := int(int32(binary.BigEndian.Uint32(b[45:])))
 		if attrs&7 != 0 {
-			return nil, fmt.Errorf("compressed batch at offset %d", base)
+			return fmt.Errorf("compressed batch at offset %d", base)
 		}
 		bt := Batch{BaseOffset: base, Epoch: epoch, LastOffset: base + int64(lastDelta), AppendTime: maxTS, Control: attrs&0x20 != 0}
 		rs := b[49:]
 		for i := 0; i < count; i++ {
 			l, n := binary.Varint(rs)
 			if n <= 0 || int(l) > len(rs)-n {
-				return nil, fmt.Errorf("bad record length in batch %d", base)
+				return fmt.Errorf("bad record length in batch %d", base)
 			}
 			rec := rs[n : n+int(l)]
 			rs = rs[n+int(l):]
@@ -89,13 +96,50 @@ func parseBatches(data []byte) ([]Batch, error) {
 			}
 			r, _, err := record.Decode(rec[:vl])
 			if err != nil {
-				return nil, fmt.Errorf("batch %d record %d: %w", base, i, err)
+				return fmt.Errorf("batch %d record %d: %w", base, i, err)
 			}
 			bt.Records = append(bt.Records, r)
 		}
-		out = append(out, bt)
+		if err := fn(bt); err != nil {
+			return err
+		}
 	}
-	return out, nil
+	return nil
+}
+
+// AppendBatch appends an uncompressed data batch v2 holding values (record
+// values, framed metadata records) to dst. The CRC is left zero: this is for
+// benchmarks and tests that read with ForEachBatch.
+func AppendBatch(dst []byte, baseOffset int64, epoch int32, values [][]byte) []byte {
+	start := len(dst)
+	dst = binary.BigEndian.AppendUint64(dst, uint64(baseOffset))
+	dst = binary.BigEndian.AppendUint32(dst, 0) // length, patched below
+	dst = binary.BigEndian.AppendUint32(dst, uint32(epoch))
+	dst = append(dst, 2)                       // magic
+	dst = binary.BigEndian.AppendUint32(dst, 0) // crc
+	dst = binary.BigEndian.AppendUint16(dst, 0) // attributes
+	dst = binary.BigEndian.AppendUint32(dst, uint32(len(values)-1))
+	dst = binary.BigEndian.AppendUint64(dst, 0)
+	dst = binary.BigEndian.AppendUint64(dst, 0)
+	dst = binary.BigEndian.AppendUint64(dst, ^uint64(0))
+	dst = binary.BigEndian.AppendUint16(dst, ^uint16(0))
+	dst = binary.BigEndian.AppendUint32(dst, ^uint32(0))
+	dst = binary.BigEndian.AppendUint32(dst, uint32(len(values)))
+	var rec []byte
+	for i, v := range values {
+		rec = rec[:0]
+		rec = append(rec, 0)
+		rec = binary.AppendVarint(rec, 0)
+		rec = binary.AppendVarint(rec, int64(i))
+		rec = binary.AppendVarint(rec, -1)
+		rec = binary.AppendVarint(rec, int64(len(v)))
+		rec = append(rec, v...)
+		rec = binary.AppendVarint(rec, 0)
+		dst = binary.AppendVarint(dst, int64(len(rec)))
+		dst = append(dst, rec...)
+	}
+	binary.BigEndian.PutUint32(dst[start+8:], uint32(len(dst)-start-12))
+	return dst
 }
 
 // SnapshotID parses "<offset>-<epoch>.checkpoint".
