@@ -340,3 +340,9 @@ func TestLookupsAllocateNothing(t *testing.T) {
 	})
 	require.Zero(t, n)
 }
+
+func mustUUID(t *testing.T, s string) record.UUID {
+	u, err := record.ParseUUID(s)
+	require.NoError(t, err)
+	return u
+}
