@@ -98,7 +98,11 @@ func TestRejectedRecordLeavesDeltaUnchanged(t *testing.T) {
 	before := mustApply(t, d)
 	bad := []record.Record{
 		partRec(uuid(9), 0, []int32{0}, 0), // unknown topic id
-		func() record.Record { r := record.NewPartitionChangeRecord(); r.TopicID, r.PartitionID = fooID, 7; return r }(),
+		func() record.Record {
+			r := record.NewPartitionChangeRecord()
+			r.TopicID, r.PartitionID = fooID, 7
+			return r
+		}(),
 		topicRec("foo", uuid(9)), // live name, other id
 		topicRec("baz", fooID),   // live id, other name
 		func() record.Record { r := record.NewFenceBrokerRecord(); r.ID, r.Epoch = 7, 1; return r }(),
@@ -110,7 +114,11 @@ func TestRejectedRecordLeavesDeltaUnchanged(t *testing.T) {
 		}(),
 		func() record.Record { r := record.NewRemoveTopicRecord(); r.TopicID = uuid(9); return r }(),
 		func() record.Record { r := record.NewRemoveAccessControlEntryRecord(); r.ID = uuid(9); return r }(),
-		func() record.Record { r := record.NewFeatureLevelRecord(); r.Name, r.FeatureLevel = "metadata.version", 99; return r }(),
+		func() record.Record {
+			r := record.NewFeatureLevelRecord()
+			r.Name, r.FeatureLevel = "metadata.version", 99
+			return r
+		}(),
 		func() record.Record { r := record.NewClearElrRecord(); r.TopicName = "nope"; return r }(),
 	}
 	for _, r := range bad {

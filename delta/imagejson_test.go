@@ -20,8 +20,8 @@ import (
 // kafkaImageJSON is the node tree Kafka's image printer wrote beside each
 // scenario file (*.image.json).
 type kafkaImageJSON struct {
-	ACLs     map[string]string `json:"acls"`
-	Cluster  struct {
+	ACLs    map[string]string `json:"acls"`
+	Cluster struct {
 		Brokers map[string]string `json:"brokers"`
 	} `json:"cluster"`
 	Configs     map[string]map[string]string `json:"configs"`
@@ -33,7 +33,7 @@ type kafkaImageJSON struct {
 		ByID map[string]map[string]string `json:"byId"`
 	} `json:"topics"`
 	QuotasRaw []struct {
-		Entity map[string]*string  `json:"entity"`
+		Entity map[string]*string `json:"entity"`
 		Quotas map[string]float64 `json:"quotas"`
 	} `json:"_clientQuotasRaw"`
 }

@@ -36,7 +36,10 @@ type mTopic struct {
 	parts []mPart
 }
 
-type mPart struct{ replicas, isr []int32; leader, le, pe int32 }
+type mPart struct {
+	replicas, isr  []int32
+	leader, le, pe int32
+}
 
 type mBroker struct {
 	epoch  int64

@@ -79,7 +79,7 @@ func ForEachBatch(data []byte, fn func(Batch) error) error {
 			}
 			rec := rs[n : n+int(l)]
 			rs = rs[n+int(l):]
-			rec = rec[1:] // attributes
+			rec = rec[1:]             // attributes
 			_, n = binary.Varint(rec) // timestamp delta
 			rec = rec[n:]
 			_, n = binary.Varint(rec) // offset delta
@@ -115,7 +115,7 @@ func AppendBatch(dst []byte, baseOffset int64, epoch int32, values [][]byte) []b
 	dst = binary.BigEndian.AppendUint64(dst, uint64(baseOffset))
 	dst = binary.BigEndian.AppendUint32(dst, 0) // length, patched below
 	dst = binary.BigEndian.AppendUint32(dst, uint32(epoch))
-	dst = append(dst, 2)                       // magic
+	dst = append(dst, 2)                        // magic
 	dst = binary.BigEndian.AppendUint32(dst, 0) // crc
 	dst = binary.BigEndian.AppendUint16(dst, 0) // attributes
 	dst = binary.BigEndian.AppendUint32(dst, uint32(len(values)-1))
