@@ -1,0 +1,259 @@
+package delta
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"runtime"
+	"testing"
+
+	"github.com/kmeta-go/kmeta/image"
+	"github.com/kmeta-go/kmeta/internal/imagetest"
+	"github.com/kmeta-go/kmeta/record"
+)
+
+// The benchmarks below mirror Kafka's JMH classes in jmh/metadata
+// (TopicsImageSnapshotLoadBenchmark, TopicsImageSingleRecordChangeBenchmark,
+// TopicsImageZonalOutageBenchmark; spec §9.1): totalTopicCount ∈ {12 500,
+// 25 000, 50 000, 100 000}, 10 partitions per topic, replication factor 3,
+// 10 000 replicas per broker → 36, 75, 150, 300 brokers; the leader of
+// successive partitions round-robins over the brokers, replicas are
+// [l, l+1, l+2] mod brokers, ISR = replicas. Replay happens in setup; the
+// measured step is Apply.
+
+var topicCounts = []int{12500, 25000, 50000, 100000}
+
+const (
+	partitionsPerTopic = 10
+	replicationFactor  = 3
+	replicasPerBroker  = 10000
+)
+
+func numBrokers(topics int) int {
+	n := topics * partitionsPerTopic * replicationFactor / replicasPerBroker
+	return n - n%replicationFactor
+}
+
+func randomID(r *rand.Rand) record.UUID {
+	var u record.UUID
+	for i := range u {
+		u[i] = byte(r.Uint32())
+	}
+	return u
+}
+
+// snapshotRecords returns the TopicRecords and PartitionRecords of the JMH
+// benchmarks' cluster.
+func snapshotRecords(topics int) []record.Record {
+	brokers := numBrokers(topics)
+	r := rand.New(rand.NewPCG(uint64(topics), 1))
+	recs := make([]record.Record, 0, topics*(partitionsPerTopic+1))
+	leader := 0
+	for t := 0; t < topics; t++ {
+		id := randomID(r)
+		tr := record.NewTopicRecord()
+		tr.Name, tr.TopicID = fmt.Sprintf("topic%d", t), id
+		recs = append(recs, tr)
+		for p := 0; p < partitionsPerTopic; p++ {
+			pr := record.NewPartitionRecord()
+			pr.TopicID, pr.PartitionID = id, int32(p)
+			reps := make([]int32, replicationFactor)
+			for i := range reps {
+				reps[i] = int32((leader + i) % brokers)
+			}
+			pr.Replicas, pr.ISR = reps, reps
+			pr.RemovingReplicas, pr.AddingReplicas = []int32{}, []int32{}
+			pr.Leader = int32(leader)
+			leader = (leader + 1) % brokers
+			recs = append(recs, pr)
+		}
+	}
+	return recs
+}
+
+func fullImage(b *testing.B, topics int) *image.Image {
+	d := New(nil)
+	for _, r := range snapshotRecords(topics) {
+		if err := d.Replay(r); err != nil {
+			b.Fatal(err)
+		}
+	}
+	img, err := d.Apply(image.EmptyProvenance)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return img
+}
+
+func benchApply(b *testing.B, d *Delta) {
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		if _, err := d.Apply(image.EmptyProvenance); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkTopicsImageSnapshotLoad: Apply of a delta on the empty image
+// holding every topic and partition (TopicsImageSnapshotLoadBenchmark).
+func BenchmarkTopicsImageSnapshotLoad(b *testing.B) {
+	for _, n := range topicCounts {
+		b.Run(fmt.Sprintf("topics=%d", n), func(b *testing.B) {
+			d := New(nil)
+			for _, r := range snapshotRecords(n) {
+				if err := d.Replay(r); err != nil {
+					b.Fatal(err)
+				}
+			}
+			benchApply(b, d)
+		})
+	}
+}
+
+// BenchmarkTopicsImageSingleRecordChange: Apply of a delta adding one topic
+// with one partition to the full image
+// (TopicsImageSingleRecordChangeBenchmark).
+func BenchmarkTopicsImageSingleRecordChange(b *testing.B) {
+	for _, n := range topicCounts {
+		b.Run(fmt.Sprintf("topics=%d", n), func(b *testing.B) {
+			img := fullImage(b, n)
+			d := New(img)
+			id := record.UUID{0xff, 1, 2, 3}
+			tr := record.NewTopicRecord()
+			tr.Name, tr.TopicID = "newtopic", id
+			pr := record.NewPartitionRecord()
+			pr.TopicID, pr.PartitionID = id, 0
+			pr.Replicas = []int32{0, 1, 2}
+			pr.ISR, pr.RemovingReplicas, pr.AddingReplicas = pr.Replicas, []int32{}, []int32{}
+			pr.Leader = 0
+			for _, r := range []record.Record{tr, pr} {
+				if err := d.Replay(r); err != nil {
+					b.Fatal(err)
+				}
+			}
+			benchApply(b, d)
+		})
+	}
+}
+
+// BenchmarkTopicsImageZonalOutage: Apply of a delta that, for every
+// partition whose ISR holds broker 0, replays a PartitionRecord with broker 0
+// removed from the ISR and the first remaining member as leader
+// (TopicsImageZonalOutageBenchmark).
+func BenchmarkTopicsImageZonalOutage(b *testing.B) {
+	for _, n := range topicCounts {
+		b.Run(fmt.Sprintf("topics=%d", n), func(b *testing.B) {
+			img := fullImage(b, n)
+			d := New(img)
+			for t := range img.Topics().All() {
+				for p := range t.Partitions() {
+					if !p.InISR(0) {
+						continue
+					}
+					pr := p.Record(t.ID(), false, false)
+					isr := pr.ISR[:0:0]
+					for _, x := range pr.ISR {
+						if x != 0 {
+							isr = append(isr, x)
+						}
+					}
+					pr.ISR, pr.Leader = isr, isr[0]
+					if err := d.Replay(pr); err != nil {
+						b.Fatal(err)
+					}
+				}
+			}
+			b.ReportMetric(float64(len(d.Topics().Changed)), "topics-changed")
+			benchApply(b, d)
+		})
+	}
+}
+
+// BenchmarkImageHeapPerPartition reports the live heap of an image of
+// 100 000 topics × 10 partitions, per partition (Kafka: ≈ 292 bytes).
+func BenchmarkImageHeapPerPartition(b *testing.B) {
+	b.ReportAllocs()
+	const topics = 100000
+	recs := snapshotRecords(topics)
+	var perPartition float64
+	for b.Loop() {
+		var before, after runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&before)
+		d := New(nil)
+		for _, r := range recs {
+			if err := d.Replay(r); err != nil {
+				b.Fatal(err)
+			}
+		}
+		img, err := d.Apply(image.EmptyProvenance)
+		if err != nil {
+			b.Fatal(err)
+		}
+		d = nil
+		runtime.GC()
+		runtime.ReadMemStats(&after)
+		perPartition = float64(after.HeapAlloc-before.HeapAlloc) / float64(topics*partitionsPerTopic)
+		runtime.KeepAlive(img)
+	}
+	b.ReportMetric(perPartition, "bytes/partition")
+}
+
+// BenchmarkLoadSnapshotBytes: decode, replay and apply of a snapshot of
+// 100 000 topics × 10 partitions (1 M partitions) held in memory as record
+// batches (1024 records per batch, as SnapshotEmitter writes).
+func BenchmarkLoadSnapshotBytes(b *testing.B) {
+	recs := snapshotRecords(100000)
+	var data []byte
+	var values [][]byte
+	var off int64
+	flush := func() {
+		data = imagetest.AppendBatch(data, off, 1, values)
+		off += int64(len(values))
+		values = values[:0]
+	}
+	fl := record.NewFeatureLevelRecord()
+	fl.Name, fl.FeatureLevel = image.MetadataVersionFeature, int16(image.MV3_9_IV0)
+	for _, r := range append([]record.Record{fl}, recs...) {
+		v, err := record.Append(nil, r, versionFor(r))
+		if err != nil {
+			b.Fatal(err)
+		}
+		values = append(values, v)
+		if len(values) == 1024 {
+			flush()
+		}
+	}
+	if len(values) > 0 {
+		flush()
+	}
+	recs = nil
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		d := NewSnapshot(nil)
+		err := imagetest.ForEachBatch(data, func(bt imagetest.Batch) error {
+			for _, r := range bt.Records {
+				if err := d.Replay(r); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			b.Fatal(err)
+		}
+		d.FinishSnapshot()
+		if _, err := d.Apply(image.EmptyProvenance); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func versionFor(r record.Record) int16 {
+	if r.Type() == record.TypePartitionRecord {
+		return image.MV3_9_IV0.PartitionRecordVersion()
+	}
+	return 0
+}

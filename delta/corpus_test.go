@@ -1,0 +1,242 @@
+package delta
+
+import (
+	"bufio"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/kmeta-go/kmeta/image"
+	"github.com/kmeta-go/kmeta/internal/imagetest"
+	"github.com/kmeta-go/kmeta/internal/sharedtest"
+	"github.com/kmeta-go/kmeta/record"
+)
+
+// txReplayer replays log records as Kafka's MetadataBatchLoader does for
+// the final image: records between BeginTransaction and EndTransaction are
+// held until the end marker; AbortTransaction drops them (spec §10 #3).
+type txReplayer struct {
+	d    *Delta
+	tx   []record.Record
+	inTx bool
+}
+
+func (x *txReplayer) replay(t testing.TB, r record.Record) {
+	t.Helper()
+	switch r.(type) {
+	case *record.BeginTransactionRecord:
+		x.inTx, x.tx = true, nil
+		return
+	case *record.EndTransactionRecord:
+		x.inTx = false
+		for _, r := range x.tx {
+			if err := x.d.Replay(r); err != nil {
+				t.Fatal(err)
+			}
+		}
+		x.tx = nil
+		return
+	case *record.AbortTransactionRecord:
+		x.inTx, x.tx = false, nil
+		return
+	}
+	if x.inTx {
+		x.tx = append(x.tx, r)
+		return
+	}
+	if err := x.d.Replay(r); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// loadSnapshotFile loads a snapshot (or bootstrap) file onto base as
+// MetadataLoader.loadSnapshot does.
+func loadSnapshotFile(t testing.TB, base *image.Image, path string) *image.Image {
+	t.Helper()
+	d := NewSnapshot(base)
+	var last imagetest.Batch
+	for _, b := range imagetest.ReadBatches(t, path) {
+		for _, r := range b.Records {
+			if err := d.Replay(r); err != nil {
+				t.Fatal(err)
+			}
+		}
+		last = b
+	}
+	d.FinishSnapshot()
+	p := image.Provenance{LastContainedOffset: -1, LastContainedEpoch: last.Epoch, LastContainedLogTimeMs: last.AppendTime, BatchAligned: true}
+	if o, e, ok := imagetest.SnapshotID(path); ok {
+		p.LastContainedOffset, p.LastContainedEpoch = o-1, e
+	}
+	img, err := d.Apply(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return img
+}
+
+// replayLogFiles replays the batches of segments whose last offset is at or
+// after from onto base as one delta, and stops after offset until (-1: all).
+func replayLogFiles(t testing.TB, base *image.Image, from, until int64, segments ...string) *image.Image {
+	t.Helper()
+	x := &txReplayer{d: New(base)}
+	p := base.Provenance()
+	for _, seg := range segments {
+		for _, b := range imagetest.ReadBatches(t, seg) {
+			if b.LastOffset < from || (until >= 0 && b.BaseOffset > until) {
+				continue
+			}
+			for _, r := range b.Records {
+				x.replay(t, r)
+			}
+			p = image.Provenance{LastContainedOffset: b.LastOffset, LastContainedEpoch: b.Epoch, LastContainedLogTimeMs: b.AppendTime, BatchAligned: !x.inTx}
+		}
+	}
+	img, err := x.d.Apply(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return img
+}
+
+// loadDir loads a __cluster_metadata-0 directory as a broker does at start:
+// the latest snapshot, then every batch from its offset on.
+func loadDir(t testing.TB, dir string) *image.Image {
+	t.Helper()
+	snap, segs := imagetest.DirFiles(t, dir)
+	img := image.Empty()
+	var from int64
+	if snap != "" {
+		img = loadSnapshotFile(t, img, snap)
+		from = img.Provenance().LastContainedOffset + 1
+	}
+	return replayLogFiles(t, img, from, -1, segs...)
+}
+
+type indexRow map[string]string
+
+func readIndex(t *testing.T, path string) []indexRow {
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	var cols []string
+	var rows []indexRow
+	for sc.Scan() {
+		fields := strings.Split(sc.Text(), "\t")
+		if cols == nil {
+			cols = fields
+			continue
+		}
+		row := indexRow{}
+		for i, c := range cols {
+			if i < len(fields) {
+				row[c] = fields[i]
+			}
+		}
+		rows = append(rows, row)
+	}
+	return rows
+}
+
+// TestCorpusImagesFiles: every file of the corpus that loads on its own gives
+// the image Kafka's own code built from it (vectors/corpus-images/INDEX.tsv).
+func TestCorpusImagesFiles(t *testing.T) {
+	corpus := sharedtest.Corpus(t)
+	images := filepath.Join(sharedtest.Vectors(t), "corpus-images")
+	for _, row := range readIndex(t, filepath.Join(images, "INDEX.tsv")) {
+		if row["status"] != "ok" {
+			continue
+		}
+		path := row["path"]
+		t.Run(path, func(t *testing.T) {
+			src := filepath.Join(corpus, path)
+			var img *image.Image
+			switch {
+			case strings.HasSuffix(path, ".log"):
+				img = replayLogFiles(t, image.Empty(), 0, -1, src)
+			default:
+				img = loadSnapshotFile(t, image.Empty(), src)
+			}
+			imagetest.CompareImage(t, img, imagetest.ReadLines(t, filepath.Join(images, path+".image-records.jsonl")))
+		})
+	}
+}
+
+// TestCorpusImagesDirs: every __cluster_metadata-0 directory of the corpus,
+// loaded as a broker loads it, gives Kafka's image (corpus-images/dirs).
+func TestCorpusImagesDirs(t *testing.T) {
+	corpus := sharedtest.Corpus(t)
+	images := filepath.Join(sharedtest.Vectors(t), "corpus-images", "dirs")
+	for _, row := range readIndex(t, filepath.Join(images, "INDEX.tsv")) {
+		if row["status"] != "ok" {
+			continue
+		}
+		dir := row["directory"]
+		t.Run(dir, func(t *testing.T) {
+			img := loadDir(t, filepath.Join(corpus, dir))
+			imagetest.CompareImage(t, img, imagetest.ReadLines(t, filepath.Join(images, dir+".image-records.jsonl")))
+		})
+	}
+}
+
+// TestVectorCheckpointAndLogEqualSnapshot: decoding each scenario's
+// .checkpoint, its image log, and its history log gives the same image.
+func TestVectorCheckpointAndLogEqualSnapshot(t *testing.T) {
+	for _, dir := range scenarios(t) {
+		t.Run(filepath.Base(dir), func(t *testing.T) {
+			want := imagetest.ReadLines(t, filepath.Join(dir, "snapshot-records.jsonl"))
+			snap, segs := imagetest.DirFiles(t, filepath.Join(dir, "__cluster_metadata-0"))
+			fromCheckpoint := loadSnapshotFile(t, image.Empty(), snap)
+			imagetest.CompareImage(t, fromCheckpoint, want)
+			imagetest.CompareImage(t, replayLogFiles(t, image.Empty(), 0, -1, segs...), want)
+			hist := replayLogFiles(t, image.Empty(), 0, -1, filepath.Join(dir, "history", "00000000000000000000.log"))
+			imagetest.CompareImage(t, hist, want)
+			if got, want := fromCheckpoint.Provenance().LastContainedOffset+1, mustSnapshotOffset(t, snap); got != want {
+				t.Errorf("checkpoint provenance offset %d, want %d (from the file name)", got, want)
+			}
+		})
+	}
+}
+
+func mustSnapshotOffset(t *testing.T, path string) int64 {
+	o, _, ok := imagetest.SnapshotID(path)
+	if !ok {
+		t.Fatalf("not a snapshot name: %s", path)
+	}
+	return o
+}
+
+// TestMetamorphicCorpusSnapshotVersusLog: for each corpus directory holding a
+// snapshot and the log that led to it, replaying the log up to the
+// snapshot's offset gives the image the snapshot holds; and snapshot-then-log
+// equals the whole log. ogs59: kafka-2's log against kafka-1's snapshot.
+func TestMetamorphicCorpusSnapshotVersusLog(t *testing.T) {
+	corpus := sharedtest.Corpus(t)
+	cases := []struct{ snapDir, logDir string }{
+		{"greenlemonT__kafka-temp/data/kafka1/__cluster_metadata-0", ""},
+		{"rjmfernandes__flink-on-prem/data/__cluster_metadata-0", ""},
+		{"Eb-raheeem__Real-Time-Stock-Market-Analysis/kafka-data/__cluster_metadata-0", ""},
+		{"ogs59__docker-compose-kafka4.10/data/kafka-1/__cluster_metadata-0", "ogs59__docker-compose-kafka4.10/data/kafka-2/__cluster_metadata-0"},
+	}
+	for _, c := range cases {
+		t.Run(c.snapDir, func(t *testing.T) {
+			snap, segs := imagetest.DirFiles(t, filepath.Join(corpus, c.snapDir))
+			if c.logDir != "" {
+				_, segs = imagetest.DirFiles(t, filepath.Join(corpus, c.logDir))
+			}
+			fromSnap := loadSnapshotFile(t, image.Empty(), snap)
+			upTo := fromSnap.Provenance().LastContainedOffset
+			fromLog := replayLogFiles(t, image.Empty(), 0, upTo, segs...)
+			imagetest.CompareImage(t, fromLog, imagetest.ImageLines(t, fromSnap))
+			if c.logDir == "" {
+				whole := replayLogFiles(t, image.Empty(), 0, -1, segs...)
+				snapThenLog := replayLogFiles(t, fromSnap, upTo+1, -1, segs...)
+				imagetest.CompareImage(t, snapThenLog, imagetest.ImageLines(t, whole))
+			}
+		})
+	}
+}

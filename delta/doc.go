@@ -1,0 +1,41 @@
+// Package delta replays metadata records against a base image and applies
+// them into the next image (Kafka's MetadataDelta and its per-component
+// deltas).
+//
+// A log delta:
+//
+//	d := delta.New(current)          // current *image.Image (nil = empty)
+//	for _, r := range records {
+//		if err := d.Replay(r); err != nil {
+//			// the record contradicts the image; d is unchanged, skip it
+//			// as Kafka's loader does, or stop
+//		}
+//	}
+//	next, err := d.Apply(provenance)  // shares every unchanged part
+//
+// A snapshot load:
+//
+//	d := delta.NewSnapshot(current)
+//	... Replay every record of the snapshot ...
+//	d.FinishSnapshot()                // drop what the snapshot did not re-assert
+//	next, err := d.Apply(provenance)
+//
+// Before or after Apply, a delta reports what changed: Topics (created,
+// changed, deleted), ChangedPartitions, PartitionGrowth, Brokers (registered,
+// fenced, unfenced, unregistered) and LocalChanges(brokerID), the
+// leader/follower/delete transitions one broker must make.
+//
+// Every replay rule follows a Kafka class (TopicsDelta, PartitionRegistration
+// .merge, ClusterDelta, ConfigurationsDelta, ClientQuotasDelta, AclsDelta,
+// ScramDelta, DelegationTokenDelta, FeaturesDelta), named in the doc comment
+// of its replay method. Where Kafka has a bug the fix is deliberate and
+// documented: SCRAM removals and adds in one delta (spec §10 #5), configs of
+// a topic created and deleted in one delta (§10 #7), directories compared by
+// value in LocalChanges (§10 #6). Records Kafka would accept but that
+// contradict the image (a partition of an unknown topic, a topic name taken
+// by another id, a change to an unknown broker or another broker epoch) are
+// rejected with a *RecordError.
+//
+// A Delta is used by one goroutine; the images it reads and produces may be
+// shared freely.
+package delta

@@ -1,0 +1,194 @@
+package delta
+
+import (
+	"bytes"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/kmeta-go/kmeta/image"
+	"github.com/kmeta-go/kmeta/internal/imagetest"
+)
+
+// kafkaImageJSON is the node tree Kafka's image printer wrote beside each
+// scenario file (*.image.json).
+type kafkaImageJSON struct {
+	ACLs    map[string]string `json:"acls"`
+	Cluster struct {
+		Brokers map[string]string `json:"brokers"`
+	} `json:"cluster"`
+	Configs     map[string]map[string]string `json:"configs"`
+	Tokens      map[string]string            `json:"delegationToken"`
+	Features    map[string]string            `json:"features"`
+	ProducerIDs map[string]string            `json:"producerIds"`
+	Scram       map[string]map[string]string `json:"scram"`
+	Topics      struct {
+		ByID map[string]map[string]string `json:"byId"`
+	} `json:"topics"`
+	QuotasRaw []struct {
+		Entity map[string]*string `json:"entity"`
+		Quotas map[string]float64 `json:"quotas"`
+	} `json:"_clientQuotasRaw"`
+}
+
+var (
+	aclResource   = []string{"UNKNOWN", "ANY", "TOPIC", "GROUP", "CLUSTER", "TRANSACTIONAL_ID", "DELEGATION_TOKEN", "USER"}
+	aclPattern    = []string{"UNKNOWN", "ANY", "MATCH", "LITERAL", "PREFIXED"}
+	aclOperation  = []string{"UNKNOWN", "ANY", "ALL", "READ", "WRITE", "CREATE", "DELETE", "ALTER", "DESCRIBE", "CLUSTER_ACTION", "DESCRIBE_CONFIGS", "ALTER_CONFIGS", "IDEMPOTENT_WRITE", "CREATE_TOKENS", "DESCRIBE_TOKENS"}
+	aclPermission = []string{"UNKNOWN", "ANY", "DENY", "ALLOW"}
+	configTypes   = map[int8]string{0: "UNKNOWN", 2: "TOPIC", 4: "BROKER", 8: "BROKER_LOGGER", 16: "CLIENT_METRICS", 32: "GROUP"}
+)
+
+// TestVectorImageJSON checks our image against Kafka's printed image node
+// tree: every broker and partition (their Java toString), config, client
+// quota, ACL, SCRAM credential, delegation token, feature and producer id.
+func TestVectorImageJSON(t *testing.T) {
+	for _, dir := range scenarios(t) {
+		t.Run(filepath.Base(dir), func(t *testing.T) {
+			snap, _ := imagetest.DirFiles(t, filepath.Join(dir, "__cluster_metadata-0"))
+			img := loadSnapshotFile(t, image.Empty(), snap)
+			data, err := os.ReadFile(snap + ".image.json")
+			require.NoError(t, err)
+			var k kafkaImageJSON
+			require.NoError(t, json.Unmarshal(data, &k))
+
+			require.Equal(t, len(k.Cluster.Brokers), img.Cluster().NumBrokers())
+			for id, s := range k.Cluster.Brokers {
+				n, _ := strconv.Atoi(id)
+				b, ok := img.Cluster().Broker(int32(n))
+				require.True(t, ok)
+				require.Equal(t, sortJavaMap(s), sortJavaMap(b.String()))
+			}
+			nparts := 0
+			for id, parts := range k.Topics.ByID {
+				tp, ok := img.TopicByID(mustUUID(t, id))
+				require.True(t, ok, id)
+				require.Equal(t, parts["name"], tp.Name())
+				require.Equal(t, parts["id"], tp.ID().String())
+				require.Equal(t, len(parts)-2, tp.NumPartitions())
+				for pid, s := range parts {
+					if pid == "name" || pid == "id" {
+						continue
+					}
+					n, _ := strconv.Atoi(pid)
+					p, ok := tp.Partition(int32(n))
+					require.True(t, ok)
+					require.Equal(t, s, p.String())
+					nparts++
+				}
+			}
+			require.Equal(t, len(k.Topics.ByID), img.Topics().Len())
+			nconf := 0
+			for res, es := range img.Configs().Resources() {
+				key := configTypes[res.Type]
+				if res.Name != "" {
+					key += ":" + res.Name
+				}
+				want := k.Configs[key]
+				require.Equal(t, len(want), len(es), key)
+				for _, e := range es {
+					require.Equal(t, want[e.Name], e.Value, key)
+				}
+				nconf++
+			}
+			require.Equal(t, len(k.Configs), nconf)
+			require.Equal(t, len(k.QuotasRaw), img.ClientQuotas().Len())
+			for _, q := range k.QuotasRaw {
+				var parts []image.QuotaEntityPart
+				for typ, name := range q.Entity {
+					parts = append(parts, image.QuotaEntityPart{Type: typ, Name: name})
+				}
+				e, ok := img.ClientQuotas().Entity(image.QuotaEntityKey(parts))
+				require.True(t, ok)
+				require.Equal(t, len(q.Quotas), len(e.Values()))
+				for key, v := range q.Quotas {
+					got, _ := e.Get(key)
+					require.Equal(t, v, got)
+				}
+			}
+			require.Equal(t, len(k.ACLs), img.ACLs().Len())
+			for id, s := range k.ACLs {
+				a, ok := img.ACLs().Get(mustUUID(t, id))
+				require.True(t, ok)
+				require.Equal(t, s, fmt.Sprintf("StandardAcl(resourceType=%s, resourceName=%s, patternType=%s, principal=%s, host=%s, operation=%s, permissionType=%s)",
+					aclResource[a.ResourceType], a.ResourceName, aclPattern[a.PatternType], a.Principal, a.Host, aclOperation[a.Operation], aclPermission[a.PermissionType]))
+			}
+			nscram := 0
+			for mech, users := range k.Scram {
+				for user, s := range users {
+					m := image.ScramSHA256
+					if mech == "SCRAM-SHA-512" {
+						m = image.ScramSHA512
+					}
+					c, ok := img.Scram().Get(image.ScramKey{Mechanism: m, User: user})
+					require.True(t, ok)
+					require.Equal(t, s, fmt.Sprintf("ScramCredentialData(salt=%s, storedKey=%s, serverKey=%s, iterations=%d)",
+						hex.EncodeToString(c.Salt), hex.EncodeToString(c.StoredKey), hex.EncodeToString(c.ServerKey), c.Iterations))
+					nscram++
+				}
+			}
+			require.Equal(t, nscram, img.Scram().Len())
+			require.Equal(t, len(k.Tokens), img.Tokens().Len())
+			for id, s := range k.Tokens {
+				tk, ok := img.Tokens().Get(id)
+				require.True(t, ok)
+				require.Equal(t, s, fmt.Sprintf("DelegationTokenDatatokenId=%s(owner=%s(tokenRequester=%s(renewers=%s, issueTimestamp=%d, maxTimestamp=%d), expiryTimestamp=%d",
+					tk.TokenID, tk.Owner, tk.Requester, strings.Join(tk.Renewers, ","), tk.IssueTimestamp, tk.MaxTimestamp, tk.ExpirationTimestamp))
+			}
+			mv, _ := img.Features().MetadataVersion()
+			require.Equal(t, k.Features["metadataVersion"], mv.String())
+			for _, f := range img.Features().Finalized() {
+				require.Equal(t, k.Features["finalized_"+f.Name], strconv.Itoa(int(f.Level)))
+			}
+			require.Equal(t, k.ProducerIDs["nextProducerId"], strconv.FormatInt(img.NextProducerID(), 10))
+		})
+	}
+}
+
+// sortJavaMap sorts the entries of the "supportedFeatures={...}" map in a
+// BrokerRegistration string: Java prints it in HashMap order.
+func sortJavaMap(s string) string {
+	i := strings.Index(s, "supportedFeatures={")
+	if i < 0 {
+		return s
+	}
+	j := strings.Index(s[i:], "}")
+	inner := s[i+len("supportedFeatures={") : i+j]
+	parts := strings.Split(inner, ", ")
+	for a := 1; a < len(parts); a++ {
+		for b := a; b > 0 && parts[b] < parts[b-1]; b-- {
+			parts[b], parts[b-1] = parts[b-1], parts[b]
+		}
+	}
+	return s[:i] + "supportedFeatures={" + strings.Join(parts, ", ") + s[i+j:]
+}
+
+// TestWriteJSONRedacts: the dump's JSON is deterministic and redacts
+// secrets by default.
+func TestWriteJSONRedacts(t *testing.T) {
+	dir := scenarios(t)[0]
+	img := loadSnapshotFile(t, image.Empty(), func() string { s, _ := imagetest.DirFiles(t, filepath.Join(dir, "__cluster_metadata-0")); return s }())
+	sensitive := func(rt int8, name string) bool { return name == "log.retention.hours" }
+	var a, b, clear bytes.Buffer
+	require.NoError(t, image.WriteJSON(&a, img, image.JSONOptions{Sensitive: sensitive}))
+	require.NoError(t, image.WriteJSON(&b, img, image.JSONOptions{Sensitive: sensitive}))
+	require.Equal(t, a.String(), b.String())
+	require.NoError(t, image.WriteJSON(&clear, img, image.JSONOptions{Unredacted: true}))
+	c, _ := img.Scram().Get(image.ScramKey{Mechanism: image.ScramSHA256, User: "alice"})
+	salt, _ := json.Marshal(c.Salt)
+	require.NotContains(t, a.String(), strings.Trim(string(salt), `"`))
+	require.Contains(t, clear.String(), strings.Trim(string(salt), `"`))
+	require.Contains(t, a.String(), `"log.retention.hours":"[redacted]"`)
+	require.NotContains(t, a.String(), "token-0001")
+	require.Contains(t, clear.String(), "token-0001")
+	var lines bytes.Buffer
+	require.NoError(t, image.WriteRecordsJSONL(&lines, img, image.WriteOptions{}))
+	imagetest.CompareImage(t, img, strings.Split(strings.TrimSpace(lines.String()), "\n"))
+}

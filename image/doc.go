@@ -1,0 +1,33 @@
+// Package image holds Kafka's broker-side metadata image: an immutable value
+// describing the whole cluster at one offset of the metadata log (Kafka's
+// MetadataImage and its parts).
+//
+// An *Image is made by package delta from records, and read by request
+// handlers:
+//
+//	img := cache.Load() // the current image, e.g. behind an atomic.Pointer
+//	if leader, epoch, ok := img.Leader("orders", 3); ok { ... }
+//	ep, ok := img.LeaderEndpoint("orders", 3, "PLAINTEXT")
+//	t, _ := img.Topic("orders")
+//	for p := range t.Partitions() { _ = p.NumReplicas() }
+//
+// Images are values. Nothing reachable from an Image is ever modified, so an
+// image can be read by any number of goroutines while the next one is built,
+// and an old image stays exactly as it was. Nothing handed out aliases the
+// image in a writable way: partitions are read through accessors (Replica(i),
+// NumReplicas(), AppendReplicas(dst), Replicas() returns a copy), brokers
+// return copies of their listener lists, credentials and tokens are copied.
+// Lookups by name, id, partition, leader and listener allocate nothing.
+//
+// Topics are kept in two persistent hash maps from
+// github.com/benbjohnson/immutable, by id and name → id, so an image that
+// changes k topics shares all other topics with the previous image. Each
+// partition is one compact struct holding its id lists in a single backing
+// array.
+//
+// The writer path (Image.Write, Image.Records) turns an image back into the
+// records of a snapshot at its metadata.version, in Kafka's order, reporting
+// what that version cannot carry; WriteJSON prints the image for the dump
+// tool. An image with no metadata.version is read and written as 3.0-IV1, as
+// Kafka 3.x did.
+package image

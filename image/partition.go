@@ -1,0 +1,441 @@
+package image
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math"
+	"strconv"
+
+	"github.com/kmeta-go/kmeta/record"
+)
+
+// Sentinels of Kafka's LeaderConstants and LeaderRecoveryState.
+const (
+	// NoLeader is the leader of a partition that has none (LeaderConstants.NO_LEADER).
+	NoLeader int32 = -1
+	// NoLeaderChange is PartitionChangeRecord.Leader's "unchanged" value
+	// (LeaderConstants.NO_LEADER_CHANGE).
+	NoLeaderChange int32 = -2
+	// LeaderRecovered and LeaderRecovering are LeaderRecoveryState values (KIP-704).
+	LeaderRecovered  int8 = 0
+	LeaderRecovering int8 = 1
+	// noRecoveryStateChange is PartitionChangeRecord.LeaderRecoveryState's
+	// "unchanged" value.
+	noRecoveryStateChange int8 = -1
+)
+
+// The id lists of a partition, in the order they sit in its backing array.
+const (
+	listReplicas = iota
+	listISR
+	listRemoving
+	listAdding
+	listELR
+	listLastKnownELR
+	numLists
+)
+
+// Partition is one partition of a topic, Kafka's PartitionRegistration.
+//
+// It is a compact, read-only value: every id list lives in one backing
+// array (replicas, ISR, removing, adding, ELR, last known ELR, then the
+// replica directories as four int32 words each when any is not MIGRATING).
+// Nothing in a Partition can be changed through its methods; lists are read
+// with the indexed accessors (Replica(i), NumReplicas()), appended to a
+// caller's slice (AppendReplicas), or copied (Replicas). A Partition obtained
+// from an Image may be kept for as long as the caller likes.
+type Partition struct {
+	ids            []int32
+	n              [numLists]uint16
+	id             int32
+	leader         int32
+	leaderEpoch    int32
+	partitionEpoch int32
+	recovery       int8
+	hasDirs        bool
+}
+
+// ID is the partition index.
+func (p *Partition) ID() int32 { return p.id }
+
+// Leader is the leader's broker id, or NoLeader (-1).
+func (p *Partition) Leader() int32 { return p.leader }
+
+// LeaderEpoch is the leader epoch (bumped on every leader change).
+func (p *Partition) LeaderEpoch() int32 { return p.leaderEpoch }
+
+// PartitionEpoch is the partition epoch (bumped on every change).
+func (p *Partition) PartitionEpoch() int32 { return p.partitionEpoch }
+
+// LeaderRecoveryState is 0 (RECOVERED) or 1 (RECOVERING), KIP-704.
+func (p *Partition) LeaderRecoveryState() int8 { return p.recovery }
+
+// HasLeader reports whether the partition has a leader.
+func (p *Partition) HasLeader() bool { return p.leader != NoLeader }
+
+func (p *Partition) list(k int) []int32 {
+	off := 0
+	for i := 0; i < k; i++ {
+		off += int(p.n[i])
+	}
+	return p.ids[off : off+int(p.n[k]) : off+int(p.n[k])]
+}
+
+// NumReplicas is the replication factor (the length of the replica list).
+func (p *Partition) NumReplicas() int { return int(p.n[listReplicas]) }
+
+// Replica returns the i-th replica in preferred order.
+func (p *Partition) Replica(i int) int32 { return p.ids[:p.n[listReplicas]][i] }
+
+// AppendReplicas appends the replicas, in preferred order, to dst.
+func (p *Partition) AppendReplicas(dst []int32) []int32 {
+	return append(dst, p.list(listReplicas)...)
+}
+
+// Replicas returns a copy of the replica list.
+func (p *Partition) Replicas() []int32 { return p.AppendReplicas(make([]int32, 0, p.n[listReplicas])) }
+
+// HasReplica reports whether broker is one of the replicas.
+func (p *Partition) HasReplica(broker int32) bool { return contains(p.list(listReplicas), broker) }
+
+// NumISR is the size of the in-sync replica set.
+func (p *Partition) NumISR() int { return int(p.n[listISR]) }
+
+// ISRMember returns the i-th in-sync replica.
+func (p *Partition) ISRMember(i int) int32 { return p.list(listISR)[i] }
+
+// AppendISR appends the in-sync replicas to dst.
+func (p *Partition) AppendISR(dst []int32) []int32 { return append(dst, p.list(listISR)...) }
+
+// ISR returns a copy of the in-sync replica list.
+func (p *Partition) ISR() []int32 { return p.AppendISR(make([]int32, 0, p.n[listISR])) }
+
+// InISR reports whether broker is in the ISR.
+func (p *Partition) InISR(broker int32) bool { return contains(p.list(listISR), broker) }
+
+// AppendRemovingReplicas appends the replicas being removed by a reassignment.
+func (p *Partition) AppendRemovingReplicas(dst []int32) []int32 {
+	return append(dst, p.list(listRemoving)...)
+}
+
+// RemovingReplicas returns a copy of the replicas being removed.
+func (p *Partition) RemovingReplicas() []int32 { return p.AppendRemovingReplicas([]int32{}) }
+
+// AppendAddingReplicas appends the replicas being added by a reassignment.
+func (p *Partition) AppendAddingReplicas(dst []int32) []int32 {
+	return append(dst, p.list(listAdding)...)
+}
+
+// AddingReplicas returns a copy of the replicas being added.
+func (p *Partition) AddingReplicas() []int32 { return p.AppendAddingReplicas([]int32{}) }
+
+// AppendELR appends the eligible leader replicas (KIP-966).
+func (p *Partition) AppendELR(dst []int32) []int32 { return append(dst, p.list(listELR)...) }
+
+// ELR returns a copy of the eligible leader replicas (empty, never nil).
+func (p *Partition) ELR() []int32 { return p.AppendELR([]int32{}) }
+
+// AppendLastKnownELR appends the last known eligible leader replicas.
+func (p *Partition) AppendLastKnownELR(dst []int32) []int32 {
+	return append(dst, p.list(listLastKnownELR)...)
+}
+
+// LastKnownELR returns a copy of the last known ELR (empty, never nil).
+func (p *Partition) LastKnownELR() []int32 { return p.AppendLastKnownELR([]int32{}) }
+
+// Directory returns the log directory of the i-th replica; DirectoryMigrating
+// for every replica of a partition assigned before KIP-858.
+func (p *Partition) Directory(i int) record.UUID {
+	_ = p.ids[:p.n[listReplicas]][i] // bounds check against the replica count
+	if !p.hasDirs {
+		return record.DirectoryMigrating
+	}
+	return p.dirAt(i)
+}
+
+func (p *Partition) dirAt(i int) record.UUID {
+	base := len(p.ids) - 4*int(p.n[listReplicas]) + 4*i
+	var u record.UUID
+	for k := 0; k < 4; k++ {
+		binary.BigEndian.PutUint32(u[4*k:], uint32(p.ids[base+k]))
+	}
+	return u
+}
+
+// DirectoryOf returns the directory of broker's replica, and false when broker
+// is not a replica (PartitionRegistration.directory).
+func (p *Partition) DirectoryOf(broker int32) (record.UUID, bool) {
+	for i, r := range p.list(listReplicas) {
+		if r == broker {
+			return p.Directory(i), true
+		}
+	}
+	return record.UUID{}, false
+}
+
+// AppendDirectories appends one directory per replica to dst.
+func (p *Partition) AppendDirectories(dst []record.UUID) []record.UUID {
+	for i := 0; i < int(p.n[listReplicas]); i++ {
+		dst = append(dst, p.Directory(i))
+	}
+	return dst
+}
+
+// Directories returns a copy of the replica directories.
+func (p *Partition) Directories() []record.UUID {
+	return p.AppendDirectories(make([]record.UUID, 0, p.n[listReplicas]))
+}
+
+// AllDirectoriesMigrating reports whether every replica's directory is
+// MIGRATING (no KIP-858 assignment).
+func (p *Partition) AllDirectoriesMigrating() bool { return !p.hasDirs }
+
+// Equal reports whether p and q hold the same registration (the fields of
+// PartitionRegistration.equals plus the partition id).
+func (p *Partition) Equal(q *Partition) bool {
+	if p.id != q.id || p.leader != q.leader || p.leaderEpoch != q.leaderEpoch ||
+		p.partitionEpoch != q.partitionEpoch || p.recovery != q.recovery ||
+		p.hasDirs != q.hasDirs || p.n != q.n || len(p.ids) != len(q.ids) {
+		return false
+	}
+	for i := range p.ids {
+		if p.ids[i] != q.ids[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// String is Java's PartitionRegistration.toString, so that kmeta's view can
+// be compared with Kafka's image printers.
+func (p *Partition) String() string {
+	b := []byte("PartitionRegistration(replicas=")
+	b = appendJavaInts(b, p.list(listReplicas))
+	b = append(b, ", directories=["...)
+	for i := 0; i < p.NumReplicas(); i++ {
+		if i > 0 {
+			b = append(b, ", "...)
+		}
+		b = append(b, p.Directory(i).String()...)
+	}
+	b = append(b, "], isr="...)
+	b = appendJavaInts(b, p.list(listISR))
+	b = append(b, ", removingReplicas="...)
+	b = appendJavaInts(b, p.list(listRemoving))
+	b = append(b, ", addingReplicas="...)
+	b = appendJavaInts(b, p.list(listAdding))
+	b = append(b, ", elr="...)
+	b = appendJavaInts(b, p.list(listELR))
+	b = append(b, ", lastKnownElr="...)
+	b = appendJavaInts(b, p.list(listLastKnownELR))
+	b = append(b, ", leader="...)
+	b = strconv.AppendInt(b, int64(p.leader), 10)
+	b = append(b, ", leaderRecoveryState="...)
+	if p.recovery == LeaderRecovering {
+		b = append(b, "RECOVERING"...)
+	} else {
+		b = append(b, "RECOVERED"...)
+	}
+	b = append(b, ", leaderEpoch="...)
+	b = strconv.AppendInt(b, int64(p.leaderEpoch), 10)
+	b = append(b, ", partitionEpoch="...)
+	b = strconv.AppendInt(b, int64(p.partitionEpoch), 10)
+	return string(append(b, ')'))
+}
+
+func appendJavaInts(b []byte, v []int32) []byte {
+	b = append(b, '[')
+	for i, x := range v {
+		if i > 0 {
+			b = append(b, ", "...)
+		}
+		b = strconv.AppendInt(b, int64(x), 10)
+	}
+	return append(b, ']')
+}
+
+func contains(v []int32, x int32) bool {
+	for _, y := range v {
+		if y == x {
+			return true
+		}
+	}
+	return false
+}
+
+// partitionFields is a partition being assembled.
+type partitionFields struct {
+	lists [numLists][]int32
+	dirs  []record.UUID // nil or len(replicas)
+}
+
+func (f *partitionFields) build(id, leader, leaderEpoch, partitionEpoch int32, recovery int8) (Partition, error) {
+	p := Partition{id: id, leader: leader, leaderEpoch: leaderEpoch, partitionEpoch: partitionEpoch, recovery: recovery}
+	total := 0
+	for k, l := range f.lists {
+		if len(l) > math.MaxUint16 {
+			return Partition{}, fmt.Errorf("partition %d: %d ids in one list, at most %d are supported", id, len(l), math.MaxUint16)
+		}
+		p.n[k] = uint16(len(l))
+		total += len(l)
+	}
+	nRep := len(f.lists[listReplicas])
+	dirs := f.dirs
+	if len(dirs) > 0 && len(dirs) != nRep {
+		return Partition{}, fmt.Errorf("partition %d: %d directories for %d replicas", id, len(dirs), nRep)
+	}
+	p.hasDirs = false
+	for _, d := range dirs {
+		if d != record.DirectoryMigrating {
+			p.hasDirs = true
+			break
+		}
+	}
+	if p.hasDirs {
+		total += 4 * nRep
+	}
+	ids := make([]int32, 0, total)
+	for _, l := range f.lists {
+		ids = append(ids, l...)
+	}
+	if p.hasDirs {
+		for _, d := range dirs {
+			for k := 0; k < 4; k++ {
+				ids = append(ids, int32(binary.BigEndian.Uint32(d[4*k:])))
+			}
+		}
+	}
+	p.ids = ids
+	return p, nil
+}
+
+// NewPartition builds a partition from a PartitionRecord, as Kafka's
+// PartitionRegistration(PartitionRecord) constructor does: directories absent
+// or empty mean MIGRATING for every replica; a non-empty directory list must
+// have one entry per replica (InvalidReplicaDirectoriesException); the leader
+// recovery state must be 0 or 1 (LeaderRecoveryState.of); absent ELR lists
+// are empty. The record is not retained.
+func NewPartition(r *record.PartitionRecord) (Partition, error) {
+	if r.LeaderRecoveryState != LeaderRecovered && r.LeaderRecoveryState != LeaderRecovering {
+		return Partition{}, fmt.Errorf("partition %d: leader recovery state %d is neither 0 (RECOVERED) nor 1 (RECOVERING)", r.PartitionID, r.LeaderRecoveryState)
+	}
+	if len(r.Directories) > 0 && len(r.Directories) != len(r.Replicas) {
+		return Partition{}, fmt.Errorf("partition %d: %d directories for %d replicas (InvalidReplicaDirectoriesException)", r.PartitionID, len(r.Directories), len(r.Replicas))
+	}
+	var f partitionFields
+	f.lists = [numLists][]int32{r.Replicas, r.ISR, r.RemovingReplicas, r.AddingReplicas, r.EligibleLeaderReplicas, r.LastKnownELR}
+	f.dirs = r.Directories
+	return f.build(r.PartitionID, r.Leader, r.LeaderEpoch, r.PartitionEpoch, r.LeaderRecoveryState)
+}
+
+// Merge returns p changed by a PartitionChangeRecord, following Kafka's
+// PartitionRegistration.merge: null lists, Leader -2 (NoLeaderChange) and
+// LeaderRecoveryState -1 leave a field unchanged; any explicit Leader
+// (including -1 and the current leader) bumps the leader epoch; the
+// partition epoch is bumped by every record, even one that changes nothing.
+// Directories: the record's list if given (its length must match the
+// record's replicas when both are given), else the current ones; a result
+// that is empty or all MIGRATING becomes MIGRATING for every new replica, and
+// any other result whose length differs from the new replica count is an
+// error (a replica change must carry directories once they are assigned).
+// p is not modified.
+func (p *Partition) Merge(r *record.PartitionChangeRecord) (Partition, error) {
+	var f partitionFields
+	pick := func(k int, v []int32) {
+		if v != nil {
+			f.lists[k] = v
+		} else {
+			f.lists[k] = p.list(k)
+		}
+	}
+	pick(listReplicas, r.Replicas)
+	pick(listISR, r.ISR)
+	pick(listRemoving, r.RemovingReplicas)
+	pick(listAdding, r.AddingReplicas)
+	pick(listELR, r.EligibleLeaderReplicas)
+	pick(listLastKnownELR, r.LastKnownELR)
+	if r.Directories != nil {
+		if r.Replicas != nil && len(r.Directories) > 0 && len(r.Directories) != len(r.Replicas) {
+			return Partition{}, fmt.Errorf("partition %d: %d directories for %d replicas (InvalidReplicaDirectoriesException)", p.id, len(r.Directories), len(r.Replicas))
+		}
+		f.dirs = r.Directories
+	} else if p.hasDirs {
+		f.dirs = p.Directories()
+	}
+	if len(f.dirs) > 0 && len(f.dirs) != len(f.lists[listReplicas]) {
+		allMigrating := true
+		for _, d := range f.dirs {
+			if d != record.DirectoryMigrating {
+				allMigrating = false
+				break
+			}
+		}
+		if !allMigrating {
+			return Partition{}, fmt.Errorf("partition %d: %d directories for %d replicas: a replica change must carry directories", p.id, len(f.dirs), len(f.lists[listReplicas]))
+		}
+		f.dirs = nil
+	}
+	leader, leaderEpoch := p.leader, p.leaderEpoch
+	if r.Leader != NoLeaderChange {
+		leader, leaderEpoch = r.Leader, p.leaderEpoch+1
+	}
+	recovery := p.recovery
+	switch r.LeaderRecoveryState {
+	case noRecoveryStateChange:
+	case LeaderRecovered, LeaderRecovering:
+		recovery = r.LeaderRecoveryState
+	default:
+		return Partition{}, fmt.Errorf("partition %d: leader recovery state %d is none of -1 (unchanged), 0, 1", p.id, r.LeaderRecoveryState)
+	}
+	return f.build(p.id, leader, leaderEpoch, p.partitionEpoch+1, recovery)
+}
+
+// HasELR reports whether the ELR or the last known ELR is non-empty.
+func (p *Partition) HasELR() bool { return p.n[listELR] > 0 || p.n[listLastKnownELR] > 0 }
+
+// WithoutELR returns p with both ELR lists emptied and the partition epoch
+// bumped: the merge of the synthetic change record that Kafka's
+// TopicDelta.clearElrs replays for ClearElrRecord.
+func (p *Partition) WithoutELR() Partition {
+	q := *p
+	q.partitionEpoch++
+	start := 0
+	for k := 0; k < listELR; k++ {
+		start += int(p.n[k])
+	}
+	end := start + int(p.n[listELR]) + int(p.n[listLastKnownELR])
+	ids := make([]int32, 0, len(p.ids)-(end-start))
+	ids = append(ids, p.ids[:start]...)
+	q.ids = append(ids, p.ids[end:]...)
+	q.n[listELR], q.n[listLastKnownELR] = 0, 0
+	return q
+}
+
+// Record returns the PartitionRecord that writes p back (the fields of
+// PartitionRegistration.toRecord; ELR lists only when non-empty and withELR,
+// directories only when withDirs).
+func (p *Partition) Record(topicID record.UUID, withELR, withDirs bool) *record.PartitionRecord {
+	r := record.NewPartitionRecord()
+	r.PartitionID = p.id
+	r.TopicID = topicID
+	r.Replicas = p.Replicas()
+	r.ISR = p.ISR()
+	r.RemovingReplicas = p.RemovingReplicas()
+	r.AddingReplicas = p.AddingReplicas()
+	r.Leader = p.leader
+	r.LeaderRecoveryState = p.recovery
+	r.LeaderEpoch = p.leaderEpoch
+	r.PartitionEpoch = p.partitionEpoch
+	if withELR {
+		if p.n[listELR] > 0 {
+			r.EligibleLeaderReplicas = p.ELR()
+		}
+		if p.n[listLastKnownELR] > 0 {
+			r.LastKnownELR = p.LastKnownELR()
+		}
+	}
+	if withDirs {
+		r.Directories = p.Directories()
+	}
+	return r
+}
