@@ -116,7 +116,7 @@ func randomUUID(r *javaRandom) record.UUID {
 	for {
 		var u record.UUID
 		msb, lsb := r.nextLong(), r.nextLong()
-		hi := uint64(msb)&^0xF000 | 0x4000      // version 4
+		hi := uint64(msb)&^0xF000 | 0x4000         // version 4
 		lo := uint64(lsb)&^(0xC<<60) | (0x8 << 60) // IETF variant
 		for i := 0; i < 8; i++ {
 			u[i] = byte(hi >> (56 - 8*i))

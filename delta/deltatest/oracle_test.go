@@ -414,4 +414,3 @@ func compareEvent(t *testing.T, b *record.Batch, offset int64, k eventKind, id i
 		}
 	}
 }
-

@@ -22,9 +22,9 @@ var errPlacement = errors.New("invalid replication factor")
 
 // brokerList is StripedReplicaPlacer.BrokerList.
 type brokerList struct {
-	brokers       []int32
-	epoch, index  int
-	offset        int
+	brokers      []int32
+	epoch, index int
+	offset       int
 }
 
 func (l *brokerList) initialize(r *javaRandom) {

@@ -488,7 +488,7 @@ func (s *Simulator) ImageAt(offset int64) (*image.Image, error) {
 	if _, err := s.catchUp(); err != nil {
 		return nil, err
 	}
-	end := len(s.BatchesFrom(offset+1)) // batches entirely after offset
+	end := len(s.BatchesFrom(offset + 1)) // batches entirely after offset
 	end = len(s.batches) - end
 	if end < len(s.batches) && s.batches[end].BaseOffset <= offset {
 		end++
@@ -595,7 +595,9 @@ func (s *Simulator) bootstrap() error {
 	return s.commit(recs, !tx)
 }
 
-func vr(r record.Record, v int16) image.VersionedRecord { return image.VersionedRecord{Record: r, Version: v} }
+func vr(r record.Record, v int16) image.VersionedRecord {
+	return image.VersionedRecord{Record: r, Version: v}
+}
 
 func ptr[T any](v T) *T { return &v }
 
