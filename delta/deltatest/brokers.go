@@ -150,13 +150,14 @@ func randomDirID(r *javaRandom) record.UUID {
 }
 
 // validSession is ClusterControlManager's "valid session" test for a
-// duplicate registration: the broker has heartbeated within the session
-// timeout (before 4.0 only an unfenced broker has a session).
+// duplicate registration: the controller heard from the broker within the
+// session timeout (a crashed broker's session stays valid until then;
+// before 4.0 only an unfenced broker has a session).
 func (s *Simulator) validSession(b *broker) bool {
 	if s.release < Kafka40 && b.reg.Fenced() {
 		return false
 	}
-	return b.alive && b.lastContact+s.session >= s.now
+	return b.lastContact+s.session >= s.now
 }
 
 // AddBroker registers a broker and unfences it at once: the usual way to

@@ -91,14 +91,18 @@ func (b *changeBuilder) isValidLeader(r int32) bool {
 	return (contains(b.targetISR, r) || (len(b.targetISR) == 0 && contains(b.targetELR, r))) && b.accept(r)
 }
 
-// canElectLastKnownLeader is PartitionChangeBuilder.canElectLastKnownLeader.
-// Kafka returns true even when the last known leader is not acceptable (it
-// only logs); kept as Kafka has it.
+// canElectLastKnownLeader is PartitionChangeBuilder.canElectLastKnownLeader
+// (spec §4.3): ELR on, target ISR and ELR empty, exactly one last known
+// leader, and that broker acceptable. The simulator also requires it to be
+// a target replica: after a reassignment removed it, Kafka's acceptor would
+// look up its directory (PartitionRegistration.directory) and throw, failing
+// the whole operation; the simulator elects no one instead.
 func (b *changeBuilder) canElectLastKnownLeader() bool {
 	if !b.elr || len(b.targetELR) > 0 || len(b.targetISR) > 0 {
 		return false
 	}
-	return len(b.p.LastKnownELR()) == 1
+	lk := b.p.LastKnownELR()
+	return len(lk) == 1 && contains(b.targetReplicas, lk[0]) && b.accept(lk[0])
 }
 
 // electLeader is PartitionChangeBuilder.electLeader: the new leader and

@@ -257,6 +257,7 @@ func New(cfg Config) (*Simulator, error) {
 		return nil, err
 	}
 	s.img = image.Empty()
+	s.marks = []mark{{batch: 0, img: s.img}}
 	if !cfg.NoBootstrap {
 		s.leaderChange()
 		if err := s.bootstrap(); err != nil {
@@ -367,6 +368,7 @@ func FromImage(img *image.Image, cfg Config) (*Simulator, error) {
 	}
 	p := img.Provenance()
 	s.img = img
+	s.marks = []mark{{batch: 0, img: img}}
 	s.nextOffset = p.LastContainedOffset + 1
 	if cfg.RaftEpoch == 0 {
 		s.raftEpoch = max(p.LastContainedEpoch+1, 1)
@@ -508,12 +510,7 @@ func (s *Simulator) ImageAt(offset int64) (*image.Image, error) {
 	return replayBatches(base, s.batches[from:end])
 }
 
-func (s *Simulator) startImage() *image.Image {
-	if len(s.marks) > 0 && s.marks[0].batch == 0 {
-		return s.marks[0].img
-	}
-	return image.Empty()
-}
+func (s *Simulator) startImage() *image.Image { return s.marks[0].img }
 
 // Changes returns a delta holding every record committed after since
 // (an image the simulator returned earlier, or any image of this log) and
