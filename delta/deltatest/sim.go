@@ -226,6 +226,8 @@ type Simulator struct {
 	topics     map[record.UUID]*topic
 	byName     map[string]record.UUID
 	sorted     []record.UUID // topic ids in canonical order; nil when stale
+	bc         *brokerCache  // nil when stale
+	partsHint  int           // partitions of the topic being created
 	configs    map[configKey]map[string]string
 	producerID int64
 
@@ -633,6 +635,11 @@ func (s *Simulator) commit(recs []image.VersionedRecord, atomic bool) error {
 // Records that only the image tracks (quotas, ACLs, SCRAM, tokens, markers)
 // are left to the delta.
 func (s *Simulator) replay(r record.Record, offset int64) error {
+	switch r.(type) {
+	case *record.FeatureLevelRecord, *record.RegisterBrokerRecord, *record.UnregisterBrokerRecord,
+		*record.FenceBrokerRecord, *record.UnfenceBrokerRecord, *record.BrokerRegistrationChangeRecord:
+		s.bc = nil
+	}
 	switch r := r.(type) {
 	case *record.FeatureLevelRecord:
 		if r.Name == "metadata.version" {
@@ -685,7 +692,7 @@ func (s *Simulator) replay(r record.Record, offset int64) error {
 			b.reg = b.reg.WithDirectories(r.LogDirs)
 		}
 	case *record.TopicRecord:
-		s.topics[r.TopicID] = &topic{id: r.TopicID, name: r.Name}
+		s.topics[r.TopicID] = &topic{id: r.TopicID, name: r.Name, parts: make([]image.Partition, 0, s.partsHint)}
 		s.byName[r.Name] = r.TopicID
 		s.sorted = nil
 	case *record.PartitionRecord:
@@ -830,6 +837,13 @@ func (s *Simulator) elrEnabled() bool {
 // isActive is ClusterControlManager.isActive: registered, unfenced and not in
 // controlled shutdown (3.2 had only "unfenced").
 func (s *Simulator) isActive(id int32) bool {
+	if c := s.brokerCache(); id >= 0 && int(id) < len(c.active) {
+		return c.active[id]
+	}
+	return s.computeActive(id)
+}
+
+func (s *Simulator) computeActive(id int32) bool {
 	b := s.brokers[id]
 	if b == nil {
 		return false
@@ -845,6 +859,13 @@ func (s *Simulator) hasOnlineDir(id int32, dir record.UUID) bool {
 
 // defaultDir is ClusterControlManager.defaultDir (spec §3.1).
 func (s *Simulator) defaultDir(id int32) record.UUID {
+	if d, ok := s.brokerCache().defaultDirs[id]; ok {
+		return d
+	}
+	return s.computeDefaultDir(id)
+}
+
+func (s *Simulator) computeDefaultDir(id int32) record.UUID {
 	if !s.mv.DirectoryAssignmentSupported() {
 		return record.DirectoryMigrating
 	}

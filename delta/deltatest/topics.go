@@ -64,6 +64,7 @@ func (s *Simulator) CreateTopic(spec TopicSpec) (record.UUID, error) {
 		return record.UUID{}, fmt.Errorf("%w: topic id %s in use", ErrInvalidRequest, id)
 	}
 	recs := make([]image.VersionedRecord, 0, 2+len(spec.Configs)+len(assignment))
+	s.partsHint = len(assignment)
 	tr := record.NewTopicRecord()
 	tr.Name, tr.TopicID = spec.Name, id
 	if s.release >= Kafka34 {
@@ -106,19 +107,38 @@ func (s *Simulator) MustCreateTopic(name string, partitions, rf int) record.UUID
 // appendPartitionRecords is buildPartitionRegistration for each assignment.
 func (s *Simulator) appendPartitionRecords(recs []image.VersionedRecord, id record.UUID, start int, assignment [][]int32, auto bool) []image.VersionedRecord {
 	v := s.mv.PartitionRecordVersion()
+	prs := make([]record.PartitionRecord, len(assignment))
+	n := 0
+	for _, reps := range assignment {
+		n += len(reps)
+	}
+	isrs := make([]int32, 0, n)
+	var dirs []record.UUID
+	if v >= 1 {
+		dirs = make([]record.UUID, 0, n)
+	}
+	c := s.brokerCache()
 	for i, reps := range assignment {
-		r := record.NewPartitionRecord()
+		r := &prs[i]
+		r.Default()
 		r.PartitionID, r.TopicID = int32(start+i), id
 		r.Replicas = reps
-		r.ISR = s.initialISR(reps, auto)
+		k := len(isrs)
+		isrs = s.appendInitialISR(isrs, reps, auto)
+		r.ISR = isrs[k:len(isrs):len(isrs)]
 		r.RemovingReplicas, r.AddingReplicas = []int32{}, []int32{}
 		r.Leader = r.ISR[0]
 		r.LeaderEpoch, r.PartitionEpoch = 0, 0
 		if v >= 1 {
-			r.Directories = make([]record.UUID, len(reps))
-			for j, b := range reps {
-				r.Directories[j] = s.defaultDir(b)
+			k := len(dirs)
+			for _, b := range reps {
+				d, ok := c.defaultDirs[b]
+				if !ok {
+					d = record.DirectoryUnassigned
+				}
+				dirs = append(dirs, d)
 			}
+			r.Directories = dirs[k:len(dirs):len(dirs)]
 		}
 		recs = append(recs, vr(r, v))
 	}
@@ -129,16 +149,19 @@ func (s *Simulator) appendPartitionRecords(recs []image.VersionedRecord, id reco
 // every replica of an automatic placement in the ISR and filtered manual
 // ones by "unfenced".
 func (s *Simulator) initialISR(reps []int32, auto bool) []int32 {
+	return s.appendInitialISR(make([]int32, 0, len(reps)), reps, auto)
+}
+
+func (s *Simulator) appendInitialISR(dst, reps []int32, auto bool) []int32 {
 	if s.release < Kafka33 && auto {
-		return slices.Clone(reps)
+		return append(dst, reps...)
 	}
-	isr := make([]int32, 0, len(reps))
 	for _, b := range reps {
 		if s.isActive(b) {
-			isr = append(isr, b)
+			dst = append(dst, b)
 		}
 	}
-	return isr
+	return dst
 }
 
 // assign validates a manual assignment or places count partitions
@@ -186,7 +209,7 @@ func (s *Simulator) assign(manual [][]int32, start, count, rf int) ([][]int32, e
 	if count > maxRecordsPerBatch && s.release >= Kafka40 {
 		return nil, fmt.Errorf("%w: %d partitions exceed %d per request", ErrPolicyViolation, count, maxRecordsPerBatch)
 	}
-	out, err := placeReplicas(s.placeRnd, s.usableBrokers(), count, rf)
+	out, err := placeReplicas(s.placeRnd, s.brokerCache(), count, rf)
 	if err != nil {
 		return nil, fmt.Errorf("%w: unable to replicate the partition %d time(s): %v", ErrInvalidReplication, rf, err)
 	}
@@ -196,26 +219,6 @@ func (s *Simulator) assign(manual [][]int32, start, count, rf int) ([][]int32, e
 		}
 	}
 	return out, nil
-}
-
-// usableBrokers is BrokerHeartbeatManager.usableBrokers: registered brokers
-// not shutting down, in HashMap<Integer> order.
-func (s *Simulator) usableBrokers() []usableBroker {
-	ids := s.brokerIDs()
-	ids = hashOrder(ids, intHash, 16)
-	out := make([]usableBroker, 0, len(ids))
-	for _, id := range ids {
-		b := s.brokers[id]
-		if b.reg.InControlledShutdown() {
-			continue
-		}
-		var rack *string
-		if r, ok := b.reg.Rack(); ok {
-			rack = &r
-		}
-		out = append(out, usableBroker{id: id, rack: rack, fenced: b.reg.Fenced()})
-	}
-	return out
 }
 
 func validateTopicName(name string) error {
