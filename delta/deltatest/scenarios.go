@@ -198,3 +198,14 @@ func ControllerFailover(seed int64) (*Scenario, error) {
 	s.Failover(3001)
 	return s.finish(sc)
 }
+
+// Step runs op (any operations on the simulator) and returns the delta from
+// the image before it to the image after it, as a metadata publisher
+// receives it.
+func (s *Simulator) Step(op func() error) (*delta.Delta, *image.Image, error) {
+	before := s.Image()
+	if err := op(); err != nil {
+		return nil, nil, err
+	}
+	return s.Changes(before)
+}
