@@ -47,7 +47,7 @@ func randomOps(t testing.TB, s *Simulator, rng *rand.Rand, n int, after func(op 
 		if !ok {
 			return "", 0, false
 		}
-		return name, int32(rng.IntN(len(s.topics[s.byName[name]].parts))), true
+		return name, int32(rng.IntN(s.topics[s.byName[name]].numParts())), true
 	}
 	brokerIDs := []int32{1, 2, 3, 4, 5, 6}
 	pickBroker := func() int32 { return brokerIDs[rng.IntN(len(brokerIDs))] }
@@ -115,7 +115,7 @@ func randomOps(t testing.TB, s *Simulator, rng *rand.Rand, n int, after func(op 
 		case 9:
 			if name, ok := pickTopic(); ok {
 				op = "grow " + name
-				err = s.CreatePartitions(name, len(s.topics[s.byName[name]].parts)+1+rng.IntN(3), nil)
+				err = s.CreatePartitions(name, s.topics[s.byName[name]].numParts()+1+rng.IntN(3), nil)
 			}
 		case 10:
 			if name, ok := pickTopic(); ok && rng.IntN(3) == 0 {

@@ -230,7 +230,7 @@ func (s *Simulator) BalanceLeaders() error {
 	for _, id := range s.sortedTopics() {
 		t := s.topics[id]
 		for i := range t.parts {
-			p := &t.parts[i]
+			p := t.part(i)
 			if p.Leader() == p.Replica(0) {
 				continue
 			}

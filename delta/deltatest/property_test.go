@@ -78,8 +78,8 @@ func checkControllerState(t testing.TB, s *Simulator, img *image.Image, op strin
 			t.Fatalf("after %q: topic %s differs", op, ct.name)
 		}
 		for i := range ct.parts {
-			if !ct.parts[i].Equal(it.PartitionAt(i)) {
-				t.Fatalf("after %q: %s-%d: controller %s, image %s", op, ct.name, i, ct.parts[i].String(), it.PartitionAt(i).String())
+			if !ct.part(i).Equal(it.PartitionAt(i)) {
+				t.Fatalf("after %q: %s-%d: controller %s, image %s", op, ct.name, i, ct.part(i).String(), it.PartitionAt(i).String())
 			}
 		}
 	}

@@ -195,6 +195,29 @@ type topic struct {
 	id    record.UUID
 	name  string
 	parts []image.Partition
+	// pending[i], when set, is the PartitionRecord parts[i] is still to be
+	// built from: the registration is built the first time it is read
+	// (part), so creating a million partitions does not pay for registrations
+	// nothing reads yet. nil when nothing is pending.
+	pending []*record.PartitionRecord
+}
+
+// numParts is the partition count.
+func (t *topic) numParts() int { return len(t.parts) }
+
+// part returns partition i's registration, building it if pending.
+func (t *topic) part(i int) *image.Partition {
+	if t.pending != nil {
+		if r := t.pending[i]; r != nil {
+			p, err := image.NewPartition(r)
+			if err != nil {
+				// replay checked what NewPartition checks
+				panic(fmt.Sprintf("deltatest: partition %d of %s: %v", i, t.name, err))
+			}
+			t.parts[i], t.pending[i] = p, nil
+		}
+	}
+	return &t.parts[i]
 }
 
 type configKey struct {
@@ -228,6 +251,7 @@ type Simulator struct {
 	sorted     []record.UUID // topic ids in canonical order; nil when stale
 	bc         *brokerCache  // nil when stale
 	partsHint  int           // partitions of the topic being created
+	lastTopic  *topic        // the topic of the last PartitionRecord replayed
 	configs    map[configKey]map[string]string
 	producerID int64
 
@@ -693,22 +717,37 @@ func (s *Simulator) replay(r record.Record, offset int64) error {
 		}
 	case *record.TopicRecord:
 		s.topics[r.TopicID] = &topic{id: r.TopicID, name: r.Name, parts: make([]image.Partition, 0, s.partsHint)}
+		s.lastTopic = nil
 		s.byName[r.Name] = r.TopicID
 		s.sorted = nil
 	case *record.PartitionRecord:
-		t := s.topics[r.TopicID]
+		t := s.lastTopic
+		if t == nil || t.id != r.TopicID {
+			t = s.topics[r.TopicID]
+			s.lastTopic = t
+		}
 		if t == nil {
 			return fmt.Errorf("partition of unknown topic %s", r.TopicID)
 		}
-		p, err := image.NewPartition(r)
-		if err != nil {
-			return err
+		if r.LeaderRecoveryState != image.LeaderRecovered && r.LeaderRecoveryState != image.LeaderRecovering {
+			return fmt.Errorf("partition %d: leader recovery state %d", r.PartitionID, r.LeaderRecoveryState)
 		}
-		if int(r.PartitionID) == len(t.parts) {
-			t.parts = append(t.parts, p)
-		} else if int(r.PartitionID) < len(t.parts) {
-			t.parts[r.PartitionID] = p
-		} else {
+		if len(r.Directories) > 0 && len(r.Directories) != len(r.Replicas) {
+			return fmt.Errorf("partition %d: %d directories for %d replicas", r.PartitionID, len(r.Directories), len(r.Replicas))
+		}
+		switch {
+		case int(r.PartitionID) == len(t.parts):
+			t.parts = append(t.parts, image.Partition{})
+			if t.pending == nil {
+				t.pending = make([]*record.PartitionRecord, len(t.parts)-1, cap(t.parts))
+			}
+			t.pending = append(t.pending, r)
+		case r.PartitionID >= 0 && int(r.PartitionID) < len(t.parts):
+			if t.pending == nil {
+				t.pending = make([]*record.PartitionRecord, len(t.parts))
+			}
+			t.pending[r.PartitionID] = r
+		default:
 			return fmt.Errorf("partition %d of %s would leave a gap", r.PartitionID, t.name)
 		}
 	case *record.PartitionChangeRecord:
@@ -716,7 +755,7 @@ func (s *Simulator) replay(r record.Record, offset int64) error {
 		if t == nil || r.PartitionID < 0 || int(r.PartitionID) >= len(t.parts) {
 			return fmt.Errorf("change to unknown partition %s-%d", r.TopicID, r.PartitionID)
 		}
-		p, err := t.parts[r.PartitionID].Merge(r)
+		p, err := t.part(int(r.PartitionID)).Merge(r)
 		if err != nil {
 			return err
 		}
@@ -728,6 +767,7 @@ func (s *Simulator) replay(r record.Record, offset int64) error {
 		}
 		delete(s.topics, r.TopicID)
 		delete(s.byName, t.name)
+		s.lastTopic = nil
 		delete(s.configs, configKey{configTopic, t.name})
 		s.sorted = nil
 	case *record.ConfigRecord:
@@ -751,8 +791,8 @@ func (s *Simulator) replay(r record.Record, offset int64) error {
 				continue
 			}
 			for i := range t.parts {
-				if t.parts[i].HasELR() {
-					t.parts[i] = t.parts[i].WithoutELR()
+				if p := t.part(i); p.HasELR() {
+					t.parts[i] = p.WithoutELR()
 				}
 			}
 		}
@@ -814,8 +854,8 @@ func (s *Simulator) effectiveMinISR(t *topic) int {
 			m = n
 		}
 	}
-	if len(t.parts) > 0 {
-		m = min(m, t.parts[0].NumReplicas())
+	if t.numParts() > 0 {
+		m = min(m, t.part(0).NumReplicas())
 	}
 	return m
 }
@@ -906,7 +946,7 @@ func (s *Simulator) generateLeaderAndIsrUpdates(remove, add, unclean int32, sel 
 	for _, id := range s.sortedTopics() {
 		t := s.topics[id]
 		for i := range t.parts {
-			p := &t.parts[i]
+			p := t.part(i)
 			if !sel(p) {
 				continue
 			}
@@ -946,8 +986,8 @@ func (s *Simulator) partition(name string, part int32) (*topic, *image.Partition
 	if err != nil {
 		return nil, nil, err
 	}
-	if part < 0 || int(part) >= len(t.parts) {
+	if part < 0 || int(part) >= t.numParts() {
 		return nil, nil, fmt.Errorf("%w: %s-%d", ErrUnknownTopic, name, part)
 	}
-	return t, &t.parts[part], nil
+	return t, t.part(int(part)), nil
 }

@@ -242,14 +242,14 @@ func (s *Simulator) CreatePartitions(name string, count int, assignment [][]int3
 	if err != nil {
 		return err
 	}
-	cur := len(t.parts)
+	cur := t.numParts()
 	switch {
 	case count == cur:
 		return fmt.Errorf("%w: topic already has %d partition(s)", ErrInvalidPartitions, cur)
 	case count < cur:
 		return fmt.Errorf("%w: the topic %s currently has %d partition(s); %d would not be an increase", ErrInvalidPartitions, name, cur, count)
 	}
-	rf := t.parts[0].NumReplicas()
+	rf := t.part(0).NumReplicas()
 	var a [][]int32
 	if assignment != nil {
 		if len(assignment) != count-cur {
