@@ -79,16 +79,18 @@ func (p Policy) WithDefaults() Policy {
 // uniform in [0.8, 1.2) drawn from u ∈ [0, 1). When max ≤ initial the
 // backoff is initial, without jitter. p must have its defaults set.
 func (p Policy) Backoff(n int, u float64) time.Duration {
-	initial := min(p.RetryBackoff, p.RetryBackoffMax)
-	maxB := p.RetryBackoffMax
+	// Computed in milliseconds with Java's doubles and truncation
+	// (ExponentialBackoff.backoff).
+	initial := float64(min(p.RetryBackoff, p.RetryBackoffMax).Milliseconds())
+	maxB := float64(p.RetryBackoffMax.Milliseconds())
 	if maxB <= initial {
-		return initial
+		return time.Duration(initial) * time.Millisecond
 	}
-	expMax := math.Log2(float64(maxB) / float64(max(initial, time.Millisecond)))
+	expMax := math.Log(maxB/math.Max(initial, 1)) / math.Log(2)
 	exp := math.Min(float64(max(n, 0)), expMax)
-	term := float64(initial) * math.Pow(2, exp)
-	b := time.Duration(term * (0.8 + 0.4*u))
-	return min(maxB, b)
+	term := initial * math.Pow(2, exp)
+	b := math.Min(maxB, float64(int64(term*(0.8+0.4*u))))
+	return time.Duration(b) * time.Millisecond
 }
 
 // MaxRefreshes is the policy's promise: the most refreshes a client
