@@ -336,7 +336,10 @@ func (m *merger) mergeTopic(rt *kmsg.MetadataResponseTopic) bool {
 		return false
 	}
 	old := m.get(name)
-	known := m.v.topics[name] != nil
+	known := old != nil
+	if m.topics != nil {
+		known = m.v.topics[name] != nil
+	}
 	switch rt.ErrorCode {
 	case errUnknownTopicOrPartition, errUnknownTopicID:
 		if old != nil {
@@ -507,32 +510,41 @@ func (m *merger) mergeInto(name string, old *Topic, rt *kmsg.MetadataResponseTop
 		nt.errorCode, nt.internal, nt.refresh, nt.gone = rt.ErrorCode, rt.IsInternal, refresh, 0
 		nt.idStreak.n = 0
 	}
-	n := m.answerCount(rt, len(old.parts))
-	if n > len(old.parts) {
-		ensure()
-		for i := len(old.parts); i < n; i++ {
-			nt.parts = append(nt.parts, placeholder(int32(i)))
-		}
-		m.event(Event{Kind: PartitionsGrew, Topic: name, Before: int32(len(old.parts)), After: int32(n), TopicID: nt.id})
-		m.rep.Progress = true
-	}
+	have := len(old.parts)
+	limit := have + len(rt.Partitions) + maxPartitionGap
 	for i := range rt.Partitions {
 		ap := &rt.Partitions[i]
-		if ap.Partition < 0 || int(ap.Partition) >= n {
+		id := int(ap.Partition)
+		if id < 0 || id >= limit {
 			m.rep.Invalid++
 			continue
 		}
 		var cur *Partition
-		if nt != nil {
-			cur = &nt.parts[ap.Partition]
+		if nt != nil && id < len(nt.parts) {
+			cur = &nt.parts[id]
+		} else if id < have {
+			cur = &old.parts[id]
 		} else {
-			cur = &old.parts[ap.Partition]
+			// Growth: placeholders up to this id, filled below or by later
+			// entries of the answer.
+			ensure()
+			for j := len(nt.parts); j <= id; j++ {
+				nt.parts = append(nt.parts, placeholder(int32(j)))
+			}
+			cur = &nt.parts[id]
+		}
+		if m.version >= 9 && cur.unchangedBy(ap) {
+			continue
 		}
 		p, changed := m.mergePartition(cur, ap, name)
 		if changed {
 			ensure()
-			nt.parts[ap.Partition] = p
+			nt.parts[id] = p
 		}
+	}
+	if nt != nil && len(nt.parts) > have {
+		m.event(Event{Kind: PartitionsGrew, Topic: name, Before: int32(have), After: int32(len(nt.parts)), TopicID: nt.id})
+		m.rep.Progress = true
 	}
 	if nt != nil {
 		nt.recount()
@@ -672,6 +684,38 @@ func (m *merger) refuse(p *Partition, ap *kmsg.MetadataResponseTopicPartition, l
 		m.event(Event{Kind: StaleAnswer, Topic: topic, Partition: p.ID, Before: p.SeenEpoch, After: ep})
 	}
 	return false
+}
+
+// unchangedBy is the fast path of an answer identical to a settled
+// partition: no flags, no streak, same error, leader and epoch, same lists.
+// It is exactly the case where mergePartition would return cur unchanged.
+func (p *Partition) unchangedBy(ap *kmsg.MetadataResponseTopicPartition) bool {
+	if p.Flags != 0 || p.streak.n != 0 || ap.ErrorCode != p.ErrorCode || ap.Leader != p.Leader ||
+		ap.LeaderEpoch != p.LeaderEpoch || p.LeaderEpoch != p.SeenEpoch || p.Leader < 0 || p.LeaderEpoch < 0 ||
+		InvalidMetadata(p.ErrorCode) {
+		return false
+	}
+	l := p.lists
+	nr, ni := int(p.nRep), int(p.nISR)
+	if len(ap.Replicas) != nr || len(ap.ISR) != ni || len(ap.OfflineReplicas) != len(l)-nr-ni {
+		return false
+	}
+	for i, x := range ap.Replicas {
+		if l[i] != x {
+			return false
+		}
+	}
+	for i, x := range ap.ISR {
+		if l[nr+i] != x {
+			return false
+		}
+	}
+	for i, x := range ap.OfflineReplicas {
+		if l[nr+ni+i] != x {
+			return false
+		}
+	}
+	return true
 }
 
 // setLists takes the answer's replica lists, keeping the current backing

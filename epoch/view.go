@@ -120,11 +120,10 @@ type Partition struct {
 	ErrorCode int16
 	Flags     Flags
 
-	lists   []int32 // replicas, then ISR, then offline replicas
-	nRep    uint32
-	nISR    uint32
-	streak  streak
-	pending bool // scratch during a merge: not yet filled from an answer
+	lists  []int32 // replicas, then ISR, then offline replicas
+	nRep   uint32
+	nISR   uint32
+	streak streak
 }
 
 // Replicas returns a copy of the replica list.
