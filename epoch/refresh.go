@@ -117,6 +117,19 @@ func (p Policy) MaxRefreshes(d time.Duration, progress int) int {
 	return chain * (progress + 1)
 }
 
+// ConvergenceBound is the policy's promise on staleness: once every broker
+// answers with the true leaders, a client following a Schedule holds them
+// (leader and epoch of every partition) at most MaxAge + RetryBackoffMax +
+// MinInterval later, with or without traffic. Its view expires MaxAge after
+// the last success at the latest; past expiry the equivalence backoff no
+// longer applies (Metadata.timeToAllowUpdate), a failure backoff is at most
+// RetryBackoffMax and MinInterval separates two starts; and the true answer
+// carries epochs at least as high as any the view has seen, so it is
+// accepted. p must have its defaults set.
+func (p Policy) ConvergenceBound() time.Duration {
+	return p.MaxAge + p.RetryBackoffMax + p.MinInterval
+}
+
 // Schedule is the refresh policy's state for one client: pure, with no
 // clock, lock or goroutine of its own. The caller passes the time, starts
 // a refresh when Wait says so, and reports how it ended. Refresher wraps a

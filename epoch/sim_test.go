@@ -258,14 +258,6 @@ func (cl *simClient) converged(truth *image.Image) bool {
 	return true
 }
 
-// ConvergenceBound is the bound the policy documents: a client whose view is
-// wrong, with or without traffic, holds the true leaders at most MaxAge +
-// RetryBackoffMax + MinInterval after every broker serves them.
-func convergenceBound(p Policy) time.Duration {
-	p = p.WithDefaults()
-	return p.MaxAge + p.RetryBackoffMax + p.MinInterval
-}
-
 // TestSimulationEpochsNeverGoBack: 1 000 clients with random start times,
 // random brokers and random sends, while the controller moves leaders every
 // 200 ms for 30 s, brokers lag up to 150 ms, and broker 2 stalls for 20 s
@@ -302,7 +294,7 @@ func TestSimulationEpochsNeverGoBack(t *testing.T) {
 				caughtUp = max(caughtUp, c.applied[b][len(c.applied[b])-1])
 			}
 			policy := Policy{MaxAge: 20 * time.Second}
-			bound := convergenceBound(policy)
+			bound := policy.WithDefaults().ConvergenceBound()
 			end := caughtUp + bound
 
 			h := &wakeHeap{}
