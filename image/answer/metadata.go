@@ -135,9 +135,10 @@ func Metadata(img *image.Image, req *kmsg.MetadataRequest, o *Options) (*kmsg.Me
 	if all {
 		out = slices.Grow(out, len(found))
 		names := make([]string, len(found))
+		al := newAlloc(found)
 		for i, t := range found {
 			names[i] = t.Name()
-			out = append(out, topicMetadata(t, &names[i], bt, v))
+			out = append(out, topicMetadata(t, &names[i], bt, v, al))
 		}
 	} else {
 		var missing []string
@@ -145,7 +146,7 @@ func Metadata(img *image.Image, req *kmsg.MetadataRequest, o *Options) (*kmsg.Me
 		for i, n := range authorized {
 			names[i] = n
 			if t, ok := topics.ByName(n); ok {
-				out = append(out, topicMetadata(t, &names[i], bt, v))
+				out = append(out, topicMetadata(t, &names[i], bt, v, newAlloc([]*image.Topic{t})))
 			} else {
 				missing = append(missing, n)
 			}
@@ -303,19 +304,15 @@ func invalidMetadataRequest(req *kmsg.MetadataRequest, resp *kmsg.MetadataRespon
 
 // topicMetadata is one found topic's entry (KRaftMetadataCache
 // .getPartitionMetadata, spec §6.2) with name pointing at *name.
-func topicMetadata(t *image.Topic, name *string, bt *brokers, v int16) kmsg.MetadataResponseTopic {
+func topicMetadata(t *image.Topic, name *string, bt *brokers, v int16, al *alloc) kmsg.MetadataResponseTopic {
 	e := kmsg.NewMetadataResponseTopic()
 	e.Topic = name
 	e.TopicID = t.ID()
 	e.IsInternal = IsInternal(*name)
 	n := t.NumPartitions()
-	parts := make([]kmsg.MetadataResponseTopicPartition, n)
-	size := 0
-	for i := 0; i < n; i++ {
-		p := t.PartitionAt(i)
-		size += 2*p.NumReplicas() + p.NumISR()
-	}
-	arena := make([]int32, 0, size)
+	parts := al.parts[:n:n]
+	al.parts = al.parts[n:]
+	arena := al.ids[:0]
 	errorUnavailableEndpoints := v == 0
 	errorUnavailableListeners := v >= 6
 	for i := 0; i < n; i++ {
@@ -368,6 +365,27 @@ func topicMetadata(t *image.Topic, name *string, bt *brokers, v int16) kmsg.Meta
 			}
 		}
 	}
+	al.ids = arena[len(arena):]
 	e.Partitions = parts
 	return e
+}
+
+// alloc is the memory of one answer's partitions, taken in two allocations
+// for all of its topics: the partition entries and every id list.
+type alloc struct {
+	parts []kmsg.MetadataResponseTopicPartition
+	ids   []int32
+}
+
+func newAlloc(ts []*image.Topic) *alloc {
+	np, ni := 0, 0
+	for _, t := range ts {
+		n := t.NumPartitions()
+		np += n
+		for i := 0; i < n; i++ {
+			p := t.PartitionAt(i)
+			ni += 2*p.NumReplicas() + p.NumISR()
+		}
+	}
+	return &alloc{parts: make([]kmsg.MetadataResponseTopicPartition, np), ids: make([]int32, 0, ni)}
 }
