@@ -822,4 +822,3 @@ func (l *Loader) Close() error {
 	close(old.next)
 	return first
 }
-

@@ -38,9 +38,9 @@ func TestMetadataLoaderStillNeedToCatchUp(t *testing.T) {
 				l.SetHighWatermark(tc.hw)
 			}
 			f := &feed{}
-			must(t, l.HandleCommit(f.batch(topicRec("a", 1), partRec(1, 0, 0))))      // 0-1
-			must(t, l.HandleCommit(f.batch(topicRec("b", 2))))                         // 2
-			must(t, l.HandleCommit(f.batch(partRec(2, 0, 1))))                         // 3
+			must(t, l.HandleCommit(f.batch(topicRec("a", 1), partRec(1, 0, 0))))     // 0-1
+			must(t, l.HandleCommit(f.batch(topicRec("b", 2))))                       // 2
+			must(t, l.HandleCommit(f.batch(partRec(2, 0, 1))))                       // 3
 			must(t, l.HandleCommit(f.batch(configRec("a", "retention.ms", "1000")))) // 4
 			if !tc.hwFirst && tc.hw >= 0 {
 				if len(rec.all()) != 0 {
@@ -98,7 +98,10 @@ func TestMetadataLoaderInitializeNewPublishers(t *testing.T) {
 	l := NewLoader(Options{})
 	var order []string
 	early := newRecorder("early")
-	early.onUp = func(r *recorder, _ *delta.Delta, _ *image.Image, _ Manifest) error { order = append(order, r.name); return nil }
+	early.onUp = func(r *recorder, _ *delta.Delta, _ *image.Image, _ Manifest) error {
+		order = append(order, r.name)
+		return nil
+	}
 	must(t, l.Install(early))
 	l.SetHighWatermark(3)
 	f := &feed{}
