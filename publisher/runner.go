@@ -11,7 +11,7 @@ import "sync"
 // Work is done in the order it was queued. Errors the loader returns are
 // kept (Err); faults still go to the loader's fault handler.
 type Runner struct {
-	l    *Loader
+	l      *Loader
 	mu     sync.RWMutex // guards closed and sending on q
 	closed bool
 	q      chan func() error
