@@ -75,7 +75,8 @@ type Loader struct {
 	busy    bool     // mu is held by an operation
 	toClose []*entry
 
-	board atomic.Pointer[board]
+	board  atomic.Pointer[board]
+	loaded atomic.Pointer[image.Image] // img, for Image()
 
 	smu   sync.Mutex
 	stats Stats
@@ -180,6 +181,7 @@ func (l *Loader) usable() error {
 func (l *Loader) resetToImage(img *image.Image) {
 	p := img.Provenance()
 	l.img = img
+	l.loaded.Store(img)
 	l.d = delta.New(img)
 	l.tx = txNone
 	l.lastOffset, l.lastEpoch, l.lastTime = p.LastContainedOffset, p.LastContainedEpoch, p.LastContainedLogTimeMs
@@ -532,6 +534,7 @@ func (l *Loader) emit(d *delta.Delta, m Manifest) bool {
 		d = delta.New(l.img)
 	}
 	l.img = img
+	l.loaded.Store(img)
 	published := false
 	if !l.stillCatchingUp(m.Provenance.LastContainedOffset) {
 		l.publish(d, img, m, apply, true)
@@ -742,14 +745,11 @@ func (l *Loader) loadSnapshot(p image.Provenance, name string, next func() ([]re
 	return nil
 }
 
-// Image returns the loader's newest image, published or not (it runs ahead
-// of the published image while catching up and inside a transaction it
-// stays at the last published one). Readers should use Watch or a Cache.
-func (l *Loader) Image() *image.Image {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.img
-}
+// Image returns the loader's newest image, published or not: it runs ahead
+// of the published image while catching up, and inside an open transaction
+// it stays at the last published one. It takes no lock. Readers should use
+// a Cache, Watch or WaitForOffset, which only see published images.
+func (l *Loader) Image() *image.Image { return l.loaded.Load() }
 
 // Watch returns the last published image (nil before the first
 // publication) and a channel that is closed when a newer image is published
