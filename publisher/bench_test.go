@@ -2,6 +2,7 @@ package publisher
 
 import (
 	"fmt"
+	"runtime"
 	"sync"
 	"testing"
 
@@ -73,8 +74,11 @@ func BenchmarkCommitDeltaOnly(b *testing.B) {
 	benchSetup(b)
 	img := benchImg
 	off := img.Provenance().LastContainedOffset
+	runtime.GC()
 	b.ReportAllocs()
 	b.ResetTimer()
+	cpu := processCPU()
+	defer func() { reportCPU(b, cpu) }()
 	i := 0
 	for b.Loop() {
 		d := delta.New(img)
@@ -124,8 +128,11 @@ func BenchmarkCommitLoader3Publishers(b *testing.B) {
 		benchLoader, benchNext = l, 1000
 	})
 	l := benchLoader
+	runtime.GC()
 	b.ReportAllocs()
 	b.ResetTimer()
+	cpu := processCPU()
+	defer func() { reportCPU(b, cpu) }()
 	i := 0
 	recs := make([]record.Record, 1)
 	for b.Loop() {

@@ -67,6 +67,7 @@ type Loader struct {
 	kraftVersion  int16
 	halted        error
 	scratch       []*entry
+	timed         bool // measure times that only hooks report
 
 	// pmu guards the publisher list and the busy flag; it is never held
 	// while calling out.
@@ -111,6 +112,7 @@ func NewLoader(opts Options) *Loader {
 	l.leader = UnknownLeader
 	l.kraftVersion = -1
 	l.board.Store(&board{next: make(chan struct{})})
+	l.timed = opts.Hooks.Published != nil || opts.Hooks.CommitHandled != nil
 	l.stats = Stats{LastApplied: image.EmptyProvenance, Loaded: image.EmptyProvenance, HighWatermark: -1, Leader: UnknownLeader, KRaftVersion: -1}
 	return l
 }
@@ -273,7 +275,7 @@ func (l *Loader) setLeader(le LeaderAndEpoch) {
 func (l *Loader) HandleCommit(batches ...Batch) error {
 	l.enter()
 	defer l.leave()
-	start := time.Now()
+	start := l.clock()
 	for i := range batches {
 		if err := l.loadBatch(&batches[i]); err != nil {
 			return err
@@ -336,7 +338,7 @@ func (l *Loader) LoadRecordBatch(b *record.Batch) error {
 func (l *Loader) Commit() error {
 	l.enter()
 	defer l.leave()
-	return l.commit(time.Now(), 0)
+	return l.commit(l.clock(), 0)
 }
 
 func (l *Loader) loadBatch(b *Batch) error {
@@ -506,7 +508,7 @@ func (l *Loader) commit(start time.Time, batches int) error {
 	}
 	l.setStats(func(s *Stats) { s.Commits++ })
 	if h := l.opts.Hooks.CommitHandled; h != nil {
-		h(CommitInfo{LastOffset: l.lastOffset, Epoch: l.lastEpoch, Batches: batches, Published: published, Elapsed: time.Since(start)})
+		h(CommitInfo{LastOffset: l.lastOffset, Epoch: l.lastEpoch, Batches: batches, Published: published, Elapsed: since(start)})
 	}
 	return l.halted
 }
@@ -520,9 +522,9 @@ func (l *Loader) commit(start time.Time, batches int) error {
 // changes but advances the provenance (publishers get an empty delta), so
 // the log position keeps moving; in Halt mode it halts.
 func (l *Loader) emit(d *delta.Delta, m Manifest) bool {
-	t0 := time.Now()
+	t0 := l.clock()
 	img, err := d.Apply(m.Provenance)
-	apply := time.Since(t0)
+	apply := since(t0)
 	if err != nil {
 		l.setStats(func(s *Stats) { s.ApplyErrors++ })
 		l.fault(&Fault{Kind: FaultApply, Offset: m.Provenance.LastContainedOffset, Err: err})
@@ -549,7 +551,7 @@ func (l *Loader) emit(d *delta.Delta, m Manifest) bool {
 // initialOnly), then gives publishers installed since the full image, then
 // makes img the published image.
 func (l *Loader) publish(d *delta.Delta, img *image.Image, m Manifest, apply time.Duration, dispatch bool) {
-	t0 := time.Now()
+	t0 := l.clock()
 	n, failed := 0, 0
 	if dispatch {
 		for _, e := range l.readyEntries() {
@@ -566,7 +568,7 @@ func (l *Loader) publish(d *delta.Delta, img *image.Image, m Manifest, apply tim
 		l.scratch = clearEntries(l.scratch)
 	}
 	l.initPending(img)
-	pub := time.Since(t0)
+	pub := since(t0)
 	old := l.board.Load()
 	l.board.Store(&board{img: img, next: make(chan struct{})})
 	close(old.next)
@@ -713,9 +715,9 @@ func (l *Loader) loadSnapshot(p image.Provenance, name string, next func() ([]re
 		}
 	}
 	d.FinishSnapshot()
-	t0 := time.Now()
+	t0 := l.clock()
 	img, err := d.Apply(p)
-	apply := time.Since(t0)
+	apply := since(t0)
 	if err != nil {
 		l.setStats(func(s *Stats) { s.ApplyErrors++ })
 		f := &Fault{Kind: FaultApply, Offset: p.LastContainedOffset, Err: fmt.Errorf("%s: %w", name, err)}
@@ -821,4 +823,19 @@ func (l *Loader) Close() error {
 	l.board.Store(&board{img: old.img, next: make(chan struct{}), closed: true})
 	close(old.next)
 	return first
+}
+
+// clock reads the clock when a hook will report the time measured.
+func (l *Loader) clock() time.Time {
+	if l.timed {
+		return time.Now()
+	}
+	return time.Time{}
+}
+
+func since(t time.Time) time.Duration {
+	if t.IsZero() {
+		return 0
+	}
+	return time.Since(t)
 }
