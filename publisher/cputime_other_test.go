@@ -7,5 +7,5 @@ import (
 	"time"
 )
 
-func processCPU() time.Duration            { return 0 }
+func processCPU() time.Duration           { return 0 }
 func reportCPU(*testing.B, time.Duration) {}
