@@ -150,6 +150,8 @@ func BenchmarkCacheLoad(b *testing.B) {
 	c := NewCache("")
 	c.OnUpdate(nil, image.Empty(), Manifest{})
 	b.ReportAllocs()
+	cpu := processCPU()
+	defer func() { reportCPU(b, cpu) }()
 	var sink *image.Image
 	for b.Loop() {
 		sink = c.Load()
@@ -166,6 +168,8 @@ func BenchmarkCacheLoadLeader(b *testing.B) {
 	c.OnUpdate(nil, benchImg, Manifest{})
 	b.ReportAllocs()
 	b.ResetTimer()
+	cpu := processCPU()
+	defer func() { reportCPU(b, cpu) }()
 	i := 0
 	for b.Loop() {
 		if _, _, ok := c.Load().Leader(benchNames[i&1023], int32(i%benchPartitions)); !ok {
@@ -184,11 +188,15 @@ var benchNames = func() []string {
 }()
 
 // BenchmarkCacheLoadParallel: reads from every core at once; run with
-// -cpu 1,2 to see them scale.
+// -cpu 1,2 to see them scale: ns/op (wall time over all goroutines) should
+// halve from 1 to 2 cores, and cpu-ns/op (CPU per read) stay the same, which
+// it would not if reads contended for a cache line.
 func BenchmarkCacheLoadParallel(b *testing.B) {
 	c := NewCache("")
 	c.OnUpdate(nil, image.Empty(), Manifest{})
 	b.ReportAllocs()
+	cpu := processCPU()
+	defer func() { reportCPU(b, cpu) }()
 	b.RunParallel(func(pb *testing.PB) {
 		var sink *image.Image
 		for pb.Next() {
@@ -205,6 +213,8 @@ func BenchmarkCacheLoadLeaderParallel(b *testing.B) {
 	c.OnUpdate(nil, benchImg, Manifest{})
 	b.ReportAllocs()
 	b.ResetTimer()
+	cpu := processCPU()
+	defer func() { reportCPU(b, cpu) }()
 	b.RunParallel(func(pb *testing.PB) {
 		i := 0
 		for pb.Next() {
