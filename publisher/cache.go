@@ -1,8 +1,6 @@
 package publisher
 
 import (
-	"sync/atomic"
-
 	"github.com/kmeta-go/kmeta/delta"
 	"github.com/kmeta-go/kmeta/image"
 )
@@ -14,12 +12,7 @@ import (
 // however long the reader keeps it.
 type Cache struct {
 	name string
-	cur  atomic.Pointer[cacheState]
-}
-
-type cacheState struct {
-	img  *image.Image
-	next chan struct{}
+	cur  genPointer
 }
 
 // NewCache returns a cache holding the empty image. name is its publisher
@@ -29,18 +22,18 @@ func NewCache(name string) *Cache {
 		name = "cache"
 	}
 	c := &Cache{name: name}
-	c.cur.Store(&cacheState{img: image.Empty(), next: make(chan struct{})})
+	c.cur.publish(image.Empty(), false)
 	return c
 }
 
 // Load returns the latest image: image.Empty() before the first update.
-func (c *Cache) Load() *image.Image { return c.cur.Load().img }
+func (c *Cache) Load() *image.Image { return c.cur.load().img }
 
 // Watch returns the latest image and a channel closed when a newer one
 // arrives.
 func (c *Cache) Watch() (*image.Image, <-chan struct{}) {
-	s := c.cur.Load()
-	return s.img, s.next
+	g := c.cur.load()
+	return g.img, g.wait()
 }
 
 // Name implements Publisher.
@@ -48,8 +41,7 @@ func (c *Cache) Name() string { return c.name }
 
 // OnUpdate implements Publisher: it makes img the latest image.
 func (c *Cache) OnUpdate(_ *delta.Delta, img *image.Image, _ Manifest) error {
-	old := c.cur.Swap(&cacheState{img: img, next: make(chan struct{})})
-	close(old.next)
+	c.cur.publish(img, false)
 	return nil
 }
 

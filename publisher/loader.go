@@ -76,7 +76,7 @@ type Loader struct {
 	busy    bool     // mu is held by an operation
 	toClose []*entry
 
-	board  atomic.Pointer[board]
+	board  genPointer
 	loaded atomic.Pointer[image.Image] // img, for Image()
 
 	smu   sync.Mutex
@@ -88,14 +88,6 @@ type entry struct {
 	name    string
 	ready   bool // has received the full image (guarded by pmu)
 	removed atomic.Bool
-}
-
-// board is the last published image and a channel closed when a newer one
-// is published.
-type board struct {
-	img    *image.Image
-	next   chan struct{}
-	closed bool
 }
 
 // NewLoader returns a loader holding the empty image, catching up, with no
@@ -111,7 +103,7 @@ func NewLoader(opts Options) *Loader {
 	l.hw = -1
 	l.leader = UnknownLeader
 	l.kraftVersion = -1
-	l.board.Store(&board{next: make(chan struct{})})
+	l.board.publish(nil, false)
 	l.timed = opts.Hooks.Published != nil || opts.Hooks.CommitHandled != nil
 	l.stats = Stats{LastApplied: image.EmptyProvenance, Loaded: image.EmptyProvenance, HighWatermark: -1, Leader: UnknownLeader, KRaftVersion: -1}
 	return l
@@ -569,9 +561,7 @@ func (l *Loader) publish(d *delta.Delta, img *image.Image, m Manifest, apply tim
 	}
 	l.initPending(img)
 	pub := since(t0)
-	old := l.board.Load()
-	l.board.Store(&board{img: img, next: make(chan struct{})})
-	close(old.next)
+	l.board.publish(img, false)
 	l.setStats(func(s *Stats) {
 		s.LastApplied = img.Provenance()
 		s.Loaded = img.Provenance()
@@ -755,10 +745,10 @@ func (l *Loader) Image() *image.Image { return l.loaded.Load() }
 
 // Watch returns the last published image (nil before the first
 // publication) and a channel that is closed when a newer image is published
-// or the loader is closed. It never blocks and does not allocate.
+// or the loader is closed. It never blocks.
 func (l *Loader) Watch() (*image.Image, <-chan struct{}) {
-	b := l.board.Load()
-	return b.img, b.next
+	g := l.board.load()
+	return g.img, g.wait()
 }
 
 // WaitForOffset returns the first published image that contains offset
@@ -769,15 +759,15 @@ func (l *Loader) Watch() (*image.Image, <-chan struct{}) {
 // it returns.
 func (l *Loader) WaitForOffset(ctx context.Context, offset int64) (*image.Image, error) {
 	for {
-		b := l.board.Load()
-		if b.img != nil && b.img.Provenance().LastContainedOffset >= offset {
-			return b.img, nil
+		g := l.board.load()
+		if g.img != nil && g.img.Provenance().LastContainedOffset >= offset {
+			return g.img, nil
 		}
-		if b.closed {
+		if g.closed {
 			return nil, ErrClosed
 		}
 		select {
-		case <-b.next:
+		case <-g.wait():
 		case <-ctx.Done():
 			return nil, ctx.Err()
 		}
@@ -819,9 +809,7 @@ func (l *Loader) Close() error {
 			}
 		}
 	}
-	old := l.board.Load()
-	l.board.Store(&board{img: old.img, next: make(chan struct{}), closed: true})
-	close(old.next)
+	l.board.publish(l.board.load().img, true)
 	return first
 }
 

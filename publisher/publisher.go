@@ -90,7 +90,7 @@ func (l *Loader) Install(ps ...Publisher) error {
 // closedFlag reads closed without mu; pmu is held. Close sets closed under
 // mu before emptying the list under pmu, so a stale false here only lets an
 // Install race with Close, whose entries leave closes.
-func (l *Loader) closedFlag() bool { return l.board.Load().closed }
+func (l *Loader) closedFlag() bool { return l.board.load().closed }
 
 // Remove removes the publisher named name and closes it
 // (MetadataLoader.removeAndClosePublisher). It gets no update after Remove
