@@ -341,6 +341,30 @@ func TestMergeRules(t *testing.T) {
 			},
 		},
 		{
+			// IBM/sarama#3514 (fixed by IBM/sarama#3525): with every broker
+			// rebooting, every partition came back leaderless; sarama's refresh
+			// returned success and its producers spun. The view keeps every
+			// partition, says there is no leader (Leader reports !ok) and asks
+			// for a refresh, which the Schedule backs off (TestScheduleRules).
+			name: "sarama#3514/an all-leaderless answer keeps the partitions and asks again",
+			steps: []step{
+				st(answer(12, topicAnswer("t", 1, part(0, 1, 3), part(1, 2, 3)))),
+				st(answer(12, topicAnswer("t", 1, part(0, -1, 4), part(1, -1, 4)))),
+			},
+			topic: "t", p: 1, want: want{leader: 2, epoch: 3, seen: 4, flags: NoLeader | NeedsRefresh},
+			check: func(t *testing.T, v *View, _ []Report) {
+				tp, _ := v.Topic("t")
+				if tp.NumPartitions() != 2 || !v.NeedsRefresh() {
+					t.Fatalf("NumPartitions %d, NeedsRefresh %v", tp.NumPartitions(), v.NeedsRefresh())
+				}
+				for p := int32(0); p < 2; p++ {
+					if _, _, ok := v.Leader("t", p); ok {
+						t.Fatalf("partition %d reports a leader", p)
+					}
+				}
+			},
+		},
+		{
 			name: "kafka_ex#594/a first answer with a leaderless partition keeps it",
 			steps: []step{
 				st(answer(12, topicAnswer("t", 1, part(0, 1, 1), part(1, -1, 4), part(2, 3, 1)))),

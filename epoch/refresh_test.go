@@ -91,7 +91,7 @@ func TestScheduleRules(t *testing.T) {
 			}
 		}
 	})
-	t.Run("last refreshed is stamped only on success", func(t *testing.T) {
+	t.Run("sarama#3514/last refreshed is stamped only on success", func(t *testing.T) {
 		s := NewSchedule(Policy{MaxAge: time.Minute, MaxAgeJitter: -1}, half)
 		s.Start(t0)
 		s.Succeeded(t0, Report{Progress: true})
@@ -101,6 +101,65 @@ func TestScheduleRules(t *testing.T) {
 		// Past max age 60 s after the success (not the failure), and past the
 		// failure's 100 ms backoff: due.
 		if w := s.Wait(later.Add(time.Second), v); w != 0 {
+			t.Fatalf("wait %v", w)
+		}
+	})
+	t.Run("sarama#3514/an all-leaderless answer is asked again after the backoff, not at max age", func(t *testing.T) {
+		s := NewSchedule(Policy{}, half)
+		leaderless := answer(12, topicAnswer("t", 1, part(0, -1, -1), part(1, -1, -1)))
+		s.Start(t0)
+		v1, rep := NewView(ViewConfig{}).Merge(leaderless, MergeOptions{})
+		s.Succeeded(t0, rep)
+		if w := s.Wait(t0, v1); w != 100*time.Millisecond { // MinInterval
+			t.Fatalf("after the first leaderless answer: wait %v", w)
+		}
+		now := t0.Add(100 * time.Millisecond)
+		s.Start(now)
+		v2, rep := v1.Merge(leaderless, MergeOptions{})
+		s.Succeeded(now, rep) // nothing new: backoff(0) = 100 ms
+		if w := s.Wait(now, v2); w != 100*time.Millisecond {
+			t.Fatalf("after an equivalent leaderless answer: wait %v, want the backoff", w)
+		}
+	})
+	t.Run("sarama#3224/errors on many partitions ask for one refresh", func(t *testing.T) {
+		s := NewSchedule(Policy{}, half)
+		s.Start(t0)
+		s.Succeeded(t0, Report{Progress: true})
+		now := t0.Add(time.Second)
+		for range 1000 { // 1000 partitions failing at once
+			s.RequestUpdate()
+		}
+		if w := s.Wait(now, v); w != 0 {
+			t.Fatalf("wait %v", w)
+		}
+		s.Start(now)
+		s.Succeeded(now, Report{})
+		for range 1000 {
+			s.RequestUpdate()
+		}
+		if w := s.Wait(now, v); w != 100*time.Millisecond {
+			t.Fatalf("second round: wait %v, want one backed-off refresh", w)
+		}
+		if s.Started() != 2 {
+			t.Fatalf("%d refreshes started", s.Started())
+		}
+	})
+	t.Run("a failure and an equivalent answer grow one backoff (unlike Java)", func(t *testing.T) {
+		s := NewSchedule(Policy{}, half)
+		s.Start(t0)
+		s.Succeeded(t0, Report{}) // 100 ms
+		now := t0.Add(100 * time.Millisecond)
+		s.Start(now)
+		s.Failed(now) // 200 ms: Java would reset the equivalent count and wait 100 ms
+		s.RequestUpdate()
+		if w := s.Wait(now, v); w != 200*time.Millisecond {
+			t.Fatalf("wait %v", w)
+		}
+		now = now.Add(200 * time.Millisecond)
+		s.Start(now)
+		s.Succeeded(now, Report{}) // 400 ms
+		s.RequestUpdate()
+		if w := s.Wait(now, v); w != 400*time.Millisecond {
 			t.Fatalf("wait %v", w)
 		}
 	})
