@@ -145,11 +145,11 @@ type Schedule struct {
 	streak      int       // refreshes without progress since the last progress (failures and equivalent answers)
 	lastFailed  bool      // the last refresh got no answer
 	requested   uint64
-	served         uint64
-	startedAt      uint64
-	newTopics      bool
-	inFlight       bool
-	started        int
+	served      uint64
+	startedAt   uint64
+	newTopics   bool
+	inFlight    bool
+	started     int
 }
 
 // NewSchedule returns a schedule for p (defaults applied). rand draws the
