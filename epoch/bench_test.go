@@ -2,6 +2,7 @@ package epoch
 
 import (
 	"fmt"
+	"runtime"
 	"testing"
 
 	"github.com/twmb/franz-go/pkg/kmsg"
@@ -41,7 +42,9 @@ func BenchmarkMergeIdentical(b *testing.B) {
 	r := bigAnswer(5000, 10, 0)
 	v, _ := NewView(ViewConfig{}).Merge(r, MergeOptions{})
 	b.ReportAllocs()
-	b.ResetTimer()
+	runtime.GC()
+	cpu := processCPU()
+	defer func() { reportCPU(b, cpu) }()
 	for b.Loop() {
 		if next, _ := v.Merge(r, MergeOptions{}); next != v {
 			b.Fatal("identical answer changed the view")
@@ -56,7 +59,9 @@ func BenchmarkMergeChanged1pct(b *testing.B) {
 	v, _ := NewView(ViewConfig{}).Merge(bigAnswer(5000, 10, 0), MergeOptions{})
 	r := bigAnswer(5000, 10, 100)
 	b.ReportAllocs()
-	b.ResetTimer()
+	runtime.GC()
+	cpu := processCPU()
+	defer func() { reportCPU(b, cpu) }()
 	for b.Loop() {
 		next, rep := v.Merge(r, MergeOptions{})
 		if next == v || len(rep.Events) != 500 {
@@ -72,7 +77,9 @@ func BenchmarkMergeStale1pct(b *testing.B) {
 	v, _ := NewView(ViewConfig{}).Merge(bigAnswer(5000, 10, 100), MergeOptions{})
 	r := bigAnswer(5000, 10, 0)
 	b.ReportAllocs()
-	b.ResetTimer()
+	runtime.GC()
+	cpu := processCPU()
+	defer func() { reportCPU(b, cpu) }()
 	for b.Loop() {
 		if _, rep := v.Merge(r, MergeOptions{}); rep.Refused != 500 {
 			b.Fatalf("refused %d", rep.Refused)

@@ -166,6 +166,7 @@ func (v *View) ApplyHints(hints []Hint, nodes []Broker) (*View, Report) {
 		return v, rep
 	}
 	next := *v
+	next.order = nil // topics replaced: the lookup hint no longer holds
 	next.updates++
 	if len(changed) > 0 {
 		next.topics = make(map[string]*Topic, len(v.topics))
@@ -235,6 +236,7 @@ func (v *View) MarkRefresh(topic string, partitions ...int32) *View {
 	}
 	nt.recount()
 	next := *v
+	next.order = nil // topics replaced: the lookup hint no longer holds
 	next.updates++
 	next.topics = make(map[string]*Topic, len(v.topics))
 	for n, x := range v.topics {

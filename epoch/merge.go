@@ -2,6 +2,7 @@ package epoch
 
 import (
 	"maps"
+	"math"
 	"slices"
 	"sort"
 
@@ -134,8 +135,14 @@ type merger struct {
 	version int16
 	rewind  int
 
-	changed    bool
-	topics     map[string]*Topic
+	changed bool
+	// dirty holds the topics this merge replaced (nil: deleted); the next
+	// view's name map is one clone of the receiver's with these applied.
+	dirty      map[string]*Topic
+	dupes      bool // a name was put twice
+	put1       bool // the current answer topic was put, as last
+	last       *Topic
+	order      []*Topic // the next view's order, from the first change on
 	ids        map[record.UUID]string
 	refreshing int
 	brokers    []Broker
@@ -198,10 +205,34 @@ func (v *View) Merge(resp *kmsg.MetadataResponse, opts MergeOptions) (*View, Rep
 		m.clusterID = &id
 		m.changed = true
 	}
-	answered := 0
+	answered, hits := 0, 0
 	for i := range resp.Topics {
-		if m.mergeTopic(&resp.Topics[i]) {
+		rt := &resp.Topics[i]
+		// The view remembers the order of the answer that made it: the same
+		// broker answers the same topics in the same order, so the topic at
+		// i is found without a map lookup.
+		var hint *Topic
+		if i < len(v.order) && rt.Topic != nil {
+			if h := v.order[i]; h != nil && h.name == *rt.Topic {
+				hint = h
+			}
+		}
+		m.put1 = false
+		cur, known := m.mergeTopic(rt, hint)
+		if known {
 			answered++
+		}
+		if m.put1 {
+			cur = m.last
+		}
+		if hint != nil && hits == i {
+			hits++
+		}
+		if m.changed && m.order == nil {
+			m.startOrder(resp, i, hits)
+		}
+		if m.order != nil {
+			m.order[i] = cur
 		}
 	}
 	if opts.AllTopics && answered < len(v.topics) {
@@ -213,8 +244,24 @@ func (v *View) Merge(resp *kmsg.MetadataResponse, opts MergeOptions) (*View, Rep
 	m.rep.Changed = true
 	next := &View{cfg: v.cfg, brokers: m.brokers, controller: m.controller, clusterID: m.clusterID,
 		topics: v.topics, ids: v.ids, refreshing: m.refreshing, updates: v.updates + 1}
-	if m.topics != nil {
-		next.topics = m.topics
+	if m.dirty != nil {
+		next.topics = maps.Clone(v.topics)
+		for name, t := range m.dirty {
+			if t == nil {
+				delete(next.topics, name)
+			} else {
+				next.topics[name] = t
+			}
+		}
+	}
+	next.order = m.order
+	if m.dupes {
+		// A name answered twice: earlier entries may hold replaced topics.
+		for i := range resp.Topics {
+			if n := resp.Topics[i].Topic; n != nil {
+				next.order[i] = next.topics[*n]
+			}
+		}
 	}
 	if m.ids != nil {
 		next.ids = m.ids
@@ -224,9 +271,27 @@ func (v *View) Merge(resp *kmsg.MetadataResponse, opts MergeOptions) (*View, Rep
 
 func (m *merger) event(e Event) { m.rep.Events = append(m.rep.Events, e) }
 
+// startOrder allocates the next view's order at the first change, at answer
+// entry i, filling entries before i: from the receiver's order when they
+// were all found there (hits == i), by lookup otherwise.
+func (m *merger) startOrder(resp *kmsg.MetadataResponse, i, hits int) {
+	m.order = make([]*Topic, len(resp.Topics))
+	if hits >= i {
+		copy(m.order, m.v.order[:i])
+		return
+	}
+	for j := range i {
+		if n := resp.Topics[j].Topic; n != nil {
+			m.order[j] = m.get(*n)
+		}
+	}
+}
+
 func (m *merger) get(name string) *Topic {
-	if m.topics != nil {
-		return m.topics[name]
+	if m.dirty != nil {
+		if t, ok := m.dirty[name]; ok {
+			return t
+		}
 	}
 	return m.v.topics[name]
 }
@@ -243,14 +308,13 @@ func (m *merger) nameOf(id record.UUID) (string, bool) {
 // put replaces topic old (nil: none) by nt (nil: delete) under name.
 func (m *merger) put(name string, old, nt *Topic) {
 	m.changed = true
-	if m.topics == nil {
-		m.topics = maps.Clone(m.v.topics)
+	if m.dirty == nil {
+		m.dirty = make(map[string]*Topic)
+	} else if _, dup := m.dirty[name]; dup {
+		m.dupes = true
 	}
-	if nt == nil {
-		delete(m.topics, name)
-	} else {
-		m.topics[name] = nt
-	}
+	m.dirty[name] = nt
+	m.put1, m.last = true, nt
 	if old != nil && old.NeedsRefresh() {
 		m.refreshing--
 	}
@@ -317,9 +381,10 @@ func sortBrokers(bs []Broker) []Broker {
 	return out
 }
 
-// mergeTopic merges one topic of the answer; it reports whether the topic
-// was one of the receiver's.
-func (m *merger) mergeTopic(rt *kmsg.MetadataResponseTopic) bool {
+// mergeTopic merges one topic of the answer; it returns the topic it found
+// (nil: none) and reports whether the topic was one of the receiver's. hint,
+// when not nil, is the receiver's topic of the answer's name.
+func (m *merger) mergeTopic(rt *kmsg.MetadataResponseTopic, hint *Topic) (*Topic, bool) {
 	var name string
 	id := record.UUID(rt.TopicID)
 	switch {
@@ -328,24 +393,29 @@ func (m *merger) mergeTopic(rt *kmsg.MetadataResponseTopic) bool {
 	case id != record.ZeroUUID:
 		n, ok := m.nameOf(id)
 		if !ok {
-			return false // UNKNOWN_TOPIC_ID for an id the view never knew
+			return nil, false // UNKNOWN_TOPIC_ID for an id the view never knew
 		}
 		name = n
 	default:
 		m.rep.Invalid++
-		return false
+		return nil, false
 	}
-	old := m.get(name)
-	known := old != nil
-	if m.topics != nil {
-		known = m.v.topics[name] != nil
+	orig := hint
+	if orig == nil {
+		orig = m.v.topics[name]
+	}
+	old, known := orig, orig != nil
+	if m.dirty != nil {
+		if t, ok := m.dirty[name]; ok {
+			old = t
+		}
 	}
 	switch rt.ErrorCode {
 	case errUnknownTopicOrPartition, errUnknownTopicID:
 		if old != nil {
 			m.gone(name, old)
 		}
-		return known
+		return old, known
 	case errTopicAuthorization, errInvalidTopic:
 		// Surfaced to the embedder, not refreshed (Metadata.java records
 		// these and throws them to the caller).
@@ -356,7 +426,7 @@ func (m *merger) mergeTopic(rt *kmsg.MetadataResponseTopic) bool {
 			nt.errorCode = rt.ErrorCode
 			m.put(name, old, &nt)
 		}
-		return known
+		return old, known
 	}
 	if old == nil {
 		nt := &Topic{name: name, id: id}
@@ -364,14 +434,14 @@ func (m *merger) mergeTopic(rt *kmsg.MetadataResponseTopic) bool {
 		m.event(Event{Kind: TopicAdded, Topic: name, After: int32(len(nt.parts)), TopicID: id})
 		m.rep.Progress = true
 		m.put(name, nil, nt)
-		return known
+		return old, known
 	}
 	if id != record.ZeroUUID && old.id != record.ZeroUUID && id != old.id {
 		m.otherID(name, old, rt, id)
-		return known
+		return old, known
 	}
 	m.mergeInto(name, old, rt, id)
-	return known
+	return old, known
 }
 
 // gone handles an answer saying a known topic does not exist: a lagging
@@ -504,15 +574,26 @@ func (m *merger) mergeInto(name string, old *Topic, rt *kmsg.MetadataResponseTop
 		nt.id = id
 	}
 	refresh := rt.ErrorCode != 0
-	if old.errorCode != rt.ErrorCode || old.internal != rt.IsInternal || old.refresh != refresh ||
-		old.gone != 0 || old.idStreak.n != 0 {
+	sameTopic := old.errorCode == rt.ErrorCode && old.internal == rt.IsInternal && old.refresh == refresh &&
+		old.gone == 0 && old.idStreak.n == 0
+	// Fast path: the answer's partitions in id order, each identical to a
+	// settled partition of the view, are skipped by a tight loop; the
+	// general loop below resumes at the first that is not.
+	start := 0
+	if m.version >= 9 {
+		start = old.settledPrefix(rt.Partitions)
+		if start == len(rt.Partitions) && sameTopic && nt == nil {
+			return
+		}
+	}
+	if !sameTopic {
 		ensure()
 		nt.errorCode, nt.internal, nt.refresh, nt.gone = rt.ErrorCode, rt.IsInternal, refresh, 0
 		nt.idStreak.n = 0
 	}
 	have := len(old.parts)
 	limit := have + len(rt.Partitions) + maxPartitionGap
-	for i := range rt.Partitions {
+	for i := start; i < len(rt.Partitions); i++ {
 		ap := &rt.Partitions[i]
 		id := int(ap.Partition)
 		if id < 0 || id >= limit {
@@ -686,13 +767,28 @@ func (m *merger) refuse(p *Partition, ap *kmsg.MetadataResponseTopicPartition, l
 	return false
 }
 
+// settledPrefix returns how many leading entries of aps answer partitions
+// 0, 1, 2... of t exactly as t holds them (unchangedBy): the entries Merge
+// skips without a write. It reads plain fields only.
+func (t *Topic) settledPrefix(aps []kmsg.MetadataResponseTopicPartition) int {
+	parts := t.parts
+	n := min(len(aps), len(parts))
+	for i := 0; i < n; i++ {
+		if aps[i].Partition != int32(i) || !parts[i].unchangedBy(&aps[i]) {
+			return i
+		}
+	}
+	return n
+}
+
 // unchangedBy is the fast path of an answer identical to a settled
 // partition: no flags, no streak, same error, leader and epoch, same lists.
-// It is exactly the case where mergePartition would return cur unchanged.
+// It is exactly the case where mergePartition would return cur unchanged
+// (with no flags set, NeedsRefresh is clear, so the error code is not one of
+// InvalidMetadata's: mergePartition sets NeedsRefresh for those).
 func (p *Partition) unchangedBy(ap *kmsg.MetadataResponseTopicPartition) bool {
 	if p.Flags != 0 || p.streak.n != 0 || ap.ErrorCode != p.ErrorCode || ap.Leader != p.Leader ||
-		ap.LeaderEpoch != p.LeaderEpoch || p.LeaderEpoch != p.SeenEpoch || p.Leader < 0 || p.LeaderEpoch < 0 ||
-		InvalidMetadata(p.ErrorCode) {
+		ap.LeaderEpoch != p.LeaderEpoch || p.LeaderEpoch != p.SeenEpoch || p.Leader < 0 || p.LeaderEpoch < 0 {
 		return false
 	}
 	l := p.lists
@@ -725,13 +821,17 @@ func (p *Partition) setLists(ap *kmsg.MetadataResponseTopicPartition) bool {
 		slices.Equal(p.offline(), ap.OfflineReplicas) {
 		return false
 	}
-	l := make([]int32, 0, len(ap.Replicas)+len(ap.ISR)+len(ap.OfflineReplicas))
-	l = append(l, ap.Replicas...)
-	l = append(l, ap.ISR...)
+	// A replica list longer than 65 535 brokers is bad input: kept clipped.
+	rep, isr := clip(ap.Replicas), clip(ap.ISR)
+	l := make([]int32, 0, len(rep)+len(isr)+len(ap.OfflineReplicas))
+	l = append(l, rep...)
+	l = append(l, isr...)
 	l = append(l, ap.OfflineReplicas...)
-	p.lists, p.nRep, p.nISR = l, uint32(len(ap.Replicas)), uint32(len(ap.ISR))
+	p.lists, p.nRep, p.nISR = l, uint16(len(rep)), uint16(len(isr))
 	return true
 }
+
+func clip(l []int32) []int32 { return l[:min(len(l), math.MaxUint16)] }
 
 func (p *Partition) sameScalars(q *Partition) bool {
 	return p.ID == q.ID && p.Leader == q.Leader && p.LeaderEpoch == q.LeaderEpoch &&

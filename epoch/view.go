@@ -120,10 +120,9 @@ type Partition struct {
 	ErrorCode int16
 	Flags     Flags
 
-	lists  []int32 // replicas, then ISR, then offline replicas
-	nRep   uint32
-	nISR   uint32
-	streak streak
+	nRep, nISR uint16  // lengths of the replica and ISR parts of lists
+	lists      []int32 // replicas, then ISR, then offline replicas
+	streak     streak
 }
 
 // Replicas returns a copy of the replica list.
@@ -247,6 +246,10 @@ type View struct {
 	clusterID  *string
 	topics     map[string]*Topic
 	ids        map[record.UUID]string
+	// order holds, for each topic entry of the answer that made this view,
+	// the view's topic of that name (nil if none): a lookup hint for the
+	// next answer. Views made otherwise (hints, MarkRefresh) have none.
+	order      []*Topic
 	refreshing int // topics with NeedsRefresh
 	updates    uint64
 }
