@@ -139,7 +139,6 @@ type merger struct {
 	// dirty holds the topics this merge replaced (nil: deleted); the next
 	// view's name map is one clone of the receiver's with these applied.
 	dirty      map[string]*Topic
-	dupes      bool // a name was put twice
 	put1       bool // the current answer topic was put, as last
 	last       *Topic
 	order      []*Topic // the next view's order, from the first change on
@@ -232,7 +231,9 @@ func (v *View) Merge(resp *kmsg.MetadataResponse, opts MergeOptions) (*View, Rep
 			m.startOrder(resp, i, hits)
 		}
 		if m.order != nil {
-			m.order[i] = cur
+			if rt.Topic != nil {
+				m.order[i] = cur
+			}
 		}
 	}
 	if opts.AllTopics && answered < len(v.topics) {
@@ -255,11 +256,15 @@ func (v *View) Merge(resp *kmsg.MetadataResponse, opts MergeOptions) (*View, Rep
 		}
 	}
 	next.order = m.order
-	if m.dupes {
-		// A name answered twice: earlier entries may hold replaced topics.
-		for i := range resp.Topics {
-			if n := resp.Topics[i].Topic; n != nil {
-				next.order[i] = next.topics[*n]
+	if m.dirty != nil {
+		// A name answered twice (or by name and by id), or a topic removed
+		// after the answer's entries: an entry may hold a replaced topic.
+		for i, t := range next.order {
+			if t == nil {
+				continue
+			}
+			if nt, ok := m.dirty[t.name]; ok && nt != t {
+				next.order[i] = nt
 			}
 		}
 	}
@@ -310,8 +315,6 @@ func (m *merger) put(name string, old, nt *Topic) {
 	m.changed = true
 	if m.dirty == nil {
 		m.dirty = make(map[string]*Topic)
-	} else if _, dup := m.dirty[name]; dup {
-		m.dupes = true
 	}
 	m.dirty[name] = nt
 	m.put1, m.last = true, nt
@@ -428,6 +431,10 @@ func (m *merger) mergeTopic(rt *kmsg.MetadataResponseTopic, hint *Topic) (*Topic
 		}
 		return old, known
 	}
+	if id != record.ZeroUUID && (old == nil || old.id != id) && m.idTaken(id, name) {
+		m.rep.Invalid++
+		return old, known
+	}
 	if old == nil {
 		nt := &Topic{name: name, id: id}
 		m.fill(nt, rt, nil)
@@ -442,6 +449,18 @@ func (m *merger) mergeTopic(rt *kmsg.MetadataResponseTopic, hint *Topic) (*Topic
 	}
 	m.mergeInto(name, old, rt, id)
 	return old, known
+}
+
+// idTaken reports whether another topic of the view holds id: an answer
+// giving it to a second name is bad input (Kafka never reuses a topic id), so
+// the entry is ignored rather than filed under two names.
+func (m *merger) idTaken(id record.UUID, name string) bool {
+	owner, ok := m.nameOf(id)
+	if !ok || owner == name {
+		return false
+	}
+	t := m.get(owner)
+	return t != nil && t.id == id
 }
 
 // gone handles an answer saying a known topic does not exist: a lagging
