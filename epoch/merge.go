@@ -5,6 +5,7 @@ import (
 	"math"
 	"slices"
 	"sort"
+	"unsafe"
 
 	"github.com/kmeta-go/kmeta/record"
 	"github.com/twmb/franz-go/pkg/kmsg"
@@ -142,6 +143,7 @@ type merger struct {
 	put1       bool // the current answer topic was put, as last
 	last       *Topic
 	order      []*Topic // the next view's order, from the first change on
+	replaced   topicFilter
 	ids        map[record.UUID]string
 	refreshing int
 	brokers    []Broker
@@ -259,8 +261,10 @@ func (v *View) Merge(resp *kmsg.MetadataResponse, opts MergeOptions) (*View, Rep
 	if m.dirty != nil {
 		// A name answered twice (or by name and by id), or a topic removed
 		// after the answer's entries: an entry may hold a replaced topic.
+		// The filter of replaced topics' addresses skips the lookup for all
+		// others.
 		for i, t := range next.order {
-			if t == nil {
+			if t == nil || !m.replaced.has(t) {
 				continue
 			}
 			if nt, ok := m.dirty[t.name]; ok && nt != t {
@@ -275,6 +279,19 @@ func (v *View) Merge(resp *kmsg.MetadataResponse, opts MergeOptions) (*View, Rep
 }
 
 func (m *merger) event(e Event) { m.rep.Events = append(m.rep.Events, e) }
+
+// topicFilter is a Bloom filter of one hash over topic addresses: has may
+// say yes for a topic never added, never no for one added.
+type topicFilter [64]uint64
+
+func filterBit(t *Topic) uint {
+	h := uint64(uintptr(unsafe.Pointer(t))) * 0x9e3779b97f4a7c15
+	return uint(h >> 52) // 4 096 bits
+}
+
+func (f *topicFilter) add(t *Topic) { b := filterBit(t); f[b/64] |= 1 << (b % 64) }
+
+func (f *topicFilter) has(t *Topic) bool { b := filterBit(t); return f[b/64]&(1<<(b%64)) != 0 }
 
 // startOrder allocates the next view's order at the first change, at answer
 // entry i, filling entries before i: from the receiver's order when they
@@ -318,6 +335,9 @@ func (m *merger) put(name string, old, nt *Topic) {
 	}
 	m.dirty[name] = nt
 	m.put1, m.last = true, nt
+	if old != nil {
+		m.replaced.add(old)
+	}
 	if old != nil && old.NeedsRefresh() {
 		m.refreshing--
 	}
