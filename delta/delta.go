@@ -50,6 +50,7 @@ type Delta struct {
 
 	// topics (TopicsDelta)
 	topics  map[record.UUID]*topicDelta
+	growing *topicDelta // the topic the last partition was put in
 	deleted map[record.UUID]struct{} // ids of base topics
 	created map[string]record.UUID   // names created in this delta
 
@@ -433,17 +434,42 @@ func (d *Delta) topicDeltaFor(id record.UUID, td *topicDelta, base *image.Topic)
 // own makes td.parts a private, writable copy.
 func (td *topicDelta) own() {
 	if td.parts == nil && td.base != nil {
-		td.parts = slices.Clone(td.base.PartitionSlice())
-		if td.parts == nil {
-			td.parts = []image.Partition{}
-		}
+		td.parts = exactCopy(td.base.PartitionSlice())
 		td.shared = false
 		return
 	}
 	if td.shared {
-		td.parts = slices.Clone(td.parts)
+		td.parts = exactCopy(td.parts)
 		td.shared = false
 	}
+}
+
+func exactCopy(parts []image.Partition) []image.Partition {
+	out := make([]image.Partition, len(parts))
+	copy(out, parts)
+	return out
+}
+
+// clip gives td.parts an array of its exact length when appending left much
+// spare capacity, so that images do not carry it. The delta clips a topic
+// when replay moves on to another one: a snapshot or a topic creation puts
+// a topic's partitions one after another.
+func (td *topicDelta) clip() {
+	if !td.shared && cap(td.parts)-len(td.parts) > len(td.parts)/8 {
+		td.parts = exactCopy(td.parts)
+	}
+}
+
+// putPartition stores p in topic id.
+func (d *Delta) putPartition(id record.UUID, td *topicDelta, base *image.Topic, p image.Partition) {
+	td = d.topicDeltaFor(id, td, base)
+	if d.growing != td {
+		if d.growing != nil {
+			d.growing.clip()
+		}
+		d.growing = td
+	}
+	td.put(p)
 }
 
 func (td *topicDelta) current() []image.Partition {
@@ -498,7 +524,7 @@ func (d *Delta) replayPartition(r *record.PartitionRecord) error {
 	if err != nil {
 		return reject(r, "%v", err)
 	}
-	d.topicDeltaFor(r.TopicID, td, base).put(p)
+	d.putPartition(r.TopicID, td, base, p)
 	return nil
 }
 
@@ -525,7 +551,7 @@ func (d *Delta) replayPartitionChange(r *record.PartitionChangeRecord) error {
 	if err != nil {
 		return reject(r, "%v", err)
 	}
-	d.topicDeltaFor(r.TopicID, td, base).put(p)
+	d.putPartition(r.TopicID, td, base, p)
 	return nil
 }
 
