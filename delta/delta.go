@@ -50,7 +50,7 @@ type Delta struct {
 
 	// topics (TopicsDelta)
 	topics  map[record.UUID]*topicDelta
-	growing *topicDelta // the topic the last partition was put in
+	growing *topicDelta              // the topic the last partition was put in
 	deleted map[record.UUID]struct{} // ids of base topics
 	created map[string]record.UUID   // names created in this delta
 
