@@ -73,7 +73,7 @@ func snapshotRecords(topics int) []record.Record {
 	return recs
 }
 
-func fullImage(b *testing.B, topics int) *image.Image {
+func fullImage(b testing.TB, topics int) *image.Image {
 	d := New(nil)
 	for _, r := range snapshotRecords(topics) {
 		if err := d.Replay(r); err != nil {

@@ -354,3 +354,29 @@ func mustUUID(t *testing.T, s string) record.UUID {
 	require.NoError(t, err)
 	return u
 }
+
+// TestRemoveAndRecreateSameTopic: a RemoveTopicRecord then a TopicRecord
+// with the same id and name in one delta (TopicsDelta.apply deletes, then
+// puts) leaves the topic findable by name and by id, with only the new
+// partitions; the same with a new name frees the old one.
+func TestRemoveAndRecreateSameTopic(t *testing.T) {
+	base := baseImage(t)
+	rm := record.NewRemoveTopicRecord()
+	rm.TopicID = fooID
+	_, img := build(t, base, rm, topicRec("foo", fooID), partRec(fooID, 0, []int32{2}, 2))
+	foo, ok := img.Topic("foo")
+	require.True(t, ok)
+	require.Equal(t, fooID, foo.ID())
+	require.Equal(t, 1, foo.NumPartitions())
+	byID, ok := img.TopicByID(fooID)
+	require.True(t, ok)
+	require.Same(t, foo, byID)
+	require.Equal(t, 2, img.Topics().Len())
+
+	_, img = build(t, base, rm, topicRec("foo2", fooID))
+	_, ok = img.Topic("foo")
+	require.False(t, ok)
+	foo2, ok := img.Topic("foo2")
+	require.True(t, ok)
+	require.Equal(t, fooID, foo2.ID())
+}

@@ -1,0 +1,299 @@
+package image
+
+import (
+	"iter"
+
+	"github.com/benbjohnson/immutable"
+)
+
+// shardMap is a persistent map made of many small immutable.Maps (shards),
+// chosen by the top shardBits bits of a key's hash, under a copy-on-write
+// directory three levels deep of 16 pointers each. The shards' own hash
+// array mapped tries use the hash from its low bits, so the two never
+// overlap until a shard holds millions of keys.
+//
+// Why: a Set in one immutable.Map of 100 000 keys copies three 32-slot
+// hash-array nodes (≈ 1.7 KB); here it copies three 16-pointer directory
+// nodes (384 bytes) and the short path of a shard of a few dozen keys. A
+// batch of changes is grouped by shard, so each touched directory node is
+// copied once per batch, and a shard that receives many changes is rebuilt
+// with an immutable.MapBuilder (from its entries, into nodes the builder
+// owns, never starting from a published map). Lookups walk three arrays and
+// one small map and allocate nothing.
+//
+// A shardMap is a value: its directory and shards are never modified once
+// the map is returned.
+type shardMap[K, V any] struct {
+	root   *shardRoot[K, V] // nil when empty
+	size   int
+	hasher immutable.Hasher[K]
+}
+
+const (
+	dirBits   = 4
+	dirWidth  = 1 << dirBits
+	dirMask   = dirWidth - 1
+	shardBits = 3 * dirBits
+)
+
+type shardRoot[K, V any] struct{ kids [dirWidth]*shardMid[K, V] }
+type shardMid[K, V any] struct{ kids [dirWidth]*shardLeaf[K, V] }
+type shardLeaf[K, V any] struct {
+	maps [dirWidth]*immutable.Map[K, V]
+}
+
+// shardOf is the shard index of a hash.
+func shardOf(h uint32) uint32 { return h >> (32 - shardBits) }
+
+// shard returns shard s, or nil.
+func (m *shardMap[K, V]) shard(s uint32) *immutable.Map[K, V] {
+	if m.root == nil {
+		return nil
+	}
+	mid := m.root.kids[s>>(2*dirBits)]
+	if mid == nil {
+		return nil
+	}
+	leaf := mid.kids[(s>>dirBits)&dirMask]
+	if leaf == nil {
+		return nil
+	}
+	return leaf.maps[s&dirMask]
+}
+
+// Len is the number of keys.
+func (m *shardMap[K, V]) Len() int { return m.size }
+
+// Get returns the value of key.
+func (m *shardMap[K, V]) Get(key K) (V, bool) {
+	if sm := m.shard(shardOf(m.hasher.Hash(key))); sm != nil {
+		return sm.Get(key)
+	}
+	var zero V
+	return zero, false
+}
+
+// All iterates over every key and value, shard by shard.
+func (m *shardMap[K, V]) All() iter.Seq2[K, V] {
+	return func(yield func(K, V) bool) {
+		if m.root == nil {
+			return
+		}
+		for _, mid := range m.root.kids {
+			if mid == nil {
+				continue
+			}
+			for _, leaf := range mid.kids {
+				if leaf == nil {
+					continue
+				}
+				for _, sm := range leaf.maps {
+					if sm == nil {
+						continue
+					}
+					it := sm.Iterator()
+					for !it.Done() {
+						k, v, _ := it.Next()
+						if !yield(k, v) {
+							return
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
+// shardOp is one change of a batch: set key to val, or delete key.
+type shardOp[K, V any] struct {
+	shard uint32
+	del   bool
+	key   K
+	val   V
+}
+
+// opSet and opDelete make the ops of a batch.
+func (m *shardMap[K, V]) opSet(key K, val V) shardOp[K, V] {
+	return shardOp[K, V]{shard: shardOf(m.hasher.Hash(key)), key: key, val: val}
+}
+
+func (m *shardMap[K, V]) opDelete(key K) shardOp[K, V] {
+	return shardOp[K, V]{shard: shardOf(m.hasher.Hash(key)), del: true, key: key}
+}
+
+// rebuildFactor: a shard receiving at least len/rebuildFactor changes is
+// rebuilt with a builder instead of taking them one persistent Set at a
+// time (a Set copies the shard's path; a rebuild makes one node per key).
+const rebuildFactor = 4
+
+// update returns m with ops applied in order (for one key, the later op
+// wins). ops is reordered (stably, by shard).
+func (m *shardMap[K, V]) update(ops []shardOp[K, V]) shardMap[K, V] {
+	if len(ops) == 0 {
+		return *m
+	}
+	sortOps(ops)
+	out := shardMap[K, V]{size: m.size, hasher: m.hasher}
+	var root shardRoot[K, V]
+	if m.root != nil {
+		root = *m.root
+	}
+	var (
+		mid             *shardMid[K, V]
+		leaf            *shardLeaf[K, V]
+		midIdx, leafIdx = -1, -1
+	)
+	for i := 0; i < len(ops); {
+		s := ops[i].shard
+		j := i + 1
+		for j < len(ops) && ops[j].shard == s {
+			j++
+		}
+		mi, li, si := int(s>>(2*dirBits)), int((s>>dirBits)&dirMask), int(s&dirMask)
+		if mi != midIdx {
+			midIdx, leafIdx = mi, -1
+			mid = new(shardMid[K, V])
+			if old := root.kids[mi]; old != nil {
+				*mid = *old
+			}
+			root.kids[mi] = mid
+		}
+		if li != leafIdx {
+			leafIdx = li
+			leaf = new(shardLeaf[K, V])
+			if old := mid.kids[li]; old != nil {
+				*leaf = *old
+			}
+			mid.kids[li] = leaf
+		}
+		old := leaf.maps[si]
+		before := 0
+		if old != nil {
+			before = old.Len()
+		}
+		sm := applyShard(old, ops[i:j], m.hasher)
+		after := sm.Len()
+		out.size += after - before
+		if after == 0 {
+			sm = nil
+		}
+		leaf.maps[si] = sm
+		i = j
+	}
+	if out.size > 0 {
+		out.root = &root
+	}
+	return out
+}
+
+// applyShard applies ops (all of one shard) to old, which may be nil.
+func applyShard[K, V any](old *immutable.Map[K, V], ops []shardOp[K, V], h immutable.Hasher[K]) *immutable.Map[K, V] {
+	if old == nil || len(ops)*rebuildFactor >= old.Len() {
+		b := immutable.NewMapBuilder[K, V](h)
+		if old != nil {
+			it := old.Iterator()
+			for !it.Done() {
+				k, v, _ := it.Next()
+				b.Set(k, v)
+			}
+		}
+		for i := range ops {
+			if ops[i].del {
+				b.Delete(ops[i].key)
+			} else {
+				b.Set(ops[i].key, ops[i].val)
+			}
+		}
+		return b.Map()
+	}
+	sm := old
+	for i := range ops {
+		if ops[i].del {
+			sm = sm.Delete(ops[i].key)
+		} else {
+			sm = sm.Set(ops[i].key, ops[i].val)
+		}
+	}
+	return sm
+}
+
+// sortOps orders ops by shard, keeping the order of ops of one shard: an
+// insertion sort for a few ops, a counting sort for many.
+func sortOps[K, V any](ops []shardOp[K, V]) {
+	if len(ops) < 64 {
+		for i := 1; i < len(ops); i++ {
+			for j := i; j > 0 && ops[j-1].shard > ops[j].shard; j-- {
+				ops[j-1], ops[j] = ops[j], ops[j-1]
+			}
+		}
+		return
+	}
+	var count [1<<shardBits + 1]int32
+	for i := range ops {
+		count[ops[i].shard+1]++
+	}
+	for i := 1; i < len(count); i++ {
+		count[i] += count[i-1]
+	}
+	sorted := make([]shardOp[K, V], len(ops))
+	for i := range ops {
+		s := ops[i].shard
+		sorted[count[s]] = ops[i]
+		count[s]++
+	}
+	copy(ops, sorted)
+}
+
+// buildShardMap returns a map of keys[i] → vals[i] (for a key given twice,
+// the later wins). Entries are grouped by shard with a counting sort, and
+// each shard is built by its own immutable.MapBuilder, so a build works on
+// one small trie at a time.
+func buildShardMap[K, V any](h immutable.Hasher[K], keys []K, vals []V) shardMap[K, V] {
+	out := shardMap[K, V]{hasher: h}
+	if len(keys) == 0 {
+		return out
+	}
+	shards := make([]uint16, len(keys))
+	var count [1<<shardBits + 1]int32
+	for i := range keys {
+		s := shardOf(h.Hash(keys[i]))
+		shards[i] = uint16(s)
+		count[s+1]++
+	}
+	for i := 1; i < len(count); i++ {
+		count[i] += count[i-1]
+	}
+	order := make([]int32, len(keys))
+	next := count
+	for i, s := range shards {
+		order[next[s]] = int32(i)
+		next[s]++
+	}
+	root := new(shardRoot[K, V])
+	for s := uint32(0); s < 1<<shardBits; s++ {
+		lo, hi := count[s], count[s+1]
+		if lo == hi {
+			continue
+		}
+		b := immutable.NewMapBuilder[K, V](h)
+		for _, i := range order[lo:hi] {
+			b.Set(keys[i], vals[i])
+		}
+		mi, li := s>>(2*dirBits), (s>>dirBits)&dirMask
+		mid := root.kids[mi]
+		if mid == nil {
+			mid = new(shardMid[K, V])
+			root.kids[mi] = mid
+		}
+		leaf := mid.kids[li]
+		if leaf == nil {
+			leaf = new(shardLeaf[K, V])
+			mid.kids[li] = leaf
+		}
+		sm := b.Map()
+		out.size += sm.Len()
+		leaf.maps[s&dirMask] = sm
+	}
+	out.root = root
+	return out
+}
