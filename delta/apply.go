@@ -106,7 +106,7 @@ func (d *Delta) applyTopics() (*image.Topics, error) {
 			parts = []image.Partition{}
 		}
 		td.shared = td.parts != nil
-		t, err := image.NewTopic(td.name, td.id, parts[:len(parts):len(parts)])
+		t, err := td.proto.WithPartitions(parts[:len(parts):len(parts)])
 		if err != nil {
 			return nil, err
 		}

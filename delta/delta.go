@@ -77,6 +77,7 @@ type Delta struct {
 // topicDelta is Kafka's TopicDelta: a topic's partitions as changed so far.
 type topicDelta struct {
 	base    *image.Topic // the base image's topic; nil when created by a TopicRecord here
+	proto   *image.Topic // base, or an empty topic of the TopicRecord's name and id
 	name    string
 	id      record.UUID
 	parts   []image.Partition // working copy, sorted by id; nil = base's, unchanged
@@ -404,6 +405,11 @@ func (d *Delta) replayTopic(r *record.TopicRecord) error {
 			return reject(r, "topic id %s already belongs to topic %q", r.TopicID, name)
 		}
 	}
+	// The topic to fill (its name hashed now, while the record is at hand).
+	proto, err := image.NewTopic(r.Name, r.TopicID, nil)
+	if err != nil {
+		return reject(r, "%v", err)
+	}
 	if d.topics == nil {
 		d.topics = map[record.UUID]*topicDelta{}
 	}
@@ -413,7 +419,7 @@ func (d *Delta) replayTopic(r *record.TopicRecord) error {
 	if old, ok := d.topics[r.TopicID]; ok && old.name != r.Name {
 		delete(d.created, old.name)
 	}
-	d.topics[r.TopicID] = &topicDelta{name: r.Name, id: r.TopicID, parts: []image.Partition{}}
+	d.topics[r.TopicID] = &topicDelta{proto: proto, name: r.Name, id: r.TopicID, parts: []image.Partition{}}
 	d.created[r.Name] = r.TopicID
 	return nil
 }
@@ -426,7 +432,7 @@ func (d *Delta) topicDeltaFor(id record.UUID, td *topicDelta, base *image.Topic)
 	if d.topics == nil {
 		d.topics = map[record.UUID]*topicDelta{}
 	}
-	td = &topicDelta{base: base, name: base.Name(), id: id}
+	td = &topicDelta{base: base, proto: base, name: base.Name(), id: id}
 	d.topics[id] = td
 	return td
 }

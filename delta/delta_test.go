@@ -380,3 +380,31 @@ func TestRemoveAndRecreateSameTopic(t *testing.T) {
 	require.True(t, ok)
 	require.Equal(t, fooID, foo2.ID())
 }
+
+// TestSnapshotGivesNameToAnotherID: a snapshot delta may give a base
+// topic's name to a new id and the base id a new name
+// (MetadataLoader.loadSnapshot replaces the image); both indexes follow.
+func TestSnapshotGivesNameToAnotherID(t *testing.T) {
+	base := baseImage(t)
+	d := NewSnapshot(base)
+	for _, r := range []record.Record{
+		topicRec("foo", uuid(9)), partRec(uuid(9), 0, []int32{0}, 0),
+		topicRec("renamed", fooID), partRec(fooID, 0, []int32{1}, 1),
+	} {
+		require.NoError(t, d.Replay(r))
+	}
+	d.FinishSnapshot()
+	img := mustApply(t, d)
+	foo, ok := img.Topic("foo")
+	require.True(t, ok)
+	require.Equal(t, uuid(9), foo.ID())
+	renamed, ok := img.Topic("renamed")
+	require.True(t, ok)
+	require.Equal(t, fooID, renamed.ID())
+	_, ok = img.Topic("bar")
+	require.False(t, ok)
+	require.Equal(t, 2, img.Topics().Len())
+	id, ok := img.Topics().IDOf("foo")
+	require.True(t, ok)
+	require.Equal(t, uuid(9), id)
+}

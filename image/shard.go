@@ -127,8 +127,11 @@ func (m *shardMap[K, V]) opDelete(key K) shardOp[K, V] {
 const rebuildFactor = 4
 
 // update returns m with ops applied in order (for one key, the later op
-// wins). ops is reordered (stably, by shard).
-func (m *shardMap[K, V]) update(ops []shardOp[K, V]) shardMap[K, V] {
+// wins). ops is reordered (stably, by shard). When onOld is not nil it is
+// called with each op and the value m holds for its key, shard by shard
+// just before the shard changes (so the lookup warms the path the change
+// then copies).
+func (m *shardMap[K, V]) update(ops []shardOp[K, V], onOld func(op *shardOp[K, V], old V, ok bool)) shardMap[K, V] {
 	if len(ops) == 0 {
 		return *m
 	}
@@ -170,6 +173,16 @@ func (m *shardMap[K, V]) update(ops []shardOp[K, V]) shardMap[K, V] {
 		before := 0
 		if old != nil {
 			before = old.Len()
+		}
+		if onOld != nil {
+			for k := i; k < j; k++ {
+				var v V
+				ok := false
+				if old != nil {
+					v, ok = old.Get(ops[k].key)
+				}
+				onOld(&ops[k], v, ok)
+			}
 		}
 		sm := applyShard(old, ops[i:j], m.hasher)
 		after := sm.Len()

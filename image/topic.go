@@ -23,12 +23,28 @@ type Topic struct {
 // id without duplicates. NewTopic takes ownership of parts: the caller must
 // not modify the slice afterwards (as with bytes.NewBuffer).
 func NewTopic(name string, id record.UUID, parts []Partition) (*Topic, error) {
-	for i := 1; i < len(parts); i++ {
-		if parts[i-1].id >= parts[i].id {
-			return nil, fmt.Errorf("topic %s (%s): partitions not sorted by id or duplicated at index %d", name, id, i)
-		}
+	if err := checkSorted(name, id, parts); err != nil {
+		return nil, err
 	}
 	return &Topic{name: name, id: id, parts: parts, nameHash: hashString(name)}, nil
+}
+
+// WithPartitions returns a topic of t's name and id holding parts, under
+// the same rules and ownership as NewTopic. t is not modified.
+func (t *Topic) WithPartitions(parts []Partition) (*Topic, error) {
+	if err := checkSorted(t.name, t.id, parts); err != nil {
+		return nil, err
+	}
+	return &Topic{name: t.name, id: t.id, parts: parts, nameHash: t.nameHash}, nil
+}
+
+func checkSorted(name string, id record.UUID, parts []Partition) error {
+	for i := 1; i < len(parts); i++ {
+		if parts[i-1].id >= parts[i].id {
+			return fmt.Errorf("topic %s (%s): partitions not sorted by id or duplicated at index %d", name, id, i)
+		}
+	}
+	return nil
 }
 
 // Name is the topic name.
@@ -218,40 +234,54 @@ func (t *Topics) UpdateTopics(deleted []record.UUID, changed []*Topic) (*Topics,
 		return buildTopics(changed), nil
 	}
 	idOps := make([]shardOp[record.UUID, *Topic], 0, len(deleted)+len(changed))
-	var nameOps []shardOp[nameKey, record.UUID]
 	var gone map[record.UUID]struct{}
 	if len(deleted) > 0 {
 		gone = make(map[record.UUID]struct{}, len(deleted))
 	}
 	for _, id := range deleted {
 		gone[id] = struct{}{}
-		old, ok := t.byID.Get(id)
-		if !ok {
-			return nil, fmt.Errorf("delete topic %s: not in the base image", id)
-		}
 		idOps = append(idOps, t.byID.opDelete(id))
-		k := old.nameKey()
-		if cur, ok := t.byName.Get(k); ok && cur == id {
-			nameOps = append(nameOps, t.byName.opDelete(k))
-		}
 	}
 	for _, tp := range changed {
-		old, ok := t.byID.Get(tp.id)
-		if _, del := gone[tp.id]; del {
-			ok = false // its name, if still its own, is deleted above
-		}
-		if !ok || old.name != tp.name {
-			if ok {
-				k := old.nameKey()
-				if cur, ok := t.byName.Get(k); ok && cur == tp.id {
-					nameOps = append(nameOps, t.byName.opDelete(k))
-				}
-			}
-			nameOps = append(nameOps, t.byName.opSet(tp.nameKey(), tp.id))
-		}
 		idOps = append(idOps, t.byID.opSet(tp.id, tp))
 	}
-	return &Topics{byID: t.byID.update(idOps), byName: t.byName.update(nameOps)}, nil
+	// The name index: every name the base gave a deleted or renamed topic
+	// goes (if still that topic's), then every new or changed name is set.
+	// The base topic under each id is looked up by the id index's update
+	// itself, just before it changes that shard.
+	var nameDels, nameSets []shardOp[nameKey, record.UUID]
+	var missing error
+	dropName := func(old *Topic) {
+		k := old.nameKey()
+		if cur, ok := t.byName.Get(k); ok && cur == old.id {
+			nameDels = append(nameDels, t.byName.opDelete(k))
+		}
+	}
+	byID := t.byID.update(idOps, func(op *shardOp[record.UUID, *Topic], old *Topic, ok bool) {
+		if op.del {
+			if !ok {
+				missing = fmt.Errorf("delete topic %s: not in the base image", op.key)
+			} else {
+				dropName(old)
+			}
+			return
+		}
+		if _, del := gone[op.key]; del {
+			ok = false // its base name is dropped by the delete
+		}
+		tp := op.val
+		if ok && old.name == tp.name {
+			return
+		}
+		if ok {
+			dropName(old)
+		}
+		nameSets = append(nameSets, t.byName.opSet(tp.nameKey(), tp.id))
+	})
+	if missing != nil {
+		return nil, missing
+	}
+	return &Topics{byID: byID, byName: t.byName.update(append(nameDels, nameSets...), nil)}, nil
 }
 
 // buildTopics returns the topics of an empty image plus topics (a snapshot
