@@ -5,6 +5,8 @@ go 1.26.0
 require (
 	github.com/benbjohnson/immutable v0.4.3
 	github.com/stretchr/testify v1.12.1
+	github.com/twmb/franz-go/pkg/kmsg v1.15.1
+	golang.org/x/sync v0.25.0
 )
 
 require (

@@ -1,8 +1,105 @@
-// Package publisher will hold kmeta's loader (Kafka's MetadataLoader): it
-// takes committed batches and snapshots from the embedder, builds deltas,
-// publishes one image per commit once caught up, and feeds publishers such as
-// the cache and the snapshot generator.
+// Package publisher is kmeta's loader and the publishers it feeds: Kafka's
+// MetadataLoader and MetadataBatchLoader (metadata/.../image/loader), made
+// to be embedded. A broker, a proxy or a test hands the Loader committed
+// batches and snapshots; the Loader keeps the current image, and tells each
+// publisher what changed.
 //
-// It is not written yet; see the project's issue "The loader and its
-// publishers".
+// # Feeding the loader
+//
+// Make a loader and give it what your raft client (or a file reader)
+// delivers, in log order:
+//
+//	l := publisher.NewLoader(publisher.Options{Logger: logger})
+//
+//	// handleLoadSnapshot: a snapshot in memory, or read from a file
+//	l.LoadSnapshot(publisher.Snapshot{LastContainedOffset: 99, LastContainedEpoch: 3, Records: recs})
+//	l.LoadSnapshotReader(snapshotReader) // a *record.SnapshotReader
+//
+//	// handleCommit: one raft commit, one or more batches
+//	l.HandleCommit(publisher.Batch{BaseOffset: 100, Epoch: 3, AppendTime: ms, Records: recs})
+//	// or batch by batch, e.g. from record.OpenDir / OpenSegment
+//	l.LoadRecordBatch(b) ... l.Commit()
+//
+//	// highWatermark(), handleLeaderChange
+//	l.SetHighWatermark(hw)
+//	l.SetLeader(publisher.LeaderAndEpoch{LeaderID: 3001, Epoch: 4})
+//
+// Package publisher/dirfollow does all of this for a __cluster_metadata-0
+// directory.
+//
+// The rules are Kafka's (spec §4):
+//
+//   - Nothing is published until the loader has caught up: the high
+//     watermark is known, the image reaches it, and a record has been seen
+//     (MetadataLoader.stillNeedToCatchUp, with Kafka 4.x's hasSeenRecord).
+//   - Then one new image per commit. Records before a BeginTransactionRecord
+//     are published on their own; an open metadata transaction (KIP-868)
+//     defers publication until its EndTransactionRecord.
+//   - An AbortTransactionRecord discards the transaction's records at once.
+//     Kafka discards them only when the Abort ends a commit and publishes
+//     them when more records follow it in the same commit (spec §10 #3);
+//     kmeta fixes this on purpose: an aborted transaction leaves no trace.
+//   - A snapshot is a delta from the current image that deletes whatever the
+//     snapshot does not re-assert (delta.NewSnapshot, FinishSnapshot).
+//   - Control batches (LeaderChange, KRaftVersion) change no data; they
+//     advance the log position and tell the loader of the raft leader. A
+//     controller failover is therefore an update with no change.
+//   - A record the image rejects (delta.Replay's *delta.RecordError) is a
+//     fault. With Options.ReplayErrors = Skip, Kafka's broker behaviour,
+//     the commit is published without it and it is counted; with Halt the
+//     last good image keeps being served and the loader refuses input until
+//     a snapshot is loaded.
+//   - A batch that does not continue the log (ErrOffset) is refused and
+//     changes nothing; Kafka trusts its raft client here.
+//
+// The loader has no goroutine: each call does its work, publication
+// included, on the caller's goroutine. NewRunner puts it on a goroutine of
+// its own behind a queue, for raft clients that must not wait.
+//
+// # Publishers
+//
+// A Publisher has a Name, OnUpdate(delta, image, manifest) and Close.
+// Install them at any time; they run in install order. A newly installed
+// publisher first receives the whole current image as a delta from the
+// empty image (a SnapshotLoad manifest), then every later commit (LogDelta
+// manifests saying how many batches and bytes and how long they took). A
+// publisher that returns an error or panics is reported to
+// Options.FaultHandler and counted; the others still get the update, and it
+// keeps getting later ones unless the handler calls l.Remove. Publishers
+// implementing ControllerListener hear of raft leader changes.
+//
+//	cache := publisher.NewCache("")
+//	gen := publisher.NewSnapshotGenerator(&publisher.DirEmitter{Dir: dir}, publisher.SnapshotGeneratorOptions{})
+//	l.Install(gen, cache, myPublisher)
+//
+// Shipped publishers:
+//
+//   - Cache: the latest image behind an atomic pointer. Load never blocks
+//     nor allocates; an image once loaded never changes.
+//   - SnapshotGenerator: writes a snapshot after 20 MiB of log or an hour
+//     (Kafka's defaults, spec §5.3) through a SnapshotEmitter; DirEmitter
+//     writes a .checkpoint that Kafka reads.
+//   - Func: a function as a publisher.
+//
+// # Waiting and reading
+//
+// Readers do not touch the loader's lock:
+//
+//	img := cache.Load()                      // the latest image
+//	img, next := cache.Watch()               // ... and a channel closed when a newer one arrives
+//	img, err := l.WaitForOffset(ctx, offset) // block until an image containing offset is published
+//
+// WaitForOffset is a broker's wait to be caught up to its own
+// RegisterBrokerRecord before it asks to be unfenced (spec §4.5, §8): it
+// returns once every publisher has been given an image containing offset.
+//
+// # Observing
+//
+// Options.Logger takes a *slog.Logger. Options.Hooks is a struct of optional
+// callbacks (batch loaded, commit handled, snapshot loaded, published,
+// caught up, leader changed, fault) that carry Kafka's loader metrics (spec
+// §4.8): offset and epoch of the last published image, batch and publish
+// times (per batch, spec §10 #4), publisher errors, replay errors.
+// Loader.Stats returns the same counters at any time. No metrics library is
+// imported.
 package publisher

@@ -131,6 +131,54 @@ func BenchmarkDecode(b *testing.B) {
 	}
 }
 
+// BenchmarkDecoder is BenchmarkDecode with the reusing Decoder, as a
+// pipeline that copies each record at once (a snapshot load) would decode.
+func BenchmarkDecoder(b *testing.B) {
+	for _, f := range decodeBenchFiles {
+		b.Run(f.name, func(b *testing.B) {
+			data, err := os.ReadFile(filepath.Join(sharedtest.Corpus(b), f.path))
+			if err != nil {
+				b.Skip(err)
+			}
+			var batch Batch
+			var d Decoder
+			records := 0
+			b.SetBytes(int64(len(data)))
+			b.ReportAllocs()
+			for i := 0; i < b.N; i++ {
+				records = 0
+				for p := 0; p < len(data); {
+					n, err := ParseBatch(data[p:], &batch)
+					if err != nil {
+						b.Fatal(err)
+					}
+					p += n
+					if batch.IsControl() {
+						continue
+					}
+					for _, e := range batch.Entries {
+						records++
+						if _, _, err := d.Decode(e.Value); err != nil {
+							b.Fatal(err)
+						}
+					}
+				}
+			}
+			b.ReportMetric(float64(testing.AllocsPerRun(1, func() {
+				for p := 0; p < len(data); {
+					n, _ := ParseBatch(data[p:], &batch)
+					p += n
+					if !batch.IsControl() {
+						for _, e := range batch.Entries {
+							_, _, _ = d.Decode(e.Value)
+						}
+					}
+				}
+			}))/float64(records), "allocs/record")
+		})
+	}
+}
+
 // BenchmarkEncode encodes the decoded records of the same files back into
 // batches of the same shape.
 func BenchmarkEncode(b *testing.B) {

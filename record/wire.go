@@ -37,6 +37,7 @@ type reader struct {
 	b     []byte
 	err   error
 	owned bool // b is our own copy, which strings may alias
+	reuse bool // decode into the slices the struct already holds (Decoder)
 }
 
 func (r *reader) fail(format string, args ...any) {
@@ -227,12 +228,12 @@ func (r *reader) arrayLen(field string, nullable bool, minSize int) int {
 	return n
 }
 
-func (r *reader) int32s(field string, nullable bool) []int32 {
+func (r *reader) int32s(old []int32, field string, nullable bool) []int32 {
 	n := r.arrayLen(field, nullable, 4)
 	if n < 0 {
 		return nil
 	}
-	s := make([]int32, n)
+	s := reuseOrMake(r.reuse, old, n)
 	for i := range s {
 		s[i] = int32(binary.BigEndian.Uint32(r.b[4*i:]))
 	}
@@ -240,12 +241,12 @@ func (r *reader) int32s(field string, nullable bool) []int32 {
 	return s
 }
 
-func (r *reader) uuids(field string, nullable bool) []UUID {
+func (r *reader) uuids(old []UUID, field string, nullable bool) []UUID {
 	n := r.arrayLen(field, nullable, 16)
 	if n < 0 {
 		return nil
 	}
-	s := make([]UUID, n)
+	s := reuseOrMake(r.reuse, old, n)
 	for i := range s {
 		copy(s[i][:], r.b[16*i:])
 	}
@@ -253,16 +254,25 @@ func (r *reader) uuids(field string, nullable bool) []UUID {
 	return s
 }
 
-func (r *reader) strings(field string, nullable bool) []string {
+func (r *reader) strings(old []string, field string, nullable bool) []string {
 	n := r.arrayLen(field, nullable, 1)
 	if n < 0 {
 		return nil
 	}
-	s := make([]string, n)
+	s := reuseOrMake(r.reuse, old, n)
 	for i := range s {
 		s[i] = r.string(field)
 	}
 	return s
+}
+
+// reuseOrMake returns old[:n] when reusing and old has the room, else a new
+// slice of n elements.
+func reuseOrMake[T any](reuse bool, old []T, n int) []T {
+	if reuse && cap(old) >= n {
+		return old[:n]
+	}
+	return make([]T, n)
 }
 
 // tag reads one tagged field header and returns the tag and a reader over its
@@ -273,7 +283,7 @@ func (r *reader) tag() (uint32, reader) {
 	if !r.need(size, "tagged field") {
 		return 0, reader{err: r.err}
 	}
-	sub := reader{b: r.b[:size:size], owned: r.owned}
+	sub := reader{b: r.b[:size:size], owned: r.owned, reuse: r.reuse}
 	r.b = r.b[size:]
 	return tag, sub
 }

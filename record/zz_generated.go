@@ -372,7 +372,11 @@ func (m *LeaderChangeMessage) decode(r *reader, v int16) {
 	m.Version = r.int16()
 	m.LeaderID = r.int32()
 	if n := r.arrayLen("Voters", false, 1); n >= 0 {
-		m.Voters = make([]LeaderChangeVoter, n)
+		if r.reuse && cap(m.Voters) >= n {
+			m.Voters = m.Voters[:n]
+		} else {
+			m.Voters = make([]LeaderChangeVoter, n)
+		}
 		for i := range m.Voters {
 			m.Voters[i].decode(r, v)
 		}
@@ -380,7 +384,11 @@ func (m *LeaderChangeMessage) decode(r *reader, v int16) {
 		m.Voters = nil
 	}
 	if n := r.arrayLen("GrantingVoters", false, 1); n >= 0 {
-		m.GrantingVoters = make([]LeaderChangeVoter, n)
+		if r.reuse && cap(m.GrantingVoters) >= n {
+			m.GrantingVoters = m.GrantingVoters[:n]
+		} else {
+			m.GrantingVoters = make([]LeaderChangeVoter, n)
+		}
 		for i := range m.GrantingVoters {
 			m.GrantingVoters[i].decode(r, v)
 		}
@@ -1513,7 +1521,11 @@ func (m *VotersRecordVoter) decode(r *reader, v int16) {
 	m.VoterID = r.int32()
 	m.VoterDirectoryID = r.uuid()
 	if n := r.arrayLen("Endpoints", false, 1); n >= 0 {
-		m.Endpoints = make([]VotersRecordEndpoint, n)
+		if r.reuse && cap(m.Endpoints) >= n {
+			m.Endpoints = m.Endpoints[:n]
+		} else {
+			m.Endpoints = make([]VotersRecordEndpoint, n)
+		}
 		for i := range m.Endpoints {
 			m.Endpoints[i].decode(r, v)
 		}
@@ -1708,7 +1720,11 @@ func (m *VotersRecord) appendTo(b []byte, v int16) []byte {
 func (m *VotersRecord) decode(r *reader, v int16) {
 	m.Version = r.int16()
 	if n := r.arrayLen("Voters", false, 1); n >= 0 {
-		m.Voters = make([]VotersRecordVoter, n)
+		if r.reuse && cap(m.Voters) >= n {
+			m.Voters = m.Voters[:n]
+		} else {
+			m.Voters = make([]VotersRecordVoter, n)
+		}
 		for i := range m.Voters {
 			m.Voters[i].decode(r, v)
 		}
@@ -2367,7 +2383,11 @@ func (m *RegisterBrokerRecord) decode(r *reader, v int16) {
 	m.IncarnationID = r.uuid()
 	m.BrokerEpoch = r.int64()
 	if n := r.arrayLen("EndPoints", false, 1); n >= 0 {
-		m.EndPoints = make([]BrokerEndpoint, n)
+		if r.reuse && cap(m.EndPoints) >= n {
+			m.EndPoints = m.EndPoints[:n]
+		} else {
+			m.EndPoints = make([]BrokerEndpoint, n)
+		}
 		for i := range m.EndPoints {
 			m.EndPoints[i].decode(r, v)
 		}
@@ -2375,7 +2395,11 @@ func (m *RegisterBrokerRecord) decode(r *reader, v int16) {
 		m.EndPoints = nil
 	}
 	if n := r.arrayLen("Features", false, 1); n >= 0 {
-		m.Features = make([]BrokerFeature, n)
+		if r.reuse && cap(m.Features) >= n {
+			m.Features = m.Features[:n]
+		} else {
+			m.Features = make([]BrokerFeature, n)
+		}
 		for i := range m.Features {
 			m.Features[i].decode(r, v)
 		}
@@ -2404,7 +2428,7 @@ func (m *RegisterBrokerRecord) decode(r *reader, v int16) {
 		last = int64(tag)
 		switch {
 		case tag == 0 && v >= 3:
-			m.LogDirs = (&sub).uuids("LogDirs", false)
+			m.LogDirs = (&sub).uuids(m.LogDirs, "LogDirs", false)
 			sub.end(r, tag)
 			continue
 		}
@@ -3306,16 +3330,16 @@ func (m *PartitionRecord) appendTo(b []byte, v int16) []byte {
 func (m *PartitionRecord) decode(r *reader, v int16) {
 	m.PartitionID = r.int32()
 	m.TopicID = r.uuid()
-	m.Replicas = r.int32s("Replicas", false)
-	m.ISR = r.int32s("ISR", false)
-	m.RemovingReplicas = r.int32s("RemovingReplicas", false)
-	m.AddingReplicas = r.int32s("AddingReplicas", false)
+	m.Replicas = r.int32s(m.Replicas, "Replicas", false)
+	m.ISR = r.int32s(m.ISR, "ISR", false)
+	m.RemovingReplicas = r.int32s(m.RemovingReplicas, "RemovingReplicas", false)
+	m.AddingReplicas = r.int32s(m.AddingReplicas, "AddingReplicas", false)
 	m.Leader = r.int32()
 	m.LeaderRecoveryState = 0
 	m.LeaderEpoch = r.int32()
 	m.PartitionEpoch = r.int32()
 	if v >= 1 {
-		m.Directories = r.uuids("Directories", false)
+		m.Directories = r.uuids(m.Directories, "Directories", false)
 	} else {
 		m.Directories = nil
 	}
@@ -3339,11 +3363,11 @@ func (m *PartitionRecord) decode(r *reader, v int16) {
 			sub.end(r, tag)
 			continue
 		case tag == 1 && v >= 2:
-			m.EligibleLeaderReplicas = (&sub).int32s("EligibleLeaderReplicas", v >= 2)
+			m.EligibleLeaderReplicas = (&sub).int32s(m.EligibleLeaderReplicas, "EligibleLeaderReplicas", v >= 2)
 			sub.end(r, tag)
 			continue
 		case tag == 2 && v >= 2:
-			m.LastKnownELR = (&sub).int32s("LastKnownELR", v >= 2)
+			m.LastKnownELR = (&sub).int32s(m.LastKnownELR, "LastKnownELR", v >= 2)
 			sub.end(r, tag)
 			continue
 		}
@@ -4208,7 +4232,7 @@ func (m *PartitionChangeRecord) decode(r *reader, v int16) {
 		last = int64(tag)
 		switch {
 		case tag == 0:
-			m.ISR = (&sub).int32s("ISR", true)
+			m.ISR = (&sub).int32s(m.ISR, "ISR", true)
 			sub.end(r, tag)
 			continue
 		case tag == 1:
@@ -4216,15 +4240,15 @@ func (m *PartitionChangeRecord) decode(r *reader, v int16) {
 			sub.end(r, tag)
 			continue
 		case tag == 2:
-			m.Replicas = (&sub).int32s("Replicas", true)
+			m.Replicas = (&sub).int32s(m.Replicas, "Replicas", true)
 			sub.end(r, tag)
 			continue
 		case tag == 3:
-			m.RemovingReplicas = (&sub).int32s("RemovingReplicas", true)
+			m.RemovingReplicas = (&sub).int32s(m.RemovingReplicas, "RemovingReplicas", true)
 			sub.end(r, tag)
 			continue
 		case tag == 4:
-			m.AddingReplicas = (&sub).int32s("AddingReplicas", true)
+			m.AddingReplicas = (&sub).int32s(m.AddingReplicas, "AddingReplicas", true)
 			sub.end(r, tag)
 			continue
 		case tag == 5:
@@ -4232,15 +4256,15 @@ func (m *PartitionChangeRecord) decode(r *reader, v int16) {
 			sub.end(r, tag)
 			continue
 		case tag == 6 && v >= 2:
-			m.EligibleLeaderReplicas = (&sub).int32s("EligibleLeaderReplicas", v >= 2)
+			m.EligibleLeaderReplicas = (&sub).int32s(m.EligibleLeaderReplicas, "EligibleLeaderReplicas", v >= 2)
 			sub.end(r, tag)
 			continue
 		case tag == 7 && v >= 2:
-			m.LastKnownELR = (&sub).int32s("LastKnownELR", v >= 2)
+			m.LastKnownELR = (&sub).int32s(m.LastKnownELR, "LastKnownELR", v >= 2)
 			sub.end(r, tag)
 			continue
 		case tag == 8 && v >= 1:
-			m.Directories = (&sub).uuids("Directories", v >= 1)
+			m.Directories = (&sub).uuids(m.Directories, "Directories", v >= 1)
 			sub.end(r, tag)
 			continue
 		}
@@ -5158,7 +5182,7 @@ func (m *DelegationTokenRecord) appendTo(b []byte, v int16) []byte {
 func (m *DelegationTokenRecord) decode(r *reader, v int16) {
 	m.Owner = r.string("Owner")
 	m.Requester = r.string("Requester")
-	m.Renewers = r.strings("Renewers", false)
+	m.Renewers = r.strings(m.Renewers, "Renewers", false)
 	m.IssueTimestamp = r.int64()
 	m.MaxTimestamp = r.int64()
 	m.ExpirationTimestamp = r.int64()
@@ -6072,7 +6096,11 @@ func (m *ClientQuotaRecord) appendTo(b []byte, v int16) []byte {
 
 func (m *ClientQuotaRecord) decode(r *reader, v int16) {
 	if n := r.arrayLen("Entity", false, 1); n >= 0 {
-		m.Entity = make([]EntityData, n)
+		if r.reuse && cap(m.Entity) >= n {
+			m.Entity = m.Entity[:n]
+		} else {
+			m.Entity = make([]EntityData, n)
+		}
 		for i := range m.Entity {
 			m.Entity[i].decode(r, v)
 		}
@@ -6655,7 +6683,7 @@ func (m *BrokerRegistrationChangeRecord) decode(r *reader, v int16) {
 			sub.end(r, tag)
 			continue
 		case tag == 2 && v >= 2:
-			m.LogDirs = (&sub).uuids("LogDirs", false)
+			m.LogDirs = (&sub).uuids(m.LogDirs, "LogDirs", false)
 			sub.end(r, tag)
 			continue
 		}
@@ -8989,7 +9017,11 @@ func (m *RegisterControllerRecord) decode(r *reader, v int16) {
 	m.IncarnationID = r.uuid()
 	m.ZKMigrationReady = r.bool()
 	if n := r.arrayLen("EndPoints", false, 1); n >= 0 {
-		m.EndPoints = make([]ControllerEndpoint, n)
+		if r.reuse && cap(m.EndPoints) >= n {
+			m.EndPoints = m.EndPoints[:n]
+		} else {
+			m.EndPoints = make([]ControllerEndpoint, n)
+		}
 		for i := range m.EndPoints {
 			m.EndPoints[i].decode(r, v)
 		}
@@ -8997,7 +9029,11 @@ func (m *RegisterControllerRecord) decode(r *reader, v int16) {
 		m.EndPoints = nil
 	}
 	if n := r.arrayLen("Features", false, 1); n >= 0 {
-		m.Features = make([]ControllerFeature, n)
+		if r.reuse && cap(m.Features) >= n {
+			m.Features = m.Features[:n]
+		} else {
+			m.Features = make([]ControllerFeature, n)
+		}
 		for i := range m.Features {
 			m.Features[i].decode(r, v)
 		}

@@ -103,7 +103,11 @@ func open(path string) (source, error) {
 		if st2, err := os.Stat(sub); err == nil && st2.IsDir() {
 			path = sub
 		}
-		return record.OpenDir(path, record.Finished)
+		d, err := record.OpenDir(path, record.Finished)
+		if err != nil {
+			return nil, err
+		}
+		return &dirSource{d: d}, nil
 	}
 	name := filepath.Base(path)
 	switch {
@@ -125,6 +129,26 @@ func open(path string) (source, error) {
 	}
 	return nil, fmt.Errorf("%s: not a segment (.log), snapshot (.checkpoint), bootstrap.checkpoint or directory", path)
 }
+
+// dirSource yields a directory's snapshot batches, then its log batches
+// after the snapshot.
+type dirSource struct {
+	d        *record.DirReader
+	snapDone bool
+}
+
+func (s *dirSource) Next() (*record.Batch, error) {
+	if snap := s.d.Snapshot(); snap != nil && !s.snapDone {
+		b, err := snap.Next()
+		if !errors.Is(err, io.EOF) {
+			return b, err
+		}
+		s.snapDone = true
+	}
+	return s.d.Next()
+}
+
+func (s *dirSource) Close() error { return s.d.Close() }
 
 type closer struct {
 	*record.SnapshotReader

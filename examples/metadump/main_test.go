@@ -213,3 +213,26 @@ func TestUsage(t *testing.T) {
 	require.Equal(t, 1, code)
 	require.Contains(t, errs, "missing.log")
 }
+
+// TestDumpDirectory: a directory dumps as a broker loads it, the latest
+// snapshot's records first, then the log records after the snapshot.
+func TestDumpDirectory(t *testing.T) {
+	dir := sharedtest.Path(t, "corpus", "kraft", "rjmfernandes__flink-on-prem", "data", "__cluster_metadata-0")
+	snapOut, _, code := runDump(t, "-unredacted", filepath.Join(dir, "00000000000000014926-0000000001.checkpoint"))
+	require.Equal(t, 0, code)
+	out, errs, code := runDump(t, "-unredacted", filepath.Dir(dir)) // the log dir holding __cluster_metadata-0
+	require.Equal(t, 0, code, errs)
+	require.True(t, strings.HasPrefix(out, snapOut))
+	logOut, _, code := runDump(t, "-unredacted", filepath.Join(dir, "00000000000000000000.log"))
+	require.Equal(t, 0, code)
+	all := lines(logOut)
+	// The segment holds offsets 0..17026 and the snapshot ends at 14926: the
+	// records of the log after the snapshot are the segment's tail.
+	tail := lines(strings.TrimPrefix(out, snapOut))
+	require.NotEmpty(t, tail)
+	require.Equal(t, all[len(all)-len(tail):], tail)
+
+	sum, _, code := runDump(t, "-summary", dir)
+	require.Equal(t, 0, code)
+	require.Contains(t, sum, "offsets 0..17026")
+}

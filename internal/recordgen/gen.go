@@ -559,15 +559,15 @@ func (g *gen) emitDecode(f *field, m *message, rd string) {
 		switch {
 		case f.sub != nil:
 			g.p("if n := %s.arrayLen(%q, %s, 1); n >= 0 {", rd, f.goName, nl)
-			g.p("%s = make([]%s, n)", x, f.sub.goName)
+			g.p("if %s.reuse && cap(%s) >= n { %s = %s[:n] } else { %s = make([]%s, n) }", rd, x, x, x, x, f.sub.goName)
 			g.p("for i := range %s { %s[i].decode(%s, v) }", x, x, rd)
 			g.p("} else { %s = nil }", x)
 		case f.typ == "int32":
-			g.p("%s = %s.int32s(%q, %s)", x, rd, f.goName, nl)
+			g.p("%s = %s.int32s(%s, %q, %s)", x, rd, x, f.goName, nl)
 		case f.typ == "uuid":
-			g.p("%s = %s.uuids(%q, %s)", x, rd, f.goName, nl)
+			g.p("%s = %s.uuids(%s, %q, %s)", x, rd, x, f.goName, nl)
 		case f.typ == "string":
-			g.p("%s = %s.strings(%q, %s)", x, rd, f.goName, nl)
+			g.p("%s = %s.strings(%s, %q, %s)", x, rd, x, f.goName, nl)
 		}
 		return
 	}

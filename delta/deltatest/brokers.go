@@ -1,0 +1,430 @@
+package deltatest
+
+import (
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/kmeta-go/kmeta/image"
+	"github.com/kmeta-go/kmeta/record"
+)
+
+// BrokerSpec is a BrokerRegistrationRequest.
+type BrokerSpec struct {
+	ID int32
+	// Rack is the broker's rack; "" means none.
+	Rack string
+	// Listeners; nil means one PLAINTEXT listener "broker-<id>:9092".
+	Listeners []image.Endpoint
+	// LogDirs (MV >= 3.7-IV2); nil means one directory with a random id.
+	LogDirs []record.UUID
+	// Incarnation; zero means a random id, a new incarnation on every
+	// registration.
+	Incarnation record.UUID
+}
+
+func (s *Simulator) checkPeriod() int64 { return max(s.session/8, 1) }
+
+// RegisterBroker registers a broker (QuorumController.registerBroker →
+// ClusterControlManager.registerBroker, spec §2.1): a fenced
+// RegisterBrokerRecord whose epoch is the offset of the operation's first
+// record, preceded in 4.x by the clean-up records of a new incarnation. The
+// broker then heartbeats: it is unfenced at its next heartbeat (Advance) or
+// by UnfenceBroker.
+func (s *Simulator) RegisterBroker(spec BrokerSpec) error {
+	if spec.ID < 0 {
+		return fmt.Errorf("%w: broker id %d", ErrInvalidRequest, spec.ID)
+	}
+	old := s.brokers[spec.ID]
+	inc := spec.Incarnation
+	if inc == (record.UUID{}) {
+		inc = randomUUID(s.idRnd)
+	}
+	if old != nil && old.reg.IncarnationID() != inc && s.validSession(old) {
+		return fmt.Errorf("%w: another broker is registered with id %d; it should self-resolve once the heartbeat manager expires its session", ErrDuplicateBroker, spec.ID)
+	}
+	r := record.NewRegisterBrokerRecord()
+	r.BrokerID, r.IncarnationID = spec.ID, inc
+	if spec.Rack != "" {
+		r.Rack = ptr(spec.Rack)
+	}
+	ls := spec.Listeners
+	if ls == nil {
+		ls = []image.Endpoint{{Name: "PLAINTEXT", Host: fmt.Sprintf("broker-%d", spec.ID), Port: 9092}}
+	}
+	for _, l := range ls {
+		r.EndPoints = append(r.EndPoints, record.BrokerEndpoint{Name: l.Name, Host: l.Host, Port: l.Port, SecurityProtocol: l.SecurityProtocol})
+	}
+	r.Features = append(r.Features, record.BrokerFeature{Name: "metadata.version", MinSupportedVersion: int16(image.MV3_0_IV1), MaxSupportedVersion: int16(max(s.mv, image.LatestMetadataVersion))})
+	names := make([]string, 0, len(s.features))
+	for k := range s.features {
+		names = append(names, k)
+	}
+	slices.Sort(names)
+	for _, k := range names {
+		r.Features = append(r.Features, record.BrokerFeature{Name: k, MinSupportedVersion: 0, MaxSupportedVersion: s.features[k]})
+	}
+	if s.mv.DirectoryAssignmentSupported() {
+		dirs := spec.LogDirs
+		if dirs == nil {
+			if old != nil && old.reg.IncarnationID() == inc {
+				dirs = old.reg.Directories()
+			} else {
+				dirs = []record.UUID{randomDirID(s.idRnd)}
+			}
+		}
+		if len(dirs) == 0 {
+			return fmt.Errorf("%w: no log directories", ErrInvalidRequest)
+		}
+		for id, b := range s.brokers {
+			if id == spec.ID {
+				continue
+			}
+			for _, d := range dirs {
+				if slices.Contains(b.reg.Directories(), d) {
+					return fmt.Errorf("%w: log directory %s belongs to broker %d", ErrInvalidRequest, d, id)
+				}
+			}
+		}
+		r.LogDirs = slices.Clone(dirs)
+		slices.SortFunc(r.LogDirs, func(a, b record.UUID) int { return compareUUID(a, b) })
+	}
+	var recs []image.VersionedRecord
+	epoch := s.nextOffset
+	amend := old != nil && old.reg.IncarnationID() == inc
+	if !amend && s.release >= Kafka40 {
+		// handleBrokerShutdown for the previous incarnation (KAFKA-18106,
+		// KAFKA-18635).
+		clean := old != nil && old.cleanShutdown
+		if s.elrEnabled() && !clean {
+			recs = append(recs, s.generateLeaderAndIsrUpdates(-1, -1, spec.ID, inISR(spec.ID))...)
+			recs = append(recs, s.generateLeaderAndIsrUpdates(-1, -1, spec.ID, inELR(spec.ID))...)
+		} else {
+			recs = append(recs, s.generateLeaderAndIsrUpdates(spec.ID, -1, -1, inISR(spec.ID))...)
+		}
+	}
+	switch {
+	case amend && s.release >= Kafka39:
+		r.BrokerEpoch, r.Fenced, r.InControlledShutdown = old.reg.Epoch(), old.reg.Fenced(), old.reg.InControlledShutdown()
+	case amend && s.release == Kafka38:
+		r.BrokerEpoch, r.Fenced, r.InControlledShutdown = epoch, old.reg.Fenced(), old.reg.InControlledShutdown()
+	default:
+		r.BrokerEpoch, r.Fenced = epoch, true
+	}
+	recs = append(recs, vr(r, s.mv.RegisterBrokerRecordVersion()))
+	if err := s.commit(recs, s.release < Kafka40); err != nil {
+		return err
+	}
+	b := s.brokers[spec.ID]
+	b.alive, b.lastContact, b.nextHeartbeat, b.cleanShutdown = true, s.now, s.now+s.heartbeat, false
+	return nil
+}
+
+func compareUUID(a, b record.UUID) int {
+	for i := range a {
+		if a[i] != b[i] {
+			if a[i] < b[i] {
+				return -1
+			}
+			return 1
+		}
+	}
+	return 0
+}
+
+// randomDirID is DirectoryId.random: not one of the 100 reserved ids, not
+// printing with a leading '-'.
+func randomDirID(r *javaRandom) record.UUID {
+	for {
+		u := randomUUID(r)
+		reserved := true
+		for i := 0; i < 15; i++ {
+			if u[i] != 0 {
+				reserved = false
+			}
+		}
+		if !reserved || u[15] >= 100 {
+			return u
+		}
+	}
+}
+
+// validSession is ClusterControlManager's "valid session" test for a
+// duplicate registration: the controller heard from the broker within the
+// session timeout (a crashed broker's session stays valid until then;
+// before 4.0 only an unfenced broker has a session).
+func (s *Simulator) validSession(b *broker) bool {
+	if s.release < Kafka40 && b.reg.Fenced() {
+		return false
+	}
+	return b.lastContact+s.session >= s.now
+}
+
+// AddBroker registers a broker and unfences it at once: the usual way to
+// build a cluster for a test.
+func (s *Simulator) AddBroker(spec BrokerSpec) error {
+	if err := s.RegisterBroker(spec); err != nil {
+		return err
+	}
+	return s.UnfenceBroker(spec.ID)
+}
+
+// AddBrokers adds brokers 1..n (AddBroker with default listeners), placing
+// broker i in rack racks[i mod len(racks)] when racks are given.
+func (s *Simulator) AddBrokers(n int, racks ...string) error {
+	for i := 1; i <= n; i++ {
+		spec := BrokerSpec{ID: int32(i)}
+		if len(racks) > 0 {
+			spec.Rack = racks[(i-1)%len(racks)]
+		}
+		if err := s.AddBroker(spec); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (s *Simulator) registered(id int32) (*broker, error) {
+	b := s.brokers[id]
+	if b == nil {
+		return nil, fmt.Errorf("%w: broker %d", ErrBrokerNotRegistered, id)
+	}
+	return b, nil
+}
+
+// UnfenceBroker is the heartbeat that takes a fenced broker to UNFENCED
+// (ReplicationControlManager.handleBrokerUnfenced, spec §2.2): the unfence
+// record (UnfenceBrokerRecord below 3.3-IV2, BrokerRegistrationChangeRecord v0
+// Fenced=-1 from it), then leaders for the leaderless partitions this broker
+// can lead. An unfenced broker writes nothing.
+func (s *Simulator) UnfenceBroker(id int32) error {
+	b, err := s.registered(id)
+	if err != nil {
+		return err
+	}
+	b.alive, b.lastContact = true, s.now
+	if !b.reg.Fenced() {
+		s.last = nil
+		return nil
+	}
+	var recs []image.VersionedRecord
+	if s.mv < image.MV3_3_IV2 {
+		r := record.NewUnfenceBrokerRecord()
+		r.ID, r.Epoch = id, b.reg.Epoch()
+		recs = append(recs, vr(r, 0))
+	} else {
+		r := record.NewBrokerRegistrationChangeRecord()
+		r.BrokerID, r.BrokerEpoch, r.Fenced = id, b.reg.Epoch(), -1
+		recs = append(recs, vr(r, 0))
+	}
+	recs = append(recs, s.generateLeaderAndIsrUpdates(-1, id, -1, leaderless)...)
+	return s.commit(recs, false)
+}
+
+// FenceBroker fences a broker (ReplicationControlManager.handleBrokerFenced,
+// spec §2.2, §4.5): the broker leaves every ISR it can leave, its
+// leaderships move to the first acceptable ISR member in replica order,
+// then the fence record (FenceBrokerRecord below 3.3-IV2,
+// BrokerRegistrationChangeRecord v0 Fenced=1 from it). Like Kafka it writes
+// the fence record even for a broker already fenced (spec §10 #2). The
+// broker keeps heartbeating unless it was crashed.
+func (s *Simulator) FenceBroker(id int32) error {
+	b, err := s.registered(id)
+	if err != nil {
+		return err
+	}
+	recs := s.generateLeaderAndIsrUpdates(id, -1, -1, inISR(id))
+	recs = append(recs, s.fenceRecord(b))
+	return s.commit(recs, false)
+}
+
+func (s *Simulator) fenceRecord(b *broker) image.VersionedRecord {
+	if s.mv < image.MV3_3_IV2 {
+		r := record.NewFenceBrokerRecord()
+		r.ID, r.Epoch = b.reg.ID(), b.reg.Epoch()
+		return vr(r, 0)
+	}
+	r := record.NewBrokerRegistrationChangeRecord()
+	r.BrokerID, r.BrokerEpoch, r.Fenced = b.reg.ID(), b.reg.Epoch(), 1
+	return vr(r, 0)
+}
+
+// BeginControlledShutdown is the heartbeat with wantShutDown that takes an
+// unfenced broker into CONTROLLED_SHUTDOWN
+// (ReplicationControlManager.handleBrokerInControlledShutdown, spec §2.4):
+// BrokerRegistrationChangeRecord v1 InControlledShutdown=1 (from 3.3-IV3,
+// unless already set), then the broker leaves the ISRs and its leaderships
+// move.
+func (s *Simulator) BeginControlledShutdown(id int32) error {
+	b, err := s.registered(id)
+	if err != nil {
+		return err
+	}
+	var recs []image.VersionedRecord
+	if s.mv >= image.MV3_3_IV3 && !b.reg.InControlledShutdown() {
+		r := record.NewBrokerRegistrationChangeRecord()
+		r.BrokerID, r.BrokerEpoch, r.InControlledShutdown = id, b.reg.Epoch(), 1
+		recs = append(recs, vr(r, 1))
+	}
+	recs = append(recs, s.generateLeaderAndIsrUpdates(id, -1, -1, inISR(id))...)
+	return s.commit(recs, false)
+}
+
+// ControlledShutdown runs a broker's whole controlled shutdown: the
+// CONTROLLED_SHUTDOWN transition (BeginControlledShutdown) and, once the
+// broker leads nothing, the SHUTDOWN_NOW transition, which fences it
+// (handleBrokerFenced). A fenced broker asking to shut down goes straight to
+// SHUTDOWN_NOW, writing a redundant fence record as Kafka does. The broker
+// then stops heartbeating; its shutdown was clean.
+func (s *Simulator) ControlledShutdown(id int32) error {
+	b, err := s.registered(id)
+	if err != nil {
+		return err
+	}
+	if !b.reg.Fenced() {
+		if err := s.BeginControlledShutdown(id); err != nil {
+			return err
+		}
+	}
+	if err := s.FenceBroker(id); err != nil {
+		return err
+	}
+	b.alive, b.cleanShutdown = false, true
+	return nil
+}
+
+// CrashBroker stops a broker without telling the controller: no record now;
+// the controller fences it once its session times out (Advance).
+func (s *Simulator) CrashBroker(id int32) error {
+	b, err := s.registered(id)
+	if err != nil {
+		return err
+	}
+	b.alive, b.cleanShutdown = false, false
+	s.last = nil
+	return nil
+}
+
+// UnregisterBroker is the UnregisterBroker admin request
+// (ReplicationControlManager.handleBrokerUnregistered, spec §2.5).
+func (s *Simulator) UnregisterBroker(id int32) error {
+	b, err := s.registered(id)
+	if err != nil {
+		return err
+	}
+	recs := s.generateLeaderAndIsrUpdates(id, -1, -1, inISR(id))
+	recs = append(recs, s.generateLeaderAndIsrUpdates(id, -1, -1, inELR(id))...)
+	r := record.NewUnregisterBrokerRecord()
+	r.BrokerID, r.BrokerEpoch = id, b.reg.Epoch()
+	recs = append(recs, vr(r, 0))
+	return s.commit(recs, false)
+}
+
+// Advance moves the clock forward by d. On the way every live broker
+// heartbeats every HeartbeatInterval (a fenced, registered broker is unfenced
+// by its heartbeat: the simulated brokers are always caught up), the
+// controller's periodic check (every SessionTimeout/8, as 4.x's
+// maybeFenceStaleBroker) fences each unfenced broker whose last heartbeat is
+// more than SessionTimeout old, and NoOpRecords are written if configured.
+func (s *Simulator) Advance(d time.Duration) error {
+	target := s.now + d.Milliseconds()
+	for {
+		t := target + 1
+		for _, b := range s.brokers {
+			if b.alive && b.nextHeartbeat < t {
+				t = b.nextHeartbeat
+			}
+		}
+		t = min(t, s.nextCheck)
+		if s.noop > 0 && s.mv >= image.MV3_3_IV1 {
+			t = min(t, s.nextNoOp)
+		}
+		if t > target {
+			break
+		}
+		s.now = t
+		if s.noop > 0 && s.mv >= image.MV3_3_IV1 && s.nextNoOp == t {
+			s.nextNoOp += s.noop
+			if err := s.commit([]image.VersionedRecord{vr(record.NewNoOpRecord(), 0)}, false); err != nil {
+				return err
+			}
+		}
+		for _, id := range s.brokerIDs() {
+			b := s.brokers[id]
+			if b == nil || !b.alive || b.nextHeartbeat != t {
+				continue
+			}
+			b.nextHeartbeat += s.heartbeat
+			if err := s.Heartbeat(id); err != nil {
+				return err
+			}
+		}
+		if s.nextCheck == t {
+			s.nextCheck += s.checkPeriod()
+			if err := s.fenceStaleBrokers(); err != nil {
+				return err
+			}
+		}
+	}
+	s.now = target
+	return nil
+}
+
+// Heartbeat is one heartbeat of a live broker: it refreshes the broker's
+// session and unfences it if it is fenced (it is taken to be caught up).
+func (s *Simulator) Heartbeat(id int32) error {
+	b, err := s.registered(id)
+	if err != nil {
+		return err
+	}
+	b.alive, b.lastContact = true, s.now
+	if b.reg.Fenced() {
+		return s.UnfenceBroker(id)
+	}
+	s.last = nil
+	return nil
+}
+
+// fenceStaleBrokers is ReplicationControlManager.maybeFenceOneStaleBroker run
+// until it finds nothing: each stale unfenced broker is fenced in an
+// operation of its own, by ascending id.
+func (s *Simulator) fenceStaleBrokers() error {
+	for _, id := range s.brokerIDs() {
+		b := s.brokers[id]
+		if b.reg.Fenced() || b.lastContact+s.session >= s.now {
+			continue
+		}
+		if err := s.FenceBroker(id); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (s *Simulator) brokerIDs() []int32 {
+	ids := make([]int32, 0, len(s.brokers))
+	for id := range s.brokers {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	return ids
+}
+
+// Failover makes another controller active (scenario 4 of scenarios.md):
+// a new raft leader epoch begins with its LeaderChange control batch, and the
+// controller's soft state starts over (every registered broker's session
+// restarts now). No metadata record is written. newLeader 0 keeps the
+// controller id.
+func (s *Simulator) Failover(newLeader int32) {
+	if newLeader != 0 {
+		s.controller = newLeader
+	}
+	s.raftEpoch++
+	s.leaderChange()
+	for _, b := range s.brokers {
+		if !b.reg.Fenced() {
+			b.lastContact = s.now
+		}
+	}
+	s.last = nil
+}

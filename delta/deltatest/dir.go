@@ -1,0 +1,109 @@
+package deltatest
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/kmeta-go/kmeta/image"
+	"github.com/kmeta-go/kmeta/record"
+)
+
+// DirOptions shape the directory WriteDir writes.
+type DirOptions struct {
+	// SnapshotAt, when > 0, also writes a snapshot of the image up to and
+	// including the batch holding this offset (as Kafka's snapshot generator
+	// would, named <end offset>-<epoch>.checkpoint).
+	SnapshotAt int64
+	// SegmentBatches starts a new segment every this many batches; 0 writes
+	// one segment.
+	SegmentBatches int
+}
+
+// WriteDir writes the log as a __cluster_metadata-0 directory under parent
+// (created if needed) and returns its path: log segments written with
+// record.CreateSegment and, when asked (or when the log does not start at
+// offset 0, as for a simulator made by FromImage), a snapshot written with
+// record.CreateSnapshot. A broker, record.OpenDir or kafka-metadata-shell
+// reads it back into Image().
+func (s *Simulator) WriteDir(parent string, opts DirOptions) (string, error) {
+	dir := filepath.Join(parent, record.MetadataPartitionDir)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", err
+	}
+	if _, err := s.catchUp(); err != nil {
+		return "", err
+	}
+	if len(s.batches) > 0 && s.batches[0].BaseOffset > 0 && opts.SnapshotAt < s.batches[0].BaseOffset {
+		if err := writeSnapshot(dir, s.startImage()); err != nil {
+			return "", err
+		}
+	} else if len(s.batches) == 0 && s.img.Provenance().LastContainedOffset >= 0 {
+		return dir, writeSnapshot(dir, s.img)
+	}
+	if opts.SnapshotAt > 0 {
+		img, err := s.ImageAt(opts.SnapshotAt)
+		if err != nil {
+			return "", err
+		}
+		if err := writeSnapshot(dir, img); err != nil {
+			return "", err
+		}
+	}
+	var w *record.SegmentWriter
+	n := 0
+	for i := range s.batches {
+		b := &s.batches[i]
+		if w == nil || (opts.SegmentBatches > 0 && n == opts.SegmentBatches) {
+			if w != nil {
+				if err := w.Close(); err != nil {
+					return "", err
+				}
+			}
+			var err error
+			if w, err = record.CreateSegment(dir, b.BaseOffset); err != nil {
+				return "", err
+			}
+			n = 0
+		}
+		data, err := b.Bytes()
+		if err != nil {
+			w.Close()
+			return "", err
+		}
+		if _, err := w.AppendBatch(data); err != nil {
+			w.Close()
+			return "", err
+		}
+		n++
+	}
+	if w != nil {
+		if err := w.Close(); err != nil {
+			return "", err
+		}
+	}
+	return dir, nil
+}
+
+// writeSnapshot writes img as a snapshot the way the controller's
+// SnapshotEmitter does (image.Write at the image's own metadata.version).
+func writeSnapshot(dir string, img *image.Image) error {
+	p := img.Provenance()
+	if p.LastContainedOffset < 0 {
+		return fmt.Errorf("deltatest: no snapshot of an image before offset 0")
+	}
+	id := record.SnapshotID{EndOffset: p.LastContainedOffset + 1, Epoch: p.LastContainedEpoch}
+	t := p.LastContainedLogTimeMs
+	w, err := record.CreateSnapshot(dir, id, record.SnapshotOptions{LastContainedLogTimestamp: t, Now: func() int64 { return t }})
+	if err != nil {
+		return err
+	}
+	if err := img.Write(image.WriteOptions{}, func(r record.Record, v int16) error {
+		return w.AppendRecord(r, v)
+	}); err != nil {
+		w.Close()
+		return err
+	}
+	_, err = w.Freeze()
+	return err
+}

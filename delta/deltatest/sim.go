@@ -1,0 +1,993 @@
+package deltatest
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/kmeta-go/kmeta/delta"
+	"github.com/kmeta-go/kmeta/image"
+	"github.com/kmeta-go/kmeta/record"
+)
+
+// Release is the Apache Kafka release whose controller the simulator
+// imitates where releases differ at the same metadata.version
+// (kafka-controller-spec.md §7).
+type Release int
+
+// The releases the simulator knows.
+const (
+	Kafka32 Release = 32 + iota
+	Kafka33
+	Kafka34
+	Kafka35
+	Kafka36
+	Kafka37
+	Kafka38
+	Kafka39
+	Kafka40 Release = 40 + iota - 8
+	Kafka41
+	Kafka42
+)
+
+func (r Release) String() string { return fmt.Sprintf("%d.%d", int(r)/10, int(r)%10) }
+
+// releaseOf is the release that introduced mv, the release a log written at
+// mv most likely came from.
+func releaseOf(mv image.MetadataVersion) Release {
+	switch {
+	case mv >= image.MV4_2_IV0:
+		return Kafka42
+	case mv >= image.MV4_1_IV0:
+		return Kafka41
+	case mv >= image.MV4_0_IV0:
+		return Kafka40
+	case mv >= image.MV3_9_IV0:
+		return Kafka39
+	case mv >= image.MV3_8_IV0:
+		return Kafka38
+	case mv >= image.MV3_7_IV0:
+		return Kafka37
+	case mv >= image.MV3_6_IV0:
+		return Kafka36
+	case mv >= image.MV3_5_IV0:
+		return Kafka35
+	case mv >= image.MV3_4_IV0:
+		return Kafka34
+	case mv >= image.MV3_3_IV0:
+		return Kafka33
+	}
+	return Kafka32
+}
+
+// Config sets up a Simulator. The zero value is a 4.1 controller
+// (metadata.version 4.1-IV1 with ELR on) whose clock starts at
+// 2025-01-01T00:00:00Z.
+type Config struct {
+	// MetadataVersion written at bootstrap; 0 means 4.1-IV1, the latest
+	// production level of Kafka 4.2. Levels below 3.3-IV0 write no
+	// FeatureLevelRecord (a 3.2 log).
+	MetadataVersion image.MetadataVersion
+	// Release imitated; 0 means the release that introduced MetadataVersion.
+	Release Release
+	// Features are the finalized features other than metadata.version
+	// (feature name to level). Nil means what kafka-storage format sets for
+	// the release: group.version 1 from 4.0-IV0, transaction.version 2 from
+	// 4.0-IV2, eligible.leader.replicas.version 1 from 4.1-IV0.
+	Features map[string]int16
+	// Seed drives every random choice (replica placement, topic, incarnation,
+	// directory, ACL and token ids). Same seed, same operations: same log.
+	Seed int64
+	// ControllerID is the active controller's node id (the raft leader of
+	// LeaderChange records and the node whose configs the controller reads as
+	// its own, spec §4.1). 0 means 3000.
+	ControllerID int32
+	// SessionTimeout is broker.session.timeout.ms (0: 9 s); HeartbeatInterval
+	// broker.heartbeat.interval.ms (0: 2 s).
+	SessionTimeout, HeartbeatInterval time.Duration
+	// NoOpInterval is metadata.max.idle.interval.ms: a NoOpRecord is written
+	// this often while the clock advances (MV >= 3.3-IV1). 0 writes none
+	// (Kafka's default is 500 ms; tests rarely want them).
+	NoOpInterval time.Duration
+	// Start is the clock's start; zero means 2025-01-01T00:00:00Z.
+	Start time.Time
+	// RaftEpoch is the first raft leader epoch; 0 means 1.
+	RaftEpoch int32
+	// MinInSyncReplicas, DefaultReplicationFactor and NumPartitions are the
+	// controller's static configs (min.insync.replicas,
+	// default.replication.factor, num.partitions); 0 means Kafka's default 1.
+	MinInSyncReplicas, DefaultReplicationFactor, NumPartitions int
+	// UncleanLeaderElection is the controller's static
+	// unclean.leader.election.enable (default false).
+	UncleanLeaderElection bool
+	// NoBootstrap skips the LeaderChange batch and the bootstrap records;
+	// FromImage always skips them.
+	NoBootstrap bool
+}
+
+// Batch is one committed batch of the metadata log as the simulator wrote it:
+// what a raft client hands to a metadata loader. Either Records (a data
+// batch) or Control (a control batch) is set.
+type Batch struct {
+	// BaseOffset is the offset of the first record.
+	BaseOffset int64
+	// LeaderEpoch is the raft leader epoch (the batch header's
+	// partitionLeaderEpoch).
+	LeaderEpoch int32
+	// AppendTime is the append time in milliseconds.
+	AppendTime int64
+	// Records are the data records with the versions they are written at.
+	Records []image.VersionedRecord
+	// Control is the LeaderChange record of a control batch.
+	Control *record.LeaderChangeMessage
+}
+
+// Len is the number of records (offsets) in the batch.
+func (b *Batch) Len() int {
+	if b.Control != nil {
+		return 1
+	}
+	return len(b.Records)
+}
+
+// LastOffset is the offset of the last record.
+func (b *Batch) LastOffset() int64 { return b.BaseOffset + int64(b.Len()) - 1 }
+
+// Bytes encodes the batch as a record batch v2, as Kafka's raft layer writes
+// it (record.BatchBuilder).
+func (b *Batch) Bytes() ([]byte, error) {
+	if b.Control != nil {
+		bb := record.NewControlBatchBuilder(b.BaseOffset, b.LeaderEpoch, b.AppendTime)
+		if err := bb.AppendControlRecord(b.Control); err != nil {
+			return nil, err
+		}
+		return bb.Build()
+	}
+	bb := record.NewBatchBuilder(b.BaseOffset, b.LeaderEpoch, b.AppendTime)
+	for _, r := range b.Records {
+		if err := bb.AppendRecord(r.Record, r.Version); err != nil {
+			return nil, fmt.Errorf("batch at offset %d: %w", b.BaseOffset, err)
+		}
+	}
+	return bb.Build()
+}
+
+// Errors the simulator returns, named after the Kafka error code the
+// controller answers with; test them with errors.Is.
+var (
+	ErrUnknownTopic         = errors.New("UNKNOWN_TOPIC_OR_PARTITION")
+	ErrTopicExists          = errors.New("TOPIC_ALREADY_EXISTS")
+	ErrInvalidTopic         = errors.New("INVALID_TOPIC_EXCEPTION")
+	ErrInvalidPartitions    = errors.New("INVALID_PARTITIONS")
+	ErrInvalidReplication   = errors.New("INVALID_REPLICATION_FACTOR")
+	ErrInvalidAssignment    = errors.New("INVALID_REPLICA_ASSIGNMENT")
+	ErrBrokerNotRegistered  = errors.New("BROKER_ID_NOT_REGISTERED")
+	ErrDuplicateBroker      = errors.New("DUPLICATE_BROKER_REGISTRATION")
+	ErrInvalidRequest       = errors.New("INVALID_REQUEST")
+	ErrIneligibleReplica    = errors.New("INELIGIBLE_REPLICA")
+	ErrElectionNotNeeded    = errors.New("ELECTION_NOT_NEEDED")
+	ErrLeaderNotAvailable   = errors.New("PREFERRED_LEADER_NOT_AVAILABLE")
+	ErrNoReassignment       = errors.New("NO_REASSIGNMENT_IN_PROGRESS")
+	ErrUnsupportedVersion   = errors.New("UNSUPPORTED_VERSION")
+	ErrPolicyViolation      = errors.New("POLICY_VIOLATION")
+	ErrInvalidConfig        = errors.New("INVALID_CONFIG")
+	ErrResourceNotFound     = errors.New("RESOURCE_NOT_FOUND")
+	ErrDelegationTokenState = errors.New("DELEGATION_TOKEN_ERROR")
+)
+
+// maxRecordsPerBatch is QuorumController.DEFAULT_MAX_RECORDS_PER_BATCH and
+// MAX_RECORDS_PER_USER_OP.
+const maxRecordsPerBatch = 10000
+
+type broker struct {
+	reg       *image.Broker
+	regOffset int64
+	// soft state (BrokerHeartbeatManager)
+	alive         bool
+	lastContact   int64
+	nextHeartbeat int64
+	cleanShutdown bool
+}
+
+type topic struct {
+	id    record.UUID
+	name  string
+	parts []image.Partition
+	// pending[i], when set, is the PartitionRecord parts[i] is still to be
+	// built from: the registration is built the first time it is read
+	// (part), so creating a million partitions does not pay for registrations
+	// nothing reads yet. nil when nothing is pending.
+	pending []*record.PartitionRecord
+}
+
+// numParts is the partition count.
+func (t *topic) numParts() int { return len(t.parts) }
+
+// part returns partition i's registration, building it if pending.
+func (t *topic) part(i int) *image.Partition {
+	if t.pending != nil {
+		if r := t.pending[i]; r != nil {
+			p, err := image.NewPartition(r)
+			if err != nil {
+				// replay checked what NewPartition checks
+				panic(fmt.Sprintf("deltatest: partition %d of %s: %v", i, t.name, err))
+			}
+			t.parts[i], t.pending[i] = p, nil
+		}
+	}
+	return &t.parts[i]
+}
+
+type configKey struct {
+	typ  int8
+	name string
+}
+
+// Simulator is a deterministic KRaft active controller: it holds the
+// controller's state, turns operations into the records Kafka's
+// QuorumController writes for them, commits them as batches and replays
+// them through delta.Delta into the image a broker would build.
+//
+// A Simulator is not safe for concurrent use. Images it returns are
+// immutable and may be shared.
+type Simulator struct {
+	cfg        Config
+	mv         image.MetadataVersion
+	release    Release
+	features   map[string]int16
+	controller int32
+	session    int64 // ms
+	heartbeat  int64 // ms
+	noop       int64 // ms
+
+	placeRnd *javaRandom
+	idRnd    *javaRandom
+
+	brokers    map[int32]*broker
+	topics     map[record.UUID]*topic
+	byName     map[string]record.UUID
+	sorted     []record.UUID // topic ids in canonical order; nil when stale
+	bc         *brokerCache  // nil when stale
+	partsHint  int           // partitions of the topic being created
+	lastTopic  *topic        // the topic of the last PartitionRecord replayed
+	configs    map[configKey]map[string]string
+	producerID int64
+
+	batches    []Batch
+	nextOffset int64
+	raftEpoch  int32
+	now        int64
+	nextCheck  int64
+	nextNoOp   int64
+
+	img      *image.Image
+	imgBatch int // batches[:imgBatch] are in img
+	marks    []mark
+
+	last []image.VersionedRecord
+}
+
+type mark struct {
+	batch int
+	img   *image.Image
+}
+
+// New starts a simulator on an empty log: a LeaderChange control batch and
+// the bootstrap records of ActivationRecordsGenerator (unless
+// cfg.NoBootstrap).
+func New(cfg Config) (*Simulator, error) {
+	s, err := newSim(cfg)
+	if err != nil {
+		return nil, err
+	}
+	s.img = image.Empty()
+	s.marks = []mark{{batch: 0, img: s.img}}
+	if !cfg.NoBootstrap {
+		s.leaderChange()
+		if err := s.bootstrap(); err != nil {
+			return nil, err
+		}
+	}
+	return s, nil
+}
+
+// MustNew is New that panics on a bad Config, for tests and examples.
+func MustNew(cfg Config) *Simulator {
+	s, err := New(cfg)
+	if err != nil {
+		panic(err)
+	}
+	return s
+}
+
+func newSim(cfg Config) (*Simulator, error) {
+	s := &Simulator{cfg: cfg}
+	s.mv = cfg.MetadataVersion
+	if s.mv == 0 {
+		s.mv = image.MV4_1_IV1
+	}
+	if s.mv < image.MV3_0_IV1 || s.mv > image.LatestMetadataVersion {
+		return nil, fmt.Errorf("deltatest: metadata.version level %d unknown", s.mv)
+	}
+	s.release = cfg.Release
+	if s.release == 0 {
+		s.release = releaseOf(s.mv)
+	}
+	s.features = map[string]int16{}
+	if cfg.Features != nil {
+		for k, v := range cfg.Features {
+			if v > 0 {
+				s.features[k] = v
+			}
+		}
+	} else {
+		if s.mv >= image.MV4_0_IV0 {
+			s.features["group.version"] = 1
+		}
+		if s.mv >= image.MV4_0_IV2 {
+			s.features["transaction.version"] = 2
+		}
+		if s.mv >= image.MV4_1_IV0 {
+			s.features[elrFeature] = 1
+		}
+	}
+	s.controller = cfg.ControllerID
+	if s.controller == 0 {
+		s.controller = 3000
+	}
+	s.session = durMs(cfg.SessionTimeout, 9000)
+	s.heartbeat = durMs(cfg.HeartbeatInterval, 2000)
+	s.noop = durMs(cfg.NoOpInterval, 0)
+	s.now = 1735689600000
+	if !cfg.Start.IsZero() {
+		s.now = cfg.Start.UnixMilli()
+	}
+	s.raftEpoch = cfg.RaftEpoch
+	if s.raftEpoch == 0 {
+		s.raftEpoch = 1
+	}
+	s.placeRnd = newJavaRandom(cfg.Seed)
+	s.idRnd = newJavaRandom(cfg.Seed ^ 0x6b6d657461) // "kmeta"
+	s.brokers = map[int32]*broker{}
+	s.topics = map[record.UUID]*topic{}
+	s.byName = map[string]record.UUID{}
+	s.configs = map[configKey]map[string]string{}
+	s.nextCheck = s.now + s.checkPeriod()
+	if s.noop > 0 {
+		s.nextNoOp = s.now + s.noop
+	}
+	return s, nil
+}
+
+func durMs(d time.Duration, def int64) int64 {
+	if d <= 0 {
+		return def
+	}
+	return d.Milliseconds()
+}
+
+const elrFeature = "eligible.leader.replicas.version"
+
+// FromImage starts a simulator whose controller state is img, as a controller
+// that has just loaded img as a snapshot (QuorumController.handleLoadSnapshot)
+// and become active: the log continues at the offset after img's
+// provenance, in raft epoch cfg.RaftEpoch (0: img's epoch + 1, with a
+// LeaderChange batch first unless cfg.NoBootstrap). cfg.MetadataVersion and
+// cfg.Features are ignored: the image's own are used. Every registered broker
+// is taken to be alive, its heartbeat arriving now.
+func FromImage(img *image.Image, cfg Config) (*Simulator, error) {
+	mv, ok := img.Features().MetadataVersion()
+	if !ok {
+		mv = img.Features().EffectiveMetadataVersion()
+	}
+	cfg.MetadataVersion = mv
+	feats := map[string]int16{}
+	for _, f := range img.Features().Finalized() {
+		feats[f.Name] = f.Level
+	}
+	cfg.Features = feats
+	s, err := newSim(cfg)
+	if err != nil {
+		return nil, err
+	}
+	p := img.Provenance()
+	s.img = img
+	s.marks = []mark{{batch: 0, img: img}}
+	s.nextOffset = p.LastContainedOffset + 1
+	if cfg.RaftEpoch == 0 {
+		s.raftEpoch = max(p.LastContainedEpoch+1, 1)
+	}
+	if p.LastContainedLogTimeMs > 0 && cfg.Start.IsZero() {
+		s.now = p.LastContainedLogTimeMs
+		s.nextCheck = s.now + s.checkPeriod()
+		if s.noop > 0 {
+			s.nextNoOp = s.now + s.noop
+		}
+	}
+	for b := range img.Cluster().Brokers() {
+		s.brokers[b.ID()] = &broker{reg: b, regOffset: p.LastContainedOffset, alive: true,
+			lastContact: s.now, nextHeartbeat: s.now + s.heartbeat}
+	}
+	for t := range img.Topics().All() {
+		s.topics[t.ID()] = &topic{id: t.ID(), name: t.Name(), parts: slices.Clone(t.PartitionSlice())}
+		s.byName[t.Name()] = t.ID()
+	}
+	for res, entries := range img.Configs().Resources() {
+		m := map[string]string{}
+		for _, e := range entries {
+			m[e.Name] = e.Value
+		}
+		s.configs[configKey{res.Type, res.Name}] = m
+	}
+	s.producerID = img.NextProducerID()
+	if !cfg.NoBootstrap {
+		s.leaderChange()
+	}
+	return s, nil
+}
+
+// MetadataVersion is the finalized metadata.version.
+func (s *Simulator) MetadataVersion() image.MetadataVersion { return s.mv }
+
+// Release is the Kafka release imitated.
+func (s *Simulator) Release() Release { return s.release }
+
+// Now is the simulated clock.
+func (s *Simulator) Now() time.Time { return time.UnixMilli(s.now) }
+
+// NextOffset is the offset the next record will take.
+func (s *Simulator) NextOffset() int64 { return s.nextOffset }
+
+// RaftEpoch is the current raft leader epoch.
+func (s *Simulator) RaftEpoch() int32 { return s.raftEpoch }
+
+// Batches returns the committed batches, in offset order. The slice and the
+// records are the simulator's own: do not modify them.
+func (s *Simulator) Batches() []Batch { return s.batches }
+
+// BatchesFrom returns the batches holding offsets at or after offset.
+func (s *Simulator) BatchesFrom(offset int64) []Batch {
+	i, _ := slices.BinarySearchFunc(s.batches, offset, func(b Batch, o int64) int {
+		switch {
+		case b.LastOffset() < o:
+			return -1
+		case b.BaseOffset > o:
+			return 1
+		}
+		return 0
+	})
+	return s.batches[i:]
+}
+
+// LastRecords returns the records written by the last operation (nil if it
+// wrote none).
+func (s *Simulator) LastRecords() []image.VersionedRecord { return s.last }
+
+// Image returns the image a broker builds from the whole log so far: every
+// batch replayed through delta.Delta and applied with the last batch's
+// provenance.
+func (s *Simulator) Image() *image.Image {
+	img, err := s.catchUp()
+	if err != nil {
+		// The simulator replays only records it generated from its own
+		// state; a rejection is a bug in the simulator.
+		panic(fmt.Sprintf("deltatest: replaying the simulator's own log: %v", err))
+	}
+	return img
+}
+
+func (s *Simulator) catchUp() (*image.Image, error) {
+	if s.imgBatch == len(s.batches) {
+		return s.img, nil
+	}
+	img, err := replayBatches(s.img, s.batches[s.imgBatch:])
+	if err != nil {
+		return nil, err
+	}
+	s.img, s.imgBatch = img, len(s.batches)
+	s.marks = append(s.marks, mark{batch: s.imgBatch, img: img})
+	return img, nil
+}
+
+// replayBatches replays batches onto base in one delta.
+func replayBatches(base *image.Image, batches []Batch) (*image.Image, error) {
+	if len(batches) == 0 {
+		return base, nil
+	}
+	d := delta.New(base)
+	for i := range batches {
+		for _, r := range batches[i].Records {
+			if err := d.Replay(r.Record); err != nil {
+				return nil, fmt.Errorf("batch at offset %d: %w", batches[i].BaseOffset, err)
+			}
+		}
+	}
+	last := &batches[len(batches)-1]
+	return d.Apply(image.Provenance{LastContainedOffset: last.LastOffset(), LastContainedEpoch: last.LeaderEpoch,
+		LastContainedLogTimeMs: last.AppendTime, BatchAligned: true})
+}
+
+// ImageAt returns the image of the log up to and including the batch holding
+// offset: what a broker that has replayed that far holds. Offsets before
+// the first batch give the simulator's starting image.
+func (s *Simulator) ImageAt(offset int64) (*image.Image, error) {
+	if _, err := s.catchUp(); err != nil {
+		return nil, err
+	}
+	end := len(s.BatchesFrom(offset + 1)) // batches entirely after offset
+	end = len(s.batches) - end
+	if end < len(s.batches) && s.batches[end].BaseOffset <= offset {
+		end++
+	}
+	// the latest mark at or before end
+	var base *image.Image
+	from := 0
+	for i := len(s.marks) - 1; i >= 0; i-- {
+		if s.marks[i].batch <= end {
+			base, from = s.marks[i].img, s.marks[i].batch
+			break
+		}
+	}
+	if base == nil {
+		base = s.startImage()
+	}
+	return replayBatches(base, s.batches[from:end])
+}
+
+func (s *Simulator) startImage() *image.Image { return s.marks[0].img }
+
+// Changes returns a delta holding every record committed after since
+// (an image the simulator returned earlier, or any image of this log) and
+// the image it applies to: what a metadata publisher receives. The delta has
+// been applied already; its change reports (Topics, Brokers,
+// LocalChanges...) are ready.
+func (s *Simulator) Changes(since *image.Image) (*delta.Delta, *image.Image, error) {
+	from := since.Provenance().LastContainedOffset + 1
+	d := delta.New(since)
+	var last *Batch
+	for _, b := range s.BatchesFrom(from) {
+		for i, r := range b.Records {
+			if b.BaseOffset+int64(i) < from {
+				continue
+			}
+			if err := d.Replay(r.Record); err != nil {
+				return nil, nil, err
+			}
+		}
+		last = &b
+	}
+	if last == nil {
+		img, err := d.Apply(since.Provenance())
+		return d, img, err
+	}
+	img, err := d.Apply(image.Provenance{LastContainedOffset: last.LastOffset(), LastContainedEpoch: last.LeaderEpoch,
+		LastContainedLogTimeMs: last.AppendTime, BatchAligned: true})
+	return d, img, err
+}
+
+// leaderChange writes the control batch a new raft leader writes at the start
+// of its epoch (LeaderState.appendStartOfEpochControlRecords).
+func (s *Simulator) leaderChange() {
+	m := record.NewLeaderChangeMessage()
+	m.LeaderID = s.controller
+	m.Voters = []record.LeaderChangeVoter{{VoterID: s.controller}}
+	m.GrantingVoters = []record.LeaderChangeVoter{{VoterID: s.controller}}
+	s.batches = append(s.batches, Batch{BaseOffset: s.nextOffset, LeaderEpoch: s.raftEpoch, AppendTime: s.now, Control: m})
+	s.nextOffset++
+}
+
+// bootstrap writes ActivationRecordsGenerator.recordsForEmptyLog
+// (kafka-controller-spec.md §5.1).
+func (s *Simulator) bootstrap() error {
+	var recs []image.VersionedRecord
+	tx := s.mv >= image.MV3_6_IV1
+	if tx {
+		r := record.NewBeginTransactionRecord()
+		r.Name = ptr("Bootstrap records")
+		recs = append(recs, vr(r, 0))
+	}
+	if s.mv.FeatureLevelRecordSupported() {
+		r := record.NewFeatureLevelRecord()
+		r.Name, r.FeatureLevel = "metadata.version", int16(s.mv)
+		recs = append(recs, vr(r, 0))
+		names := make([]string, 0, len(s.features))
+		for k := range s.features {
+			names = append(names, k)
+		}
+		slices.Sort(names)
+		for _, k := range names {
+			r := record.NewFeatureLevelRecord()
+			r.Name, r.FeatureLevel = k, s.features[k]
+			recs = append(recs, vr(r, 0))
+		}
+		if s.features[elrFeature] > 0 && s.release >= Kafka41 {
+			recs = append(recs, vr(configRecord(configBroker, "", "min.insync.replicas", ptr(fmt.Sprint(s.staticMinISR()))), 0))
+		}
+	}
+	if s.mv >= image.MV3_4_IV0 && s.release <= Kafka39 {
+		recs = append(recs, vr(record.NewZkMigrationStateRecord(), 0))
+	}
+	if tx {
+		recs = append(recs, vr(record.NewEndTransactionRecord(), 0))
+	}
+	if len(recs) == 0 {
+		return nil
+	}
+	return s.commit(recs, !tx)
+}
+
+func vr(r record.Record, v int16) image.VersionedRecord {
+	return image.VersionedRecord{Record: r, Version: v}
+}
+
+func ptr[T any](v T) *T { return &v }
+
+// commit appends one operation's records (QuorumController.appendRecords):
+// an atomic result is one batch of at most 10 000 records; a non-atomic one is
+// cut into chunks of 10 000, one batch each. Every record is replayed into
+// the controller state at its offset.
+func (s *Simulator) commit(recs []image.VersionedRecord, atomic bool) error {
+	s.last = nil
+	if len(recs) == 0 {
+		return nil
+	}
+	if atomic && len(recs) > maxRecordsPerBatch {
+		return fmt.Errorf("%w: an atomic operation of %d records exceeds %d", ErrPolicyViolation, len(recs), maxRecordsPerBatch)
+	}
+	s.last = recs
+	for len(recs) > 0 {
+		n := min(len(recs), maxRecordsPerBatch)
+		chunk := recs[:n:n]
+		recs = recs[n:]
+		b := Batch{BaseOffset: s.nextOffset, LeaderEpoch: s.raftEpoch, AppendTime: s.now, Records: chunk}
+		for i, r := range chunk {
+			if err := s.replay(r.Record, b.BaseOffset+int64(i)); err != nil {
+				return fmt.Errorf("deltatest: own record at offset %d: %w", b.BaseOffset+int64(i), err)
+			}
+		}
+		s.batches = append(s.batches, b)
+		s.nextOffset += int64(n)
+	}
+	return nil
+}
+
+// replay applies one record to the controller state, as the controller's
+// managers replay their own records (ClusterControlManager.replay,
+// ReplicationControlManager.replay, ConfigurationControlManager.replay, ...).
+// Records that only the image tracks (quotas, ACLs, SCRAM, tokens, markers)
+// are left to the delta.
+func (s *Simulator) replay(r record.Record, offset int64) error {
+	switch r.(type) {
+	case *record.FeatureLevelRecord, *record.RegisterBrokerRecord, *record.UnregisterBrokerRecord,
+		*record.FenceBrokerRecord, *record.UnfenceBrokerRecord, *record.BrokerRegistrationChangeRecord:
+		s.bc = nil
+	}
+	switch r := r.(type) {
+	case *record.FeatureLevelRecord:
+		if r.Name == "metadata.version" {
+			mv, err := image.ParseMetadataVersionLevel(r.FeatureLevel)
+			if err != nil {
+				return err
+			}
+			s.mv = mv
+		} else if r.FeatureLevel == 0 {
+			delete(s.features, r.Name)
+		} else {
+			s.features[r.Name] = r.FeatureLevel
+		}
+	case *record.RegisterBrokerRecord:
+		reg, err := image.NewBroker(r)
+		if err != nil {
+			return err
+		}
+		b := s.brokers[r.BrokerID]
+		if b == nil {
+			b = &broker{}
+			s.brokers[r.BrokerID] = b
+		}
+		b.reg, b.regOffset = reg, offset
+	case *record.UnregisterBrokerRecord:
+		delete(s.brokers, r.BrokerID)
+	case *record.FenceBrokerRecord:
+		if b := s.brokers[r.ID]; b != nil {
+			b.reg = b.reg.WithFenced(true)
+		}
+	case *record.UnfenceBrokerRecord:
+		if b := s.brokers[r.ID]; b != nil {
+			b.reg = b.reg.WithFenced(false)
+		}
+	case *record.BrokerRegistrationChangeRecord:
+		b := s.brokers[r.BrokerID]
+		if b == nil {
+			return fmt.Errorf("broker %d not registered", r.BrokerID)
+		}
+		switch r.Fenced {
+		case 1:
+			b.reg = b.reg.WithFenced(true)
+		case -1:
+			b.reg = b.reg.WithFenced(false)
+		}
+		if r.InControlledShutdown == 1 {
+			b.reg = b.reg.WithInControlledShutdown(true)
+		}
+		if len(r.LogDirs) > 0 {
+			b.reg = b.reg.WithDirectories(r.LogDirs)
+		}
+	case *record.TopicRecord:
+		s.topics[r.TopicID] = &topic{id: r.TopicID, name: r.Name, parts: make([]image.Partition, 0, s.partsHint)}
+		s.lastTopic = nil
+		s.byName[r.Name] = r.TopicID
+		s.sorted = nil
+	case *record.PartitionRecord:
+		t := s.lastTopic
+		if t == nil || t.id != r.TopicID {
+			t = s.topics[r.TopicID]
+			s.lastTopic = t
+		}
+		if t == nil {
+			return fmt.Errorf("partition of unknown topic %s", r.TopicID)
+		}
+		if r.LeaderRecoveryState != image.LeaderRecovered && r.LeaderRecoveryState != image.LeaderRecovering {
+			return fmt.Errorf("partition %d: leader recovery state %d", r.PartitionID, r.LeaderRecoveryState)
+		}
+		if len(r.Directories) > 0 && len(r.Directories) != len(r.Replicas) {
+			return fmt.Errorf("partition %d: %d directories for %d replicas", r.PartitionID, len(r.Directories), len(r.Replicas))
+		}
+		switch {
+		case int(r.PartitionID) == len(t.parts):
+			t.parts = append(t.parts, image.Partition{})
+			if t.pending == nil {
+				t.pending = make([]*record.PartitionRecord, len(t.parts)-1, cap(t.parts))
+			}
+			t.pending = append(t.pending, r)
+		case r.PartitionID >= 0 && int(r.PartitionID) < len(t.parts):
+			if t.pending == nil {
+				t.pending = make([]*record.PartitionRecord, len(t.parts))
+			}
+			t.pending[r.PartitionID] = r
+		default:
+			return fmt.Errorf("partition %d of %s would leave a gap", r.PartitionID, t.name)
+		}
+	case *record.PartitionChangeRecord:
+		t := s.topics[r.TopicID]
+		if t == nil || r.PartitionID < 0 || int(r.PartitionID) >= len(t.parts) {
+			return fmt.Errorf("change to unknown partition %s-%d", r.TopicID, r.PartitionID)
+		}
+		p, err := t.part(int(r.PartitionID)).Merge(r)
+		if err != nil {
+			return err
+		}
+		t.parts[r.PartitionID] = p
+	case *record.RemoveTopicRecord:
+		t := s.topics[r.TopicID]
+		if t == nil {
+			return fmt.Errorf("removal of unknown topic %s", r.TopicID)
+		}
+		delete(s.topics, r.TopicID)
+		delete(s.byName, t.name)
+		s.lastTopic = nil
+		delete(s.configs, configKey{configTopic, t.name})
+		s.sorted = nil
+	case *record.ConfigRecord:
+		k := configKey{r.ResourceType, r.ResourceName}
+		m := s.configs[k]
+		if r.Value == nil {
+			delete(m, r.Name)
+			if len(m) == 0 {
+				delete(s.configs, k)
+			}
+		} else {
+			if m == nil {
+				m = map[string]string{}
+				s.configs[k] = m
+			}
+			m[r.Name] = *r.Value
+		}
+	case *record.ClearElrRecord:
+		for _, t := range s.topics {
+			if r.TopicName != "" && t.name != r.TopicName {
+				continue
+			}
+			for i := range t.parts {
+				if p := t.part(i); p.HasELR() {
+					t.parts[i] = p.WithoutELR()
+				}
+			}
+		}
+	case *record.ProducerIdsRecord:
+		s.producerID = r.NextProducerID
+	}
+	return nil
+}
+
+// sortedTopics returns the topic ids in the simulator's canonical order
+// (kafka-controller-spec.md §9.3 "canonical" mode): by id bytes.
+func (s *Simulator) sortedTopics() []record.UUID {
+	if s.sorted == nil {
+		s.sorted = make([]record.UUID, 0, len(s.topics))
+		for id := range s.topics {
+			s.sorted = append(s.sorted, id)
+		}
+		slices.SortFunc(s.sorted, func(a, b record.UUID) int { return bytes.Compare(a[:], b[:]) })
+	}
+	return s.sorted
+}
+
+// Config resource types (ConfigResource.Type).
+const (
+	configTopic  int8 = 2
+	configBroker int8 = 4
+)
+
+func configRecord(typ int8, name, key string, value *string) *record.ConfigRecord {
+	r := record.NewConfigRecord()
+	r.ResourceType, r.ResourceName, r.Name, r.Value = typ, name, key, value
+	return r
+}
+
+func (s *Simulator) staticMinISR() int { return max(s.cfg.MinInSyncReplicas, 1) }
+
+// resolveConfig is KafkaConfigSchema.resolveEffectiveTopicConfig for the
+// controller: the topic's config, the controller node's dynamic config, the
+// cluster default, then the controller's static value (spec §4.1).
+func (s *Simulator) resolveConfig(t *topic, key string) (string, bool) {
+	if v, ok := s.configs[configKey{configTopic, t.name}][key]; ok {
+		return v, true
+	}
+	if v, ok := s.configs[configKey{configBroker, fmt.Sprint(s.controller)}][key]; ok {
+		return v, true
+	}
+	if v, ok := s.configs[configKey{configBroker, ""}][key]; ok {
+		return v, true
+	}
+	return "", false
+}
+
+// effectiveMinISR is ReplicationControlManager.getTopicEffectiveMinIsr.
+func (s *Simulator) effectiveMinISR(t *topic) int {
+	m := s.staticMinISR()
+	if v, ok := s.resolveConfig(t, "min.insync.replicas"); ok {
+		var n int
+		if _, err := fmt.Sscan(v, &n); err == nil {
+			m = n
+		}
+	}
+	if t.numParts() > 0 {
+		m = min(m, t.part(0).NumReplicas())
+	}
+	return m
+}
+
+// uncleanEnabled is ConfigurationControlManager
+// .uncleanLeaderElectionEnabledForTopic.
+func (s *Simulator) uncleanEnabled(t *topic) bool {
+	if v, ok := s.resolveConfig(t, "unclean.leader.election.enable"); ok {
+		return v == "true"
+	}
+	return s.cfg.UncleanLeaderElection
+}
+
+// elrEnabled is FeatureControlManager.isElrFeatureEnabled.
+func (s *Simulator) elrEnabled() bool {
+	return s.mv.ELRSupported() && s.features[elrFeature] >= 1
+}
+
+// isActive is ClusterControlManager.isActive: registered, unfenced and not in
+// controlled shutdown (3.2 had only "unfenced").
+func (s *Simulator) isActive(id int32) bool {
+	if c := s.brokerCache(); id >= 0 && int(id) < len(c.active) {
+		return c.active[id]
+	}
+	return s.computeActive(id)
+}
+
+func (s *Simulator) computeActive(id int32) bool {
+	b := s.brokers[id]
+	if b == nil {
+		return false
+	}
+	return !b.reg.Fenced() && (s.release < Kafka33 || !b.reg.InControlledShutdown())
+}
+
+// hasOnlineDir is ClusterControlManager.hasOnlineDir.
+func (s *Simulator) hasOnlineDir(id int32, dir record.UUID) bool {
+	b := s.brokers[id]
+	return b != nil && b.reg.HasOnlineDir(dir)
+}
+
+// defaultDir is ClusterControlManager.defaultDir (spec §3.1).
+func (s *Simulator) defaultDir(id int32) record.UUID {
+	if d, ok := s.brokerCache().defaultDirs[id]; ok {
+		return d
+	}
+	return s.computeDefaultDir(id)
+}
+
+func (s *Simulator) computeDefaultDir(id int32) record.UUID {
+	if !s.mv.DirectoryAssignmentSupported() {
+		return record.DirectoryMigrating
+	}
+	b := s.brokers[id]
+	if b == nil {
+		return record.DirectoryUnassigned
+	}
+	switch dirs := b.reg.Directories(); len(dirs) {
+	case 0:
+		return record.DirectoryMigrating
+	case 1:
+		return dirs[0]
+	}
+	return record.DirectoryUnassigned
+}
+
+// leaderAcceptor is ReplicationControlManager.LeaderAcceptor with the base
+// test of generateLeaderAndIsrUpdates.
+func (s *Simulator) leaderAcceptor(p *image.Partition, remove, add, unclean int32) func(int32) bool {
+	return func(r int32) bool {
+		if r == remove || r == unclean {
+			return false
+		}
+		if r != add && !s.isActive(r) {
+			return false
+		}
+		d, _ := p.DirectoryOf(r)
+		return s.hasOnlineDir(r, d)
+	}
+}
+
+// generateLeaderAndIsrUpdates is ReplicationControlManager
+// .generateLeaderAndIsrUpdates over the partitions sel picks, in canonical
+// order (spec §4.4).
+func (s *Simulator) generateLeaderAndIsrUpdates(remove, add, unclean int32, sel func(*image.Partition) bool) []image.VersionedRecord {
+	var out []image.VersionedRecord
+	v := s.mv.PartitionRecordVersion()
+	for _, id := range s.sortedTopics() {
+		t := s.topics[id]
+		for i := range t.parts {
+			p := t.part(i)
+			if !sel(p) {
+				continue
+			}
+			b := s.newBuilder(t, p, s.leaderAcceptor(p, remove, add, unclean))
+			if unclean >= 0 {
+				b.uncleanShutdown = []int32{unclean}
+			}
+			b.targetISR = without(p.ISR(), remove, unclean)
+			if rec := b.build(); rec != nil {
+				out = append(out, vr(rec, v))
+			}
+		}
+	}
+	return out
+}
+
+func inISR(id int32) func(*image.Partition) bool {
+	return func(p *image.Partition) bool { return p.InISR(id) }
+}
+
+func inELR(id int32) func(*image.Partition) bool {
+	return func(p *image.Partition) bool { return contains(p.ELR(), id) }
+}
+
+func leaderless(p *image.Partition) bool { return p.Leader() == image.NoLeader }
+
+func (s *Simulator) topicByName(name string) (*topic, error) {
+	id, ok := s.byName[name]
+	if !ok {
+		return nil, fmt.Errorf("%w: topic %q", ErrUnknownTopic, name)
+	}
+	return s.topics[id], nil
+}
+
+func (s *Simulator) partition(name string, part int32) (*topic, *image.Partition, error) {
+	t, err := s.topicByName(name)
+	if err != nil {
+		return nil, nil, err
+	}
+	if part < 0 || int(part) >= t.numParts() {
+		return nil, nil, fmt.Errorf("%w: %s-%d", ErrUnknownTopic, name, part)
+	}
+	return t, t.part(int(part)), nil
+}

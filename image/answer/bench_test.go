@@ -1,0 +1,169 @@
+package answer
+
+import (
+	"bytes"
+	"fmt"
+	"strconv"
+	"testing"
+
+	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/kmeta-go/kmeta/image"
+	"github.com/kmeta-go/kmeta/record"
+)
+
+// benchImage is KRaftMetadataRequestBenchmark's cluster (spec §9.1): brokers
+// 0-4 with one PLAINTEXT endpoint host_<id>:9092, epoch 100, unfenced;
+// topics topic-<n> with random-like ids, every partition with replicas = ISR
+// = [0, 1, 3], leader partitionCount % 5 (0 for every size), leader epoch 0.
+func benchImage(tb testing.TB, topics, partitions int) *image.Image {
+	tb.Helper()
+	brokers := map[int32]*image.Broker{}
+	for id := int32(0); id < 5; id++ {
+		r := record.NewRegisterBrokerRecord()
+		r.BrokerID, r.BrokerEpoch, r.Rack, r.Fenced = id, 100, nil, false
+		r.EndPoints = []record.BrokerEndpoint{{Name: "PLAINTEXT", Host: "host_" + strconv.Itoa(int(id)), Port: 9092}}
+		b, err := image.NewBroker(r)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		brokers[id] = b
+	}
+	var ts []*image.Topic
+	for n := 0; n < topics; n++ {
+		id := record.UUID{0: byte(n >> 8), 1: byte(n), 2: 0x5a, 15: byte(n * 7)}
+		parts := make([]image.Partition, partitions)
+		for p := range parts {
+			r := record.NewPartitionRecord()
+			r.PartitionID, r.TopicID = int32(p), id
+			r.Replicas, r.ISR, r.Leader, r.LeaderEpoch = []int32{0, 1, 3}, []int32{0, 1, 3}, int32(partitions%5), 0
+			var err error
+			if parts[p], err = image.NewPartition(r); err != nil {
+				tb.Fatal(err)
+			}
+		}
+		t, err := image.NewTopic("topic-"+strconv.Itoa(n), id, parts)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		ts = append(ts, t)
+	}
+	empty := image.Empty()
+	tops, err := empty.Topics().UpdateTopics(nil, ts)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return image.New(image.Components{Cluster: empty.Cluster().UpdateCluster(brokers, nil), Topics: tops}, image.EmptyProvenance)
+}
+
+var benchSizes = []struct{ topics, partitions int }{
+	{500, 10}, {500, 20}, {500, 50}, {1000, 10}, {1000, 20}, {1000, 50}, {5000, 10}, {5000, 20}, {5000, 50},
+}
+
+// BenchmarkMetadataRequestAllTopics mirrors KRaftMetadataRequestBenchmark
+// .testMetadataRequestForAllTopics: an all-topics Metadata request at v12 on
+// PLAINTEXT. build: the kmsg response; encode: build and serialise;
+// memo: repeated identical requests on an unchanged image through Memo
+// (bytes copied into a reused buffer; SetBytes = response size).
+func BenchmarkMetadataRequestAllTopics(b *testing.B) {
+	for _, s := range benchSizes {
+		img := benchImage(b, s.topics, s.partitions)
+		req := kmsg.NewPtrMetadataRequest()
+		req.Version = 12
+		o := &Options{Listener: "PLAINTEXT", ClusterID: "bench"}
+		name := fmt.Sprintf("topics=%d,partitions=%d", s.topics, s.partitions)
+		b.Run(name+"/build", func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				Metadata(img, req, o)
+			}
+		})
+		b.Run(name+"/encode", func(b *testing.B) {
+			b.ReportAllocs()
+			var buf []byte
+			for b.Loop() {
+				r, _ := Metadata(img, req, o)
+				buf = r.AppendTo(buf[:0])
+			}
+			b.SetBytes(int64(len(buf)))
+		})
+		b.Run(name+"/memo", func(b *testing.B) {
+			b.ReportAllocs()
+			var m Memo
+			buf, _ := m.AppendMetadata(nil, img, req, o)
+			b.SetBytes(int64(len(buf)))
+			for b.Loop() {
+				buf, _ = m.AppendMetadata(buf[:0], img, req, o)
+			}
+		})
+	}
+}
+
+// BenchmarkMetadataOneTopic: one named topic of 10 partitions in the 5000 x
+// 10 image.
+func BenchmarkMetadataOneTopic(b *testing.B) {
+	img := benchImage(b, 5000, 10)
+	req := kmsg.NewPtrMetadataRequest()
+	req.Version = 12
+	n := "topic-4321"
+	req.Topics = []kmsg.MetadataRequestTopic{{Topic: &n}}
+	o := &Options{Listener: "PLAINTEXT"}
+	b.ReportAllocs()
+	for b.Loop() {
+		r, _ := Metadata(img, req, o)
+		if len(r.Topics[0].Partitions) != 10 {
+			b.Fatal()
+		}
+	}
+}
+
+// BenchmarkFindCoordinator: one group key, __consumer_offsets of 50
+// partitions in a 1000-topic image.
+func BenchmarkFindCoordinator(b *testing.B) {
+	img := benchImage(b, 1000, 10)
+	// Add __consumer_offsets.
+	parts := make([]image.Partition, 50)
+	for p := range parts {
+		r := record.NewPartitionRecord()
+		r.PartitionID, r.TopicID, r.Replicas, r.ISR, r.Leader = int32(p), record.UUID{15: 0xcc}, []int32{int32(p % 5)}, []int32{int32(p % 5)}, int32(p%5)
+		parts[p], _ = image.NewPartition(r)
+	}
+	t, _ := image.NewTopic(GroupTopic, record.UUID{15: 0xcc}, parts)
+	tops, _ := img.Topics().UpdateTopics(nil, []*image.Topic{t})
+	c := img.Components()
+	c.Topics = tops
+	img = image.New(c, image.EmptyProvenance)
+	o := &Options{Listener: "PLAINTEXT"}
+	b.ReportAllocs()
+	for b.Loop() {
+		if c, _ := FindCoordinatorKey(img, 4, CoordinatorGroup, "orders-consumer-group", o); c.ErrorCode != 0 {
+			b.Fatal(c.ErrorCode)
+		}
+	}
+}
+
+// TestMemo: the memoised bytes equal the built answer's encoding, are a
+// copy, and are dropped when the image changes.
+func TestMemo(t *testing.T) {
+	img := edgeImage(t)
+	o := &Options{Listener: "PLAINTEXT", ClusterID: "c"}
+	var m Memo
+	for _, req := range []*kmsg.MetadataRequest{mdReq(12), mdReq(12, "alpha", "nope"), mdReq(1), mdReq(9, "beta")} {
+		want, wc := Metadata(img, req, o)
+		for i := 0; i < 3; i++ {
+			got, gc := m.AppendMetadata(nil, img, req, o)
+			if !bytes.Equal(got, want.AppendTo(nil)) || len(gc) != len(wc) {
+				t.Fatalf("v%d: memoised answer differs", req.Version)
+			}
+			for j := range got {
+				got[j] = 0xff // the caller's copy
+			}
+		}
+	}
+	other := benchImage(t, 3, 2)
+	got, _ := m.AppendMetadata(nil, other, mdReq(12), o)
+	want, _ := Metadata(other, mdReq(12), o)
+	if !bytes.Equal(got, want.AppendTo(nil)) {
+		t.Fatal("answer for a new image is the old image's")
+	}
+}

@@ -1,0 +1,135 @@
+package answer
+
+import (
+	"fmt"
+
+	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/kmeta-go/kmeta/image"
+	"github.com/kmeta-go/kmeta/image/authz"
+)
+
+// Endpoint types of DescribeCluster (KIP-919, EndpointType).
+const (
+	EndpointUnknown    int8 = 0
+	EndpointBroker     int8 = 1
+	EndpointController int8 = 2
+)
+
+// ControllerListener says that the request arrived on a controller's
+// listener (ControllerApis rather than KafkaApis). LeaderID is the raft
+// leader, which is not in the image (-1 when unknown).
+type ControllerListener struct {
+	LeaderID int32
+}
+
+// DescribeCluster answers a DescribeCluster request (v0-v2) as Kafka 4.x's
+// KafkaApis.handleDescribeCluster and AuthHelper.computeDescribeClusterResponse
+// do (spec §6.5): the registered brokers with the request's listener, fenced
+// ones only when IncludeFencedBrokers (v2, KIP-1073); ControllerId an alive
+// broker id, or -1 when that id is not among the brokers answered; the
+// endpoint type checked against the listener's (UNSUPPORTED_ENDPOINT_TYPE or
+// MISMATCHED_ENDPOINT_TYPE, INVALID_REQUEST at v0).
+//
+// With ctl non-nil the listener is a controller's (ControllerApis
+// .handleDescribeCluster): ALTER on CLUSTER is required, the nodes are the
+// registered controllers with the listener (KIP-919) and ControllerId is
+// ctl.LeaderID.
+func DescribeCluster(img *image.Image, req *kmsg.DescribeClusterRequest, o *Options, ctl *ControllerListener) *kmsg.DescribeClusterResponse {
+	o = orDefault(o)
+	resp := kmsg.NewPtrDescribeClusterResponse()
+	resp.Version = req.Version
+	endpointType := EndpointBroker
+	if ctl != nil {
+		endpointType = EndpointController
+		if !o.authorize(authz.OpAlter, authz.ResourceCluster, authz.ClusterName) {
+			resp.ErrorCode = ErrClusterAuthorizationFailed
+			msg := "Cluster authorization failed."
+			resp.ErrorMessage = &msg
+			return resp
+		}
+	}
+	resp.ClusterAuthorizedOperations = noAuthorizedOps
+	if req.IncludeClusterAuthorizedOperations {
+		if o.authorize(authz.OpDescribe, authz.ResourceCluster, authz.ClusterName) {
+			resp.ClusterAuthorizedOperations = o.authorizedOps(authz.ResourceCluster, authz.ClusterName)
+		} else {
+			resp.ClusterAuthorizedOperations = 0
+		}
+	}
+	want := req.EndpointType
+	if req.Version < 1 {
+		want = EndpointBroker
+	}
+	if want != EndpointBroker && want != EndpointController {
+		resp.ErrorCode = ErrUnsupportedEndpointType
+		if req.Version == 0 {
+			resp.ErrorCode = ErrInvalidRequest
+		}
+		msg := fmt.Sprintf("Unsupported endpoint type %d", want)
+		resp.ErrorMessage = &msg
+		return resp
+	}
+	if want != endpointType {
+		resp.ErrorCode = ErrMismatchedEndpointType
+		if req.Version == 0 {
+			resp.ErrorCode = ErrInvalidRequest
+		}
+		msg := fmt.Sprintf("The request was sent to an endpoint of type %s, but we wanted an endpoint of type %s", endpointTypeName(endpointType), endpointTypeName(want))
+		resp.ErrorMessage = &msg
+		return resp
+	}
+	resp.EndpointType = endpointType
+	if o.ClusterID != "" {
+		resp.ClusterID = o.ClusterID
+	}
+	var controller int32
+	if ctl != nil {
+		for c := range img.Cluster().Controllers() {
+			for _, ep := range c.Listeners() {
+				if ep.Name == o.Listener {
+					b := kmsg.NewDescribeClusterResponseBroker()
+					b.NodeID = c.ID()
+					b.Host = ep.Host
+					b.Port = int32(ep.Port)
+					resp.Brokers = append(resp.Brokers, b)
+				}
+			}
+		}
+		controller = ctl.LeaderID
+	} else {
+		for b := range img.Cluster().Brokers() {
+			ep, ok := b.Listener(o.Listener)
+			if !ok || (b.Fenced() && !(req.Version >= 2 && req.IncludeFencedBrokers)) {
+				continue
+			}
+			e := kmsg.NewDescribeClusterResponseBroker()
+			e.NodeID = b.ID()
+			e.Host = ep.Host
+			e.Port = int32(ep.Port)
+			if r, ok := b.Rack(); ok {
+				e.Rack = &r
+			}
+			e.IsFenced = b.Fenced()
+			resp.Brokers = append(resp.Brokers, e)
+		}
+		controller = o.controllerID(img)
+	}
+	resp.ControllerID = -1
+	for i := range resp.Brokers {
+		if resp.Brokers[i].NodeID == controller {
+			resp.ControllerID = controller
+		}
+	}
+	return resp
+}
+
+func endpointTypeName(t int8) string {
+	switch t {
+	case EndpointBroker:
+		return "BROKER"
+	case EndpointController:
+		return "CONTROLLER"
+	}
+	return "UNKNOWN"
+}

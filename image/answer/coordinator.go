@@ -1,0 +1,215 @@
+package answer
+
+import (
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/kmeta-go/kmeta/image"
+	"github.com/kmeta-go/kmeta/image/authz"
+)
+
+// Coordinator key types (FindCoordinatorRequest.CoordinatorType).
+const (
+	CoordinatorGroup       int8 = 0
+	CoordinatorTransaction int8 = 1
+	CoordinatorShare       int8 = 2
+)
+
+// JavaHashCode is Java's String.hashCode of s: h = 31*h + c over the UTF-16
+// code units of s, with int32 wrap-around. Bytes of s that are not valid
+// UTF-8 count as U+FFFD, as Kafka's UTF-8 decoder replaces them.
+func JavaHashCode(s string) int32 {
+	var h int32
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			h = 31*h + int32(c)
+			i++
+			continue
+		}
+		r, n := utf8.DecodeRuneInString(s[i:])
+		i += n
+		if r >= 0x10000 {
+			r -= 0x10000
+			h = 31*h + int32(0xD800+(r>>10))
+			h = 31*h + int32(0xDC00+(r&0x3FF))
+		} else {
+			h = 31*h + int32(r)
+		}
+	}
+	return h
+}
+
+// CoordinatorPartition is the partition of an internal topic with n
+// partitions that coordinates key: Utils.abs(key.hashCode()) % n, where
+// Utils.abs maps Integer.MIN_VALUE to 0 (GroupCoordinator.partitionFor,
+// TransactionStateManager.partitionFor, ShareCoordinator.partitionFor).
+func CoordinatorPartition(key string, n int32) int32 {
+	h := JavaHashCode(key)
+	if h == -2147483648 {
+		h = 0
+	} else if h < 0 {
+		h = -h
+	}
+	return h % n
+}
+
+// coordinatorTopic is the internal topic of key type t and the partition
+// count fixed by the options (0: from the image).
+func (o *Options) coordinatorTopic(t int8) (string, int32) {
+	switch t {
+	case CoordinatorGroup:
+		return GroupTopic, o.GroupCoordinatorPartitions
+	case CoordinatorTransaction:
+		return TransactionTopic, o.TransactionCoordinatorPartitions
+	}
+	return ShareStateTopic, o.ShareCoordinatorPartitions
+}
+
+// Coordinator is one key's answer.
+type Coordinator struct {
+	Key       string
+	ErrorCode int16
+	NodeID    int32 // -1 on error
+	Host      string
+	Port      int32 // -1 on error
+}
+
+// FindCoordinatorKey answers one key of type keyType for a request of
+// version v, as KafkaApis.getCoordinator does (spec §6.7), and says whether
+// the internal topic should be created (it does not exist yet).
+func FindCoordinatorKey(img *image.Image, v int16, keyType int8, key string, o *Options) (Coordinator, *CreateTopic) {
+	o = orDefault(o)
+	fail := func(code int16) (Coordinator, *CreateTopic) {
+		return Coordinator{Key: key, ErrorCode: code, NodeID: -1, Port: -1}, nil
+	}
+	switch keyType {
+	case CoordinatorGroup:
+		if !o.authorize(authz.OpDescribe, authz.ResourceGroup, key) {
+			return fail(ErrGroupAuthorizationFailed)
+		}
+	case CoordinatorTransaction:
+		if !o.authorize(authz.OpDescribe, authz.ResourceTransactionalID, key) {
+			return fail(ErrTransactionalIDAuthorizationFailed)
+		}
+	case CoordinatorShare:
+		if v < 6 {
+			return fail(ErrInvalidRequest)
+		}
+		if !o.authorize(authz.OpClusterAction, authz.ResourceCluster, authz.ClusterName) {
+			return fail(ErrClusterAuthorizationFailed)
+		}
+		if !validShareKey(key) {
+			return fail(ErrInvalidRequest)
+		}
+	default:
+		return fail(ErrInvalidRequest)
+	}
+	name, n := o.coordinatorTopic(keyType)
+	t, ok := img.Topic(name)
+	if !ok {
+		ct := o.createTopic(name)
+		c, _ := fail(ErrCoordinatorNotAvailable)
+		return c, &ct
+	}
+	if n <= 0 {
+		n = int32(t.NumPartitions())
+		if n == 0 {
+			n = 50
+		}
+	}
+	p, ok := t.Partition(CoordinatorPartition(key, n))
+	if !ok || p.Leader() == image.NoLeader {
+		return fail(ErrCoordinatorNotAvailable)
+	}
+	b, ok := img.Cluster().Broker(p.Leader())
+	if !ok || b.Fenced() {
+		return fail(ErrCoordinatorNotAvailable)
+	}
+	ep, ok := b.Listener(o.Listener)
+	if !ok {
+		return fail(ErrCoordinatorNotAvailable)
+	}
+	return Coordinator{Key: key, NodeID: b.ID(), Host: ep.Host, Port: int32(ep.Port)}, nil
+}
+
+// validShareKey checks "groupId:topicId:partition" (SharePartitionKey
+// .validate: three parts, a topic id and a partition number).
+func validShareKey(key string) bool {
+	parts := strings.Split(key, ":")
+	if len(parts) != 3 || parts[0] == "" || len(parts[1]) != 22 {
+		return false
+	}
+	_, err := strconv.ParseInt(parts[2], 10, 32)
+	return err == nil
+}
+
+// errorMessage is Errors.message() for the errors FindCoordinator answers.
+func errorMessage(code int16) string {
+	switch code {
+	case ErrNone:
+		return "NONE"
+	case ErrCoordinatorNotAvailable:
+		return "The coordinator is not available."
+	case ErrGroupAuthorizationFailed:
+		return "Group authorization failed."
+	case ErrTransactionalIDAuthorizationFailed:
+		return "Transactional Id authorization failed."
+	case ErrClusterAuthorizationFailed:
+		return "Cluster authorization failed."
+	case ErrInvalidRequest:
+		return "This most likely occurs because of a request being malformed by the client library or the message was sent to an incompatible broker. See the broker logs for more details."
+	}
+	return ""
+}
+
+// FindCoordinator answers a FindCoordinator request (v0-v6) as Kafka's
+// KafkaApis.handleFindCoordinatorRequest does (spec §6.7): before v4 one key
+// in the top-level fields (ErrorMessage "NONE" on success, v1+); from v4 one
+// Coordinator entry per key, in request order, without error messages. The
+// key type is GROUP at v0. It returns the internal topics to create (at most
+// once each) when one does not exist yet (Kafka auto-creates it regardless
+// of auto.create.topics.enable).
+func FindCoordinator(img *image.Image, req *kmsg.FindCoordinatorRequest, o *Options) (*kmsg.FindCoordinatorResponse, []CreateTopic) {
+	resp := kmsg.NewPtrFindCoordinatorResponse()
+	resp.Version = req.Version
+	keyType := req.CoordinatorType
+	if req.Version == 0 {
+		keyType = CoordinatorGroup
+	}
+	var create []CreateTopic
+	add := func(ct *CreateTopic) {
+		if ct == nil {
+			return
+		}
+		for _, c := range create {
+			if c.Name == ct.Name {
+				return
+			}
+		}
+		create = append(create, *ct)
+	}
+	if req.Version < 4 {
+		c, ct := FindCoordinatorKey(img, req.Version, keyType, req.CoordinatorKey, o)
+		add(ct)
+		resp.ErrorCode = c.ErrorCode
+		if req.Version >= 1 {
+			msg := errorMessage(c.ErrorCode)
+			resp.ErrorMessage = &msg
+		}
+		resp.NodeID, resp.Host, resp.Port = c.NodeID, c.Host, c.Port
+		return resp, create
+	}
+	resp.Coordinators = make([]kmsg.FindCoordinatorResponseCoordinator, len(req.CoordinatorKeys))
+	for i, k := range req.CoordinatorKeys {
+		c, ct := FindCoordinatorKey(img, req.Version, keyType, k, o)
+		add(ct)
+		e := &resp.Coordinators[i]
+		e.Default()
+		e.Key, e.ErrorCode, e.NodeID, e.Host, e.Port = c.Key, c.ErrorCode, c.NodeID, c.Host, c.Port
+	}
+	return resp, create
+}

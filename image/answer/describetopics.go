@@ -1,0 +1,158 @@
+package answer
+
+import (
+	"slices"
+	"strings"
+
+	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/kmeta-go/kmeta/image"
+	"github.com/kmeta-go/kmeta/image/authz"
+)
+
+// DescribeTopicPartitions answers a DescribeTopicPartitions request (v0,
+// KIP-966) as Kafka's DescribeTopicPartitionsRequestHandler and
+// KRaftMetadataCache.describeTopicResponse do (spec §6.6): topics at or after
+// the cursor's, sorted by name, walked with a partition budget of
+// max(min(MaxRequestPartitionSizeLimit, ResponsePartitionLimit), 1); a topic
+// that does not fit ends the answer with NextCursor. Unauthorized topics of
+// an explicit list are appended with TOPIC_AUTHORIZATION_FAILED; as in
+// Kafka, whose topic stream is lazy, only those the walk reached are.
+// An invalid cursor is answered as Kafka's getErrorResponse answers
+// InvalidRequestException.
+func DescribeTopicPartitions(img *image.Image, req *kmsg.DescribeTopicPartitionsRequest, o *Options) *kmsg.DescribeTopicPartitionsResponse {
+	o = orDefault(o)
+	resp := kmsg.NewPtrDescribeTopicPartitionsResponse()
+	resp.Version = req.Version
+	cursorName := ""
+	if req.Cursor != nil {
+		cursorName = req.Cursor.Topic
+		if req.Cursor.Partition < 0 {
+			return invalidDTP(req, resp)
+		}
+	}
+	fetchAll := len(req.Topics) == 0
+	var names []string
+	topics := img.Topics()
+	if fetchAll {
+		for t := range topics.All() {
+			if t.Name() >= cursorName {
+				names = append(names, t.Name())
+			}
+		}
+	} else {
+		for i := range req.Topics {
+			if n := req.Topics[i].Topic; n >= cursorName && !slices.Contains(names, n) {
+				names = append(names, n)
+			}
+		}
+		if req.Cursor != nil && !slices.Contains(names, cursorName) {
+			return invalidDTP(req, resp)
+		}
+	}
+	slices.SortFunc(names, strings.Compare)
+
+	limit := int32(2000)
+	if o.MaxRequestPartitionSizeLimit > 0 {
+		limit = o.MaxRequestPartitionSizeLimit
+	}
+	remaining := int(max(min(limit, req.ResponsePartitionLimit), 1))
+	bt := newBrokers(img, o.Listener)
+	var denied []kmsg.DescribeTopicPartitionsResponseTopic
+
+	for _, n := range names {
+		if !o.authorize(authz.OpDescribe, authz.ResourceTopic, n) {
+			if !fetchAll {
+				e := kmsg.NewDescribeTopicPartitionsResponseTopic()
+				e.ErrorCode = ErrTopicAuthorizationFailed
+				s := n
+				e.Topic = &s
+				denied = append(denied, e)
+			}
+			continue
+		}
+		if remaining == 0 {
+			c := kmsg.NewDescribeTopicPartitionsResponseNextCursor()
+			c.Topic = n
+			resp.NextCursor = &c
+			break
+		}
+		t, ok := topics.ByName(n)
+		if !ok {
+			if !fetchAll {
+				code := ErrUnknownTopicOrPartition
+				if !ValidTopicName(n) {
+					code = ErrInvalidTopic
+				}
+				e := kmsg.NewDescribeTopicPartitionsResponseTopic()
+				e.ErrorCode = code
+				s := n
+				e.Topic = &s
+				e.IsInternal = IsInternal(n)
+				resp.Topics = append(resp.Topics, e)
+			}
+			continue
+		}
+		start := 0
+		if n == cursorName && req.Cursor != nil {
+			start = int(req.Cursor.Partition)
+		}
+		count := t.NumPartitions()
+		upper := min(count, start+remaining)
+		e := kmsg.NewDescribeTopicPartitionsResponseTopic()
+		s := n
+		e.Topic = &s
+		e.TopicID = t.ID()
+		e.IsInternal = IsInternal(n)
+		for i := start; i < upper; i++ {
+			p, ok := t.Partition(int32(i))
+			if !ok {
+				continue // Kafka logs and skips a missing partition id
+			}
+			e.Partitions = append(e.Partitions, dtpPartition(p, bt))
+		}
+		resp.Topics = append(resp.Topics, e)
+		if upper < count {
+			c := kmsg.NewDescribeTopicPartitionsResponseNextCursor()
+			c.Topic = n
+			c.Partition = int32(upper)
+			resp.NextCursor = &c
+			break
+		}
+		remaining -= len(e.Partitions)
+	}
+	for i := range resp.Topics {
+		resp.Topics[i].AuthorizedOperations = o.authorizedOps(authz.ResourceTopic, *resp.Topics[i].Topic)
+	}
+	resp.Topics = append(resp.Topics, denied...)
+	return resp
+}
+
+func dtpPartition(p *image.Partition, bt *brokers) kmsg.DescribeTopicPartitionsResponseTopicPartition {
+	d := kmsg.NewDescribeTopicPartitionsResponseTopicPartition()
+	d.Partition = p.ID()
+	d.LeaderID = -1
+	if bi := bt.get(p.Leader()); bi != nil && bi.hasEP {
+		d.LeaderID = p.Leader()
+	}
+	d.LeaderEpoch = p.LeaderEpoch()
+	d.Replicas = p.Replicas()
+	d.ISR = p.ISR()
+	d.EligibleLeaderReplicas = p.ELR()
+	d.LastKnownELR = p.LastKnownELR()
+	d.OfflineReplicas = bt.appendOffline([]int32{}, p)
+	return d
+}
+
+// invalidDTP is DescribeTopicPartitionsRequest.getErrorResponse for
+// InvalidRequestException.
+func invalidDTP(req *kmsg.DescribeTopicPartitionsRequest, resp *kmsg.DescribeTopicPartitionsResponse) *kmsg.DescribeTopicPartitionsResponse {
+	for i := range req.Topics {
+		e := kmsg.NewDescribeTopicPartitionsResponseTopic()
+		e.ErrorCode = ErrInvalidRequest
+		s := req.Topics[i].Topic
+		e.Topic = &s
+		resp.Topics = append(resp.Topics, e)
+	}
+	return resp
+}

@@ -1,0 +1,56 @@
+package answer_test
+
+import (
+	"fmt"
+
+	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/kmeta-go/kmeta/delta"
+	"github.com/kmeta-go/kmeta/image"
+	"github.com/kmeta-go/kmeta/image/answer"
+	"github.com/kmeta-go/kmeta/record"
+)
+
+// A one-broker image with one topic, answered on its listener.
+func Example() {
+	dl := delta.New(image.Empty())
+	b := record.NewRegisterBrokerRecord()
+	b.BrokerID, b.Fenced, b.Rack = 1, false, nil
+	b.EndPoints = []record.BrokerEndpoint{{Name: "PLAINTEXT", Host: "kafka-1", Port: 9092}}
+	t := record.NewTopicRecord()
+	t.Name, t.TopicID = "orders", record.UUID{15: 1}
+	p := record.NewPartitionRecord()
+	p.TopicID, p.PartitionID, p.Leader, p.Replicas, p.ISR = t.TopicID, 0, 1, []int32{1}, []int32{1}
+	for _, r := range []record.Record{b, t, p} {
+		if err := dl.Replay(r); err != nil {
+			panic(err)
+		}
+	}
+	img, _ := dl.Apply(image.EmptyProvenance)
+
+	req := kmsg.NewPtrMetadataRequest()
+	req.Version = 12
+	name := "orders"
+	missing := "payments"
+	req.Topics = []kmsg.MetadataRequestTopic{{Topic: &name}, {Topic: &missing}}
+	req.AllowAutoTopicCreation = true
+	resp, create := answer.Metadata(img, req, &answer.Options{Listener: "PLAINTEXT", ClusterID: "demo"})
+	for _, br := range resp.Brokers {
+		fmt.Printf("broker %d %s:%d\n", br.NodeID, br.Host, br.Port)
+	}
+	for _, tp := range resp.Topics {
+		fmt.Printf("topic %s error %d partitions %d\n", *tp.Topic, tp.ErrorCode, len(tp.Partitions))
+	}
+	fmt.Println("create:", create)
+
+	fc := kmsg.NewPtrFindCoordinatorRequest()
+	fc.Version, fc.CoordinatorKeys = 4, []string{"my-group"}
+	fr, create := answer.FindCoordinator(img, fc, &answer.Options{Listener: "PLAINTEXT"})
+	fmt.Println("coordinator error", fr.Coordinators[0].ErrorCode, "create:", create)
+	// Output:
+	// broker 1 kafka-1:9092
+	// topic orders error 0 partitions 1
+	// topic payments error 3 partitions 0
+	// create: [{payments 1 1}]
+	// coordinator error 15 create: [{__consumer_offsets 50 3}]
+}

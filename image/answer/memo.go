@@ -1,0 +1,119 @@
+package answer
+
+import (
+	"encoding/binary"
+	"sync"
+
+	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/kmeta-go/kmeta/image"
+)
+
+// Memo answers Metadata requests as encoded bytes and remembers, per image,
+// the answer to each distinct request, so that a storm of identical requests
+// against an unchanged image (scenarios.md, story 1) costs a map lookup and a
+// copy. An answer depends on nothing but the image, the Options' broker
+// configuration, and the request's (listener, version, flags, topic list,
+// principal and host); the memo keys on exactly the request-side part, and
+// drops everything when it is handed a different image. The broker-side
+// fields of Options (ClusterID, Authorizer, ControllerID, ...) must stay the
+// same for the life of a Memo, and the Authorizer must decide from the image
+// and the request's principal and host alone (as authz.Standard built from
+// that image does); with a nil Authorizer the principal and host are not part
+// of the key.
+//
+// A Memo is safe for concurrent use. Its zero value is ready; MaxBytes bounds
+// the bytes it keeps per image (default 64 MiB), beyond which answers are
+// built and returned without being kept.
+type Memo struct {
+	MaxBytes int
+
+	mu      sync.RWMutex
+	img     *image.Image
+	entries map[string]memoEntry
+	size    int
+}
+
+type memoEntry struct {
+	body   []byte // read-only once stored
+	create []CreateTopic
+}
+
+// AppendMetadata appends the encoded Metadata response body for req (no
+// response header: the embedder writes the correlation id and, from v9, the
+// header's empty tagged fields) to dst and returns it with the topics to
+// create, as Metadata would. The bytes appended are a copy; dst is the
+// caller's. The ThrottleMillis field (the first four bytes from v3) is 0.
+func (m *Memo) AppendMetadata(dst []byte, img *image.Image, req *kmsg.MetadataRequest, o *Options) ([]byte, []CreateTopic) {
+	o = orDefault(o)
+	var kb [256]byte
+	key := metadataKey(kb[:0], req, o)
+
+	m.mu.RLock()
+	if m.img == img {
+		if e, ok := m.entries[string(key)]; ok {
+			m.mu.RUnlock()
+			return append(dst, e.body...), e.create
+		}
+	}
+	m.mu.RUnlock()
+
+	resp, create := Metadata(img, req, o)
+	body := resp.AppendTo(nil)
+
+	m.mu.Lock()
+	if m.img != img {
+		m.img, m.entries, m.size = img, make(map[string]memoEntry), 0
+	}
+	limit := m.MaxBytes
+	if limit == 0 {
+		limit = 64 << 20
+	}
+	if m.size+len(body) <= limit {
+		m.entries[string(key)] = memoEntry{body: body, create: create}
+		m.size += len(body)
+	}
+	m.mu.Unlock()
+	return append(dst, body...), create
+}
+
+// metadataKey is the request-side part of a Metadata answer's inputs.
+func metadataKey(k []byte, req *kmsg.MetadataRequest, o *Options) []byte {
+	k = binary.BigEndian.AppendUint16(k, uint16(req.Version))
+	flags := byte(0)
+	if allowAutoTopicCreation(req) {
+		flags |= 1
+	}
+	if req.IncludeClusterAuthorizedOperations {
+		flags |= 2
+	}
+	if req.IncludeTopicAuthorizedOperations {
+		flags |= 4
+	}
+	if IsAllTopics(req) {
+		flags |= 8
+	}
+	k = append(k, flags)
+	k = appendKeyString(k, o.Listener)
+	if o.Authorizer != nil {
+		k = appendKeyString(k, o.Principal)
+		k = appendKeyString(k, o.Host)
+	}
+	if !IsAllTopics(req) {
+		for i := range req.Topics {
+			t := &req.Topics[i]
+			k = append(k, t.TopicID[:]...)
+			if t.Topic == nil {
+				k = append(k, 0xff)
+			} else {
+				k = appendKeyString(k, *t.Topic)
+			}
+		}
+	}
+	return k
+}
+
+func appendKeyString(k []byte, s string) []byte {
+	k = binary.AppendUvarint(k, uint64(len(s)))
+	return append(k, s...)
+}

@@ -1,0 +1,187 @@
+package answer
+
+import (
+	"github.com/kmeta-go/kmeta/image"
+	"github.com/kmeta-go/kmeta/image/authz"
+)
+
+// Kafka error codes the answers use (org.apache.kafka.common.protocol.Errors).
+const (
+	ErrNone                               int16 = 0
+	ErrUnknownTopicOrPartition            int16 = 3
+	ErrLeaderNotAvailable                 int16 = 5
+	ErrNotLeaderOrFollower                int16 = 6
+	ErrReplicaNotAvailable                int16 = 9
+	ErrCoordinatorNotAvailable            int16 = 15
+	ErrInvalidTopic                       int16 = 17
+	ErrTopicAuthorizationFailed           int16 = 29
+	ErrGroupAuthorizationFailed           int16 = 30
+	ErrClusterAuthorizationFailed         int16 = 31
+	ErrInvalidRequest                     int16 = 42
+	ErrTransactionalIDAuthorizationFailed int16 = 53
+	ErrListenerNotFound                   int16 = 72
+	ErrFencedLeaderEpoch                  int16 = 74
+	ErrUnknownLeaderEpoch                 int16 = 75
+	ErrUnknownTopicID                     int16 = 100
+	ErrMismatchedEndpointType             int16 = 114
+	ErrUnsupportedEndpointType            int16 = 115
+)
+
+// Names of Kafka's internal topics (Topic.GROUP_METADATA_TOPIC_NAME,
+// TRANSACTION_STATE_TOPIC_NAME, SHARE_GROUP_STATE_TOPIC_NAME).
+const (
+	GroupTopic       = "__consumer_offsets"
+	TransactionTopic = "__transaction_state"
+	ShareStateTopic  = "__share_group_state"
+)
+
+// Options are what a Kafka broker takes from the connection a request came
+// on and from its own configuration. The zero value answers as a broker with
+// Kafka's default configuration and no authorizer, on the listener "".
+type Options struct {
+	// Listener is the name of the listener the request arrived on
+	// (request.context.listenerName): every endpoint in the answer is the
+	// broker's endpoint on this listener.
+	Listener string
+
+	// Principal and Host identify the client for the Authorizer
+	// (KafkaPrincipal.toString, e.g. "User:alice", and the client address).
+	Principal string
+	Host      string
+
+	// Authorizer decides DESCRIBE, CREATE and the authorized operations.
+	// Nil is a broker without authorizer.class.name: everything allowed.
+	// authz.New builds Kafka's StandardAuthorizer from an image's ACLs.
+	Authorizer authz.Authorizer
+
+	// ClusterID is the broker's cluster id (meta.properties cluster.id;
+	// it is not in the image). Empty answers null (Metadata) or "".
+	ClusterID string
+
+	// DisableAutoCreateTopics is auto.create.topics.enable=false (Kafka's
+	// default is true).
+	DisableAutoCreateTopics bool
+
+	// ControllerID picks the ControllerId of Metadata and DescribeCluster
+	// answers among the alive (unfenced) broker ids, given in ascending
+	// order and never empty. Kafka picks one at random (KIP-590:
+	// getRandomAliveBrokerId). Nil picks the lowest id, so that answers
+	// are deterministic and memoisable.
+	ControllerID func(alive []int32) int32
+
+	// GroupCoordinatorPartitions, TransactionCoordinatorPartitions and
+	// ShareCoordinatorPartitions are the partition counts FindCoordinator
+	// hashes keys over. Kafka fixes them when the coordinator starts
+	// (spec §10 #14): the internal topic's partition count then, or the
+	// config default (offsets.topic.num.partitions,
+	// transaction.state.log.num.partitions,
+	// share.coordinator.state.topic.num.partitions, all 50) when the topic
+	// did not exist. Zero uses the internal topic's current partition count
+	// in the image, or 50 when it does not exist; an embedder that wants
+	// Kafka's exact behaviour snapshots the count when its coordinator
+	// starts and sets it here.
+	GroupCoordinatorPartitions       int32
+	TransactionCoordinatorPartitions int32
+	ShareCoordinatorPartitions       int32
+
+	// MaxRequestPartitionSizeLimit is max.request.partition.size.limit, the
+	// broker's bound on DescribeTopicPartitions' response (default 2000).
+	MaxRequestPartitionSizeLimit int32
+
+	// Creation parameters for auto-created topics (num.partitions 1,
+	// default.replication.factor 1, offsets.topic.replication.factor 3,
+	// transaction.state.log.replication.factor 3,
+	// share.coordinator.state.topic.replication.factor 3); zero means
+	// Kafka's default. The internal topics' partition counts are 50.
+	NumPartitions                  int32
+	DefaultReplicationFactor       int16
+	InternalTopicReplicationFactor int16
+}
+
+// CreateTopic is a topic the answer asks the embedder to have its controller
+// create (Kafka's AutoTopicCreationManager sends a CreateTopics request to
+// the active controller). The answer already holds Kafka's first answer for
+// it: UNKNOWN_TOPIC_OR_PARTITION in Metadata, COORDINATOR_NOT_AVAILABLE in
+// FindCoordinator; the client retries until the topic is in the image.
+// Kafka keeps such a topic "in flight" until the controller answers; an
+// embedder should do likewise and not send a second request meanwhile.
+type CreateTopic struct {
+	Name              string
+	NumPartitions     int32
+	ReplicationFactor int16
+}
+
+func (o *Options) createTopic(name string) CreateTopic {
+	switch name {
+	case GroupTopic, TransactionTopic, ShareStateTopic:
+		rf := o.InternalTopicReplicationFactor
+		if rf == 0 {
+			rf = 3
+		}
+		return CreateTopic{Name: name, NumPartitions: 50, ReplicationFactor: rf}
+	}
+	np, rf := o.NumPartitions, o.DefaultReplicationFactor
+	if np == 0 {
+		np = 1
+	}
+	if rf == 0 {
+		rf = 1
+	}
+	return CreateTopic{Name: name, NumPartitions: np, ReplicationFactor: rf}
+}
+
+func (o *Options) authorize(op, rt int8, name string) bool {
+	if o.Authorizer == nil {
+		return true
+	}
+	return o.Authorizer.Authorize(authz.Context{Principal: o.Principal, Host: o.Host}, op, rt, name)
+}
+
+func (o *Options) authorizedOps(rt int8, name string) int32 {
+	return authz.AuthorizedOperations(o.Authorizer, authz.Context{Principal: o.Principal, Host: o.Host}, rt, name)
+}
+
+// controllerID is ControllerId: an alive broker id, or -1 when none
+// (MetadataResponse.NO_CONTROLLER_ID).
+func (o *Options) controllerID(img *image.Image) int32 {
+	var alive []int32
+	for b := range img.Cluster().AliveBrokers() {
+		if o.ControllerID == nil {
+			return b.ID()
+		}
+		alive = append(alive, b.ID())
+	}
+	if len(alive) == 0 {
+		return -1
+	}
+	return o.ControllerID(alive)
+}
+
+var defaultOptions Options
+
+func orDefault(o *Options) *Options {
+	if o == nil {
+		return &defaultOptions
+	}
+	return o
+}
+
+// IsInternal reports a name of Kafka's internal topics (Topic.isInternal).
+func IsInternal(name string) bool {
+	return name == GroupTopic || name == TransactionTopic || name == ShareStateTopic
+}
+
+// ValidTopicName is Kafka's Topic.validate: not empty, not "." or "..", at
+// most 249 characters, only ASCII letters, digits, '.', '_' and '-'.
+func ValidTopicName(name string) bool {
+	if name == "" || name == "." || name == ".." || len(name) > 249 {
+		return false
+	}
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '.' || c == '_' || c == '-') {
+			return false
+		}
+	}
+	return true
+}

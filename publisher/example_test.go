@@ -1,0 +1,60 @@
+package publisher_test
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/kmeta-go/kmeta/delta"
+	"github.com/kmeta-go/kmeta/image"
+	"github.com/kmeta-go/kmeta/publisher"
+	"github.com/kmeta-go/kmeta/record"
+)
+
+// A loader with two publishers: the cache that request handlers read, and
+// a publisher that logs which topics each update creates. Nothing is
+// published until the loader has caught up with the high watermark; then
+// each publisher first receives the whole image, then one update per
+// commit.
+func ExampleLoader() {
+	l := publisher.NewLoader(publisher.Options{})
+	cache := publisher.NewCache("cache")
+	logger := publisher.Func("logger", func(d *delta.Delta, img *image.Image, m publisher.Manifest) error {
+		var names []string
+		for _, id := range d.Topics().Created {
+			t, _ := img.TopicByID(id)
+			names = append(names, t.Name())
+		}
+		fmt.Printf("%s at offset %d: created %v\n", m.Type, m.Provenance.LastContainedOffset, names)
+		return nil
+	})
+	if err := l.Install(cache, logger); err != nil {
+		fmt.Println(err)
+	}
+
+	// The raft client delivers committed batches and the high watermark.
+	topic := func(name string, id byte) []record.Record {
+		t := record.NewTopicRecord()
+		t.Name, t.TopicID = name, record.UUID{id}
+		p := record.NewPartitionRecord()
+		p.TopicID, p.PartitionID, p.Leader, p.LeaderEpoch, p.PartitionEpoch = record.UUID{id}, 0, 1, 0, 0
+		p.Replicas, p.ISR = []int32{1}, []int32{1}
+		return []record.Record{t, p}
+	}
+	l.SetHighWatermark(4)
+	l.HandleCommit(publisher.Batch{BaseOffset: 0, Epoch: 1, Records: topic("orders", 1)})   // offsets 0-1: catching up
+	l.HandleCommit(publisher.Batch{BaseOffset: 2, Epoch: 1, Records: topic("payments", 2)}) // offsets 2-3: caught up
+	l.HandleCommit(publisher.Batch{BaseOffset: 4, Epoch: 1, Records: topic("refunds", 3)})  // offsets 4-5
+
+	// A broker waits until its own registration record is applied.
+	img, _ := l.WaitForOffset(context.Background(), 5)
+	fmt.Println("published offset", img.Provenance().LastContainedOffset)
+
+	// Readers use the cache: lock-free, always a whole image.
+	leader, epoch, _ := cache.Load().Leader("refunds", 0)
+	fmt.Println("refunds-0 leader", leader, "epoch", epoch)
+	// Output:
+	// SNAPSHOT at offset 3: created [orders payments]
+	// LOG_DELTA at offset 5: created [refunds]
+	// published offset 5
+	// refunds-0 leader 1 epoch 0
+}

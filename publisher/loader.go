@@ -1,0 +1,829 @@
+package publisher
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/kmeta-go/kmeta/delta"
+	"github.com/kmeta-go/kmeta/image"
+	"github.com/kmeta-go/kmeta/record"
+)
+
+// txState is MetadataBatchLoader.TransactionState.
+type txState int8
+
+const (
+	txNone txState = iota
+	txStarted
+	txContinued
+	txEnded
+	txAborted
+)
+
+func (s txState) open() bool { return s == txStarted || s == txContinued }
+
+// Loader is Kafka's MetadataLoader together with its MetadataBatchLoader:
+// the embedder feeds it committed batches and snapshots and reports the
+// high watermark; it builds deltas, keeps the current image, and publishes
+// one new image per commit to its publishers once it has caught up.
+//
+// A Loader has no goroutine of its own: every method does its work on the
+// caller's goroutine, and publishers and hooks run there too. Its methods
+// may be called from several goroutines; input is serialized, so feed it
+// from one goroutine to keep the log's order. Install and Remove may be
+// called at any time, from any goroutine, a publisher or the fault handler
+// included. Publishers, hooks and the fault handler must not call the input
+// methods (HandleCommit, LoadBatch, Commit, LoadSnapshot...,
+// SetHighWatermark, SetLeader, Close).
+//
+// Readers do not need the loader: they use the Cache publisher, or Watch and
+// WaitForOffset, which never block on the loader's work.
+type Loader struct {
+	opts Options
+	log  *slog.Logger
+
+	// mu serializes input and publication: it is Kafka's single event
+	// thread, held by whichever goroutine is feeding.
+	mu            sync.Mutex
+	closed        bool
+	img           *image.Image // the newest image, published or not
+	d             *delta.Delta // the delta being built over img
+	lastOffset    int64        // the last offset loaded
+	lastEpoch     int32        // epoch of the batch holding lastOffset
+	lastTime      int64        // append time of that batch
+	numBytes      int64
+	numBatches    int
+	elapsed       time.Duration
+	tx            txState
+	hasSeenRecord bool
+	catchingUp    bool
+	hw            int64
+	leader        LeaderAndEpoch
+	kraftVersion  int16
+	halted        error
+	scratch       []*entry
+	timed         bool // measure times that only hooks report
+
+	// pmu guards the publisher list and the busy flag; it is never held
+	// while calling out.
+	pmu     sync.Mutex
+	pubs    []*entry // install order
+	busy    bool     // mu is held by an operation
+	toClose []*entry
+
+	board  genPointer
+	loaded atomic.Pointer[image.Image] // img, for Image()
+
+	smu   sync.Mutex
+	stats Stats
+}
+
+type entry struct {
+	p       Publisher
+	name    string
+	ready   bool // has received the full image (guarded by pmu)
+	removed atomic.Bool
+}
+
+// NewLoader returns a loader holding the empty image, catching up, with no
+// publishers.
+func NewLoader(opts Options) *Loader {
+	l := &Loader{opts: opts, log: opts.Logger}
+	if l.log == nil {
+		l.log = slog.New(slog.DiscardHandler)
+	}
+	l.resetToImage(image.Empty())
+	l.hasSeenRecord = false // MetadataBatchLoader's constructor
+	l.catchingUp = true
+	l.hw = -1
+	l.leader = UnknownLeader
+	l.kraftVersion = -1
+	l.board.publish(nil, false)
+	l.timed = opts.Hooks.Published != nil || opts.Hooks.CommitHandled != nil
+	l.stats = Stats{LastApplied: image.EmptyProvenance, Loaded: image.EmptyProvenance, HighWatermark: -1, Leader: UnknownLeader, KRaftVersion: -1}
+	return l
+}
+
+// enter starts an operation: it takes the event lock and marks the loader
+// busy, so that Install and Remove called meanwhile leave their work to
+// leave.
+func (l *Loader) enter() {
+	l.mu.Lock()
+	l.pmu.Lock()
+	l.busy = true
+	l.pmu.Unlock()
+}
+
+// leave ends an operation: it initializes publishers installed meanwhile
+// (once caught up), closes publishers removed meanwhile, and releases the
+// lock.
+func (l *Loader) leave() {
+	for {
+		l.pmu.Lock()
+		if l.closed && len(l.pubs) > 0 { // installed while closing
+			for _, e := range l.pubs {
+				e.removed.Store(true)
+			}
+			l.toClose = append(l.toClose, l.pubs...)
+			l.pubs = nil
+		}
+		pending := !l.catchingUp && !l.closed && l.hasPendingLocked()
+		closes := l.toClose
+		l.toClose = nil
+		if !pending && len(closes) == 0 {
+			l.busy = false
+			l.pmu.Unlock()
+			break
+		}
+		l.pmu.Unlock()
+		for _, e := range closes {
+			if err := closeEntry(e); err != nil {
+				l.fault(&Fault{Kind: FaultClose, Publisher: e.name, Offset: -1, Err: err})
+			}
+		}
+		if pending {
+			l.initPending(l.img)
+		}
+	}
+	l.mu.Unlock()
+}
+
+func (l *Loader) hasPendingLocked() bool {
+	for _, e := range l.pubs {
+		if !e.ready {
+			return true
+		}
+	}
+	return false
+}
+
+// usable reports why input is refused, or nil.
+func (l *Loader) usable() error {
+	if l.closed {
+		return ErrClosed
+	}
+	return l.halted
+}
+
+// resetToImage is MetadataBatchLoader.resetToImage, with Kafka 4.x's
+// hasSeenRecord = !image.isEmpty() (spec §10 #15).
+func (l *Loader) resetToImage(img *image.Image) {
+	p := img.Provenance()
+	l.img = img
+	l.loaded.Store(img)
+	l.d = delta.New(img)
+	l.tx = txNone
+	l.lastOffset, l.lastEpoch, l.lastTime = p.LastContainedOffset, p.LastContainedEpoch, p.LastContainedLogTimeMs
+	l.numBytes, l.numBatches, l.elapsed = 0, 0, 0
+	l.hasSeenRecord = !img.IsEmpty()
+}
+
+// SetHighWatermark reports the raft high watermark: the offset after the
+// last committed record (RaftClient.highWatermark). Until one is known, and
+// until the loader's image reaches hw-1, nothing is published
+// (MetadataLoader.stillNeedToCatchUp). When this call completes the catch-up
+// (the commits already loaded reach hw-1), the current image is published at
+// once to the publishers installed so far: Kafka's loader does the same from
+// its 100 ms InitializeNewPublishers retry.
+func (l *Loader) SetHighWatermark(hw int64) {
+	l.enter()
+	defer l.leave()
+	if l.closed {
+		return
+	}
+	l.hw = hw
+	l.setStats(func(s *Stats) { s.HighWatermark = hw })
+	if l.catchingUp && !l.stillCatchingUp(l.img.Provenance().LastContainedOffset) {
+		l.publish(nil, l.img, Manifest{}, 0, false)
+	}
+}
+
+// stillCatchingUp is MetadataLoader.stillNeedToCatchUp: once it returns
+// false it always will.
+func (l *Loader) stillCatchingUp(offset int64) bool {
+	if !l.catchingUp {
+		return false
+	}
+	if l.hw < 0 || l.hw-1 > offset || !l.hasSeenRecord {
+		return true
+	}
+	l.catchingUp = false
+	p := l.img.Provenance()
+	l.log.Info("finished catching up to the current high water mark", "offset", offset, "highWatermark", l.hw)
+	l.setStats(func(s *Stats) { s.CaughtUp = true })
+	if h := l.opts.Hooks.CaughtUp; h != nil {
+		h(p)
+	}
+	return false
+}
+
+// SetLeader reports a new raft leader (RaftClient.Listener.handleLeaderChange).
+// As in KafkaRaftClient, only a higher epoch, or a leader becoming known in
+// the same epoch, counts. Publishers implementing ControllerListener hear of
+// it. The loader also learns of leaders from LeaderChange control records.
+func (l *Loader) SetLeader(le LeaderAndEpoch) {
+	l.enter()
+	defer l.leave()
+	if l.closed {
+		return
+	}
+	l.setLeader(le)
+}
+
+func (l *Loader) setLeader(le LeaderAndEpoch) {
+	cur := l.leader
+	if le.Epoch < cur.Epoch || (le.Epoch == cur.Epoch && (cur.LeaderID >= 0 || le.LeaderID < 0)) {
+		return
+	}
+	l.leader = le
+	l.setStats(func(s *Stats) { s.Leader = le })
+	if h := l.opts.Hooks.LeaderChanged; h != nil {
+		h(le)
+	}
+	for _, e := range l.readyEntries() {
+		if cl, ok := e.p.(ControllerListener); ok && !e.removed.Load() {
+			if err := callControllerChange(cl, le); err != nil {
+				l.fault(&Fault{Kind: FaultPublisher, Publisher: e.name, Offset: l.img.Provenance().LastContainedOffset, Err: err})
+			}
+		}
+	}
+	l.scratch = clearEntries(l.scratch)
+}
+
+// HandleCommit loads the batches of one raft commit and publishes the result
+// (RaftClient.Listener.handleCommit): one new image per commit, except that
+// records before a BeginTransactionRecord are published on their own and an
+// open transaction defers publication to the commit that ends it.
+//
+// It returns an error for a batch that does not continue the log
+// (ErrOffset), when the loader is halted or closed, or for the replay error
+// that halts it (Halt mode). In Skip mode replay errors go to the fault
+// handler and the commit is published without the bad records.
+func (l *Loader) HandleCommit(batches ...Batch) error {
+	l.enter()
+	defer l.leave()
+	start := l.clock()
+	for i := range batches {
+		if err := l.loadBatch(&batches[i]); err != nil {
+			return err
+		}
+	}
+	return l.commit(start, len(batches))
+}
+
+// LoadBatch loads one batch of the commit in progress; Commit ends the
+// commit. Use them when a commit is read batch by batch.
+func (l *Loader) LoadBatch(b Batch) error {
+	l.enter()
+	defer l.leave()
+	return l.loadBatch(&b)
+}
+
+// LoadRecordBatch loads one batch read by the record package's readers
+// (record.OpenDir, OpenSegment, ParseBatch...). The batch is decoded before
+// anything is loaded: a record that does not decode is an error naming its
+// offset and leaves the loader as it was. The loader does not keep b, so the
+// reader may reuse it.
+func (l *Loader) LoadRecordBatch(b *record.Batch) error {
+	mb := Batch{BaseOffset: b.BaseOffset, Epoch: b.PartitionLeaderEpoch, AppendTime: b.AppendTime(), Size: b.Size()}
+	count := len(b.Entries)
+	if b.IsControl() {
+		for _, e := range b.Entries {
+			c, err := e.DecodeControl()
+			if err != nil {
+				// Decoded below under the lock, where faults are reported.
+				mb.Control = nil
+				break
+			}
+			mb.Control = append(mb.Control, c)
+		}
+	} else {
+		recs, err := b.DecodeRecords()
+		if err != nil {
+			return fmt.Errorf("publisher: batch at offset %d: %w", b.BaseOffset, err)
+		}
+		mb.Records = make([]record.Record, len(recs))
+		for i, r := range recs {
+			mb.Records[i] = r.Record
+		}
+	}
+	if b.LastOffset()-b.BaseOffset+1 != int64(count) {
+		return fmt.Errorf("%w: batch at offset %d holds %d records but spans %d offsets", ErrOffset, b.BaseOffset, count, b.LastOffset()-b.BaseOffset+1)
+	}
+	l.enter()
+	defer l.leave()
+	if b.IsControl() && len(mb.Control) != count {
+		l.fault(&Fault{Kind: FaultControl, Offset: b.BaseOffset, Err: fmt.Errorf("control batch at offset %d: undecodable control record; offsets advance", b.BaseOffset)})
+		return l.loadBatchSpan(&mb, b.LastOffset())
+	}
+	return l.loadBatch(&mb)
+}
+
+// Commit ends the commit whose batches LoadBatch or LoadRecordBatch loaded
+// (MetadataBatchLoader.maybeFlushBatches) and publishes it unless a
+// transaction is still open.
+func (l *Loader) Commit() error {
+	l.enter()
+	defer l.leave()
+	return l.commit(l.clock(), 0)
+}
+
+func (l *Loader) loadBatch(b *Batch) error {
+	n := len(b.Records) + len(b.Control)
+	if n == 0 {
+		return fmt.Errorf("%w: empty batch at offset %d", ErrOffset, b.BaseOffset)
+	}
+	if len(b.Records) > 0 && len(b.Control) > 0 {
+		return fmt.Errorf("publisher: batch at offset %d mixes data and control records", b.BaseOffset)
+	}
+	return l.loadBatchSpan(b, b.LastOffset())
+}
+
+// loadBatchSpan is MetadataBatchLoader.loadBatch for a batch ending at last.
+func (l *Loader) loadBatchSpan(b *Batch, last int64) error {
+	if err := l.usable(); err != nil {
+		return err
+	}
+	if l.lastOffset >= 0 && b.BaseOffset != l.lastOffset+1 {
+		return fmt.Errorf("%w: batch at offset %d, but the loader is at offset %d", ErrOffset, b.BaseOffset, l.lastOffset)
+	}
+	start := time.Now()
+	for i, r := range b.Records {
+		off := b.BaseOffset + int64(i)
+		if err := l.replay(off, r); err != nil {
+			return err
+		}
+		// A transaction always starts from a clean delta: what precedes a
+		// BeginTransactionRecord is published on its own, batch-aligned
+		// only if the Begin is the batch's first record.
+		if l.tx == txStarted && (i > 0 || l.numBatches > 0) {
+			p := image.Provenance{LastContainedOffset: l.lastOffset, LastContainedEpoch: l.lastEpoch, LastContainedLogTimeMs: l.lastTime, BatchAligned: i == 0}
+			if i > 0 {
+				p.LastContainedEpoch, p.LastContainedLogTimeMs = b.Epoch, b.AppendTime
+			}
+			l.emit(l.d, l.logManifest(p))
+			if l.halted != nil {
+				return l.halted
+			}
+			l.tx = txStarted
+		}
+		l.lastOffset = off
+	}
+	for _, c := range b.Control {
+		switch c := c.(type) {
+		case *record.LeaderChangeMessage:
+			l.setLeader(LeaderAndEpoch{LeaderID: c.LeaderID, Epoch: b.Epoch})
+		case *record.KRaftVersionRecord:
+			l.kraftVersion = c.KRaftVersion
+			l.setStats(func(s *Stats) { s.KRaftVersion = c.KRaftVersion })
+		}
+	}
+	size := b.Size
+	if size == 0 {
+		size = estimateSize(b)
+	}
+	el := time.Since(start)
+	l.lastOffset, l.lastEpoch, l.lastTime = last, b.Epoch, b.AppendTime
+	l.numBytes += int64(size)
+	l.numBatches++
+	l.elapsed += el
+	if h := l.opts.Hooks.BatchLoaded; h != nil {
+		h(BatchInfo{BaseOffset: b.BaseOffset, LastOffset: last, Epoch: b.Epoch, Records: len(b.Records) + len(b.Control), Bytes: size, Control: len(b.Control) > 0, Elapsed: el})
+	}
+	return nil
+}
+
+func estimateSize(b *Batch) int {
+	n := record.BatchHeaderSize
+	for i, r := range b.Records {
+		v, err := record.Size(r, r.HighestVersion())
+		if err != nil {
+			v = 0
+		}
+		n += record.RecordSize(int32(i), -1, v)
+	}
+	for i, c := range b.Control {
+		v, err := c.BodySize(c.HighestVersion())
+		if err != nil {
+			v = 0
+		}
+		n += record.RecordSize(int32(len(b.Records)+i), 4, v)
+	}
+	return n
+}
+
+func (l *Loader) logManifest(p image.Provenance) Manifest {
+	return Manifest{Type: LogDelta, Provenance: p, Leader: l.leader, NumBatches: l.numBatches, NumBytes: l.numBytes, Elapsed: l.elapsed}
+}
+
+// replay is MetadataBatchLoader.replay: transaction markers drive the
+// transaction state, every other record goes to the delta.
+//
+// An AbortTransactionRecord discards the open transaction's records at once
+// (a fresh delta over the current image). Kafka only discards them when the
+// Abort is the last record of a commit; records that follow an Abort in the
+// same commit make Kafka publish the aborted records too (spec §4.3, §10 #3).
+// kmeta fixes that on purpose: an aborted transaction leaves no trace.
+func (l *Loader) replay(off int64, r record.Record) error {
+	switch r.(type) {
+	case *record.BeginTransactionRecord:
+		if l.tx.open() {
+			return l.replayFault(off, r, errBeginInTransaction)
+		}
+		l.tx = txStarted
+		return nil
+	case *record.EndTransactionRecord:
+		if !l.tx.open() {
+			return l.replayFault(off, r, errEndOutside)
+		}
+		l.tx = txEnded
+		return nil
+	case *record.AbortTransactionRecord:
+		if !l.tx.open() {
+			return l.replayFault(off, r, errAbortOutside)
+		}
+		l.tx = txAborted
+		l.d = delta.New(l.img)
+		return nil
+	}
+	switch l.tx {
+	case txStarted:
+		l.tx = txContinued
+	case txEnded, txAborted:
+		l.tx = txNone
+	}
+	l.hasSeenRecord = true
+	if err := l.d.Replay(r); err != nil {
+		return l.replayFault(off, r, err)
+	}
+	return nil
+}
+
+// replayFault reports a record the loader could not replay, and in Halt
+// mode halts.
+func (l *Loader) replayFault(off int64, r record.Record, err error) error {
+	re := &ReplayError{Offset: off, Record: r, Err: err}
+	l.setStats(func(s *Stats) { s.ReplayErrors++ })
+	l.fault(&Fault{Kind: FaultReplay, Offset: off, Err: re})
+	if l.opts.ReplayErrors == Halt {
+		return l.halt(re)
+	}
+	return nil
+}
+
+// halt discards everything loaded since the last good image and refuses
+// input until a snapshot is loaded.
+func (l *Loader) halt(cause error) error {
+	l.halted = fmt.Errorf("%w: %w", ErrHalted, cause)
+	l.resetToImage(l.img)
+	l.setStats(func(s *Stats) { s.Halted = l.halted })
+	l.log.Error("metadata loader halted; serving the last good image", "offset", l.img.Provenance().LastContainedOffset, "err", cause)
+	return l.halted
+}
+
+// commit is maybeFlushBatches: publish unless a transaction is open.
+func (l *Loader) commit(start time.Time, batches int) error {
+	if err := l.usable(); err != nil {
+		return err
+	}
+	published := false
+	if !l.tx.open() && l.numBatches > 0 {
+		p := image.Provenance{LastContainedOffset: l.lastOffset, LastContainedEpoch: l.lastEpoch, LastContainedLogTimeMs: l.lastTime, BatchAligned: true}
+		published = l.emit(l.d, l.logManifest(p))
+	} else if l.tx.open() {
+		l.log.Debug("not publishing: a metadata transaction is still open", "offset", l.lastOffset, "batches", l.numBatches)
+	}
+	l.setStats(func(s *Stats) { s.Commits++ })
+	if h := l.opts.Hooks.CommitHandled; h != nil {
+		h(CommitInfo{LastOffset: l.lastOffset, Epoch: l.lastEpoch, Batches: batches, Published: published, Elapsed: since(start)})
+	}
+	return l.halted
+}
+
+// emit is applyDeltaAndUpdate followed by maybePublishMetadata: apply the
+// delta, track the new image, publish it unless still catching up, and
+// start a new delta over it.
+//
+// When Apply fails, Kafka keeps the old image and still calls the
+// publishers. kmeta reports the fault and, in Skip mode, drops the commit's
+// changes but advances the provenance (publishers get an empty delta), so
+// the log position keeps moving; in Halt mode it halts.
+func (l *Loader) emit(d *delta.Delta, m Manifest) bool {
+	t0 := l.clock()
+	img, err := d.Apply(m.Provenance)
+	apply := since(t0)
+	if err != nil {
+		l.setStats(func(s *Stats) { s.ApplyErrors++ })
+		l.fault(&Fault{Kind: FaultApply, Offset: m.Provenance.LastContainedOffset, Err: err})
+		if l.opts.ReplayErrors == Halt {
+			l.halt(err)
+			return false
+		}
+		img = image.New(l.img.Components(), m.Provenance)
+		d = delta.New(l.img)
+	}
+	l.img = img
+	l.loaded.Store(img)
+	published := false
+	if !l.stillCatchingUp(m.Provenance.LastContainedOffset) {
+		l.publish(d, img, m, apply, true)
+		published = true
+	}
+	l.resetToImage(img)
+	l.setStats(func(s *Stats) { s.Loaded = img.Provenance() })
+	return published
+}
+
+// publish hands img to every ready publisher in install order (unless
+// initialOnly), then gives publishers installed since the full image, then
+// makes img the published image.
+func (l *Loader) publish(d *delta.Delta, img *image.Image, m Manifest, apply time.Duration, dispatch bool) {
+	t0 := l.clock()
+	n, failed := 0, 0
+	if dispatch {
+		for _, e := range l.readyEntries() {
+			if e.removed.Load() {
+				continue
+			}
+			n++
+			if err := callUpdate(e.p, d, img, m); err != nil {
+				failed++
+				l.setStats(func(s *Stats) { s.PublisherErrors++ })
+				l.fault(&Fault{Kind: FaultPublisher, Publisher: e.name, Offset: img.Provenance().LastContainedOffset, Err: err})
+			}
+		}
+		l.scratch = clearEntries(l.scratch)
+	}
+	l.initPending(img)
+	pub := since(t0)
+	l.board.publish(img, false)
+	l.setStats(func(s *Stats) {
+		s.LastApplied = img.Provenance()
+		s.Loaded = img.Provenance()
+		s.Publications++
+	})
+	if h := l.opts.Hooks.Published; h != nil {
+		mv, _ := img.Features().MetadataVersion()
+		if !dispatch {
+			m = Manifest{Type: SnapshotLoad, Provenance: img.Provenance()}
+		}
+		h(PublishInfo{Manifest: m, MetadataVersion: mv, Publishers: n, Failed: failed, Apply: apply, Publish: pub})
+	}
+}
+
+// readyEntries copies the initialized publishers into l.scratch.
+func (l *Loader) readyEntries() []*entry {
+	l.pmu.Lock()
+	l.scratch = l.scratch[:0]
+	for _, e := range l.pubs {
+		if e.ready {
+			l.scratch = append(l.scratch, e)
+		}
+	}
+	l.pmu.Unlock()
+	return l.scratch
+}
+
+func clearEntries(s []*entry) []*entry {
+	clear(s)
+	return s[:0]
+}
+
+// fault counts nothing itself: it calls the hook and the handler.
+func (l *Loader) fault(f *Fault) {
+	if h := l.opts.Hooks.Fault; h != nil {
+		h(f)
+	}
+	if l.opts.FaultHandler != nil {
+		l.opts.FaultHandler(l, f)
+		return
+	}
+	l.log.Error("metadata loader fault", "kind", f.Kind.String(), "publisher", f.Publisher, "offset", f.Offset, "err", f.Err)
+}
+
+func (l *Loader) setStats(fn func(*Stats)) {
+	l.smu.Lock()
+	fn(&l.stats)
+	l.smu.Unlock()
+}
+
+// Stats returns the loader's counters and position.
+func (l *Loader) Stats() Stats {
+	l.smu.Lock()
+	defer l.smu.Unlock()
+	return l.stats
+}
+
+// LoadSnapshot loads a snapshot held in memory
+// (RaftClient.Listener.handleLoadSnapshot): a delta from the current image
+// that replays every record and then deletes whatever the snapshot did not
+// re-assert (delta.NewSnapshot, FinishSnapshot). Anything loaded but not
+// yet published (an open transaction) is discarded. A halted loader resumes
+// from a snapshot.
+func (l *Loader) LoadSnapshot(s Snapshot) error {
+	l.enter()
+	defer l.leave()
+	p := image.Provenance{LastContainedOffset: s.LastContainedOffset, LastContainedEpoch: s.LastContainedEpoch, LastContainedLogTimeMs: s.LastContainedLogTime, BatchAligned: true}
+	i := 0
+	return l.loadSnapshot(p, fmt.Sprintf("snapshot %d-%d", s.LastContainedOffset+1, s.LastContainedEpoch), func() ([]record.Record, int64, error) {
+		if i > 0 {
+			return nil, 0, io.EOF
+		}
+		i++
+		return s.Records, 0, nil
+	})
+}
+
+// LoadSnapshotReader loads the snapshot a record.SnapshotReader reads, as
+// LoadSnapshot does, with the provenance Kafka's loader takes from it: the
+// id's offset and epoch and the header's LastContainedLogTimestamp. It reads
+// the reader to its end; a snapshot that is damaged or lacks its footer
+// (record.ErrIncompleteSnapshot) is an error and changes nothing. It does
+// not close the reader.
+func (l *Loader) LoadSnapshotReader(r *record.SnapshotReader) error {
+	l.enter()
+	defer l.leave()
+	p := image.Provenance{LastContainedOffset: r.LastContainedLogOffset(), LastContainedEpoch: r.LastContainedLogEpoch(), LastContainedLogTimeMs: r.LastContainedLogTimestamp(), BatchAligned: true}
+	if v, ok := r.KRaftVersion(); ok {
+		defer func() { l.kraftVersion = v; l.setStats(func(s *Stats) { s.KRaftVersion = v }) }()
+	}
+	return l.loadSnapshot(p, r.Name(), func() ([]record.Record, int64, error) {
+		for {
+			b, err := r.Next()
+			if err != nil {
+				return nil, 0, err
+			}
+			if b.IsControl() {
+				continue
+			}
+			recs, err := b.DecodeRecords()
+			if err != nil {
+				return nil, 0, fmt.Errorf("publisher: %s: batch at offset %d: %w", r.Name(), b.BaseOffset, err)
+			}
+			out := make([]record.Record, len(recs))
+			for i, d := range recs {
+				out[i] = d.Record
+			}
+			return out, b.BaseOffset, nil
+		}
+	})
+}
+
+// loadSnapshot is MetadataLoader's snapshot load. next returns the records
+// of the snapshot chunk by chunk with the offset (inside the snapshot) of
+// the first, and io.EOF at the end.
+func (l *Loader) loadSnapshot(p image.Provenance, name string, next func() ([]record.Record, int64, error)) error {
+	if l.closed {
+		return ErrClosed
+	}
+	start := time.Now()
+	d := delta.NewSnapshot(l.img)
+	n := 0
+	for {
+		recs, base, err := next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return err
+		}
+		for i, r := range recs {
+			n++
+			if err := d.Replay(r); err != nil {
+				re := &ReplayError{Offset: base + int64(i), Record: r, Err: fmt.Errorf("%s: %w", name, err)}
+				l.setStats(func(s *Stats) { s.ReplayErrors++ })
+				l.fault(&Fault{Kind: FaultReplay, Offset: re.Offset, Err: re})
+				if l.opts.ReplayErrors == Halt {
+					return l.halt(re)
+				}
+			}
+		}
+	}
+	d.FinishSnapshot()
+	t0 := l.clock()
+	img, err := d.Apply(p)
+	apply := since(t0)
+	if err != nil {
+		l.setStats(func(s *Stats) { s.ApplyErrors++ })
+		f := &Fault{Kind: FaultApply, Offset: p.LastContainedOffset, Err: fmt.Errorf("%s: %w", name, err)}
+		l.fault(f)
+		if l.opts.ReplayErrors == Halt {
+			return l.halt(f)
+		}
+		return f
+	}
+	l.halted = nil
+	l.resetToImage(img)
+	loads := int64(0)
+	l.setStats(func(s *Stats) {
+		s.Halted = nil
+		s.SnapshotLoads++
+		loads = s.SnapshotLoads
+		s.Loaded = p
+	})
+	el := time.Since(start)
+	l.log.Info("loaded snapshot", "snapshot", name, "offset", p.LastContainedOffset, "records", n, "elapsed", el)
+	if h := l.opts.Hooks.SnapshotLoaded; h != nil {
+		h(SnapshotInfo{Provenance: p, Records: n, Elapsed: el, Loads: loads})
+	}
+	if !l.stillCatchingUp(p.LastContainedOffset) {
+		l.publish(d, img, Manifest{Type: SnapshotLoad, Provenance: p, Leader: l.leader, Elapsed: el}, apply, true)
+	}
+	return nil
+}
+
+// Image returns the loader's newest image, published or not: it runs ahead
+// of the published image while catching up, and inside an open transaction
+// it stays at the last published one. It takes no lock. Readers should use
+// a Cache, Watch or WaitForOffset, which only see published images.
+func (l *Loader) Image() *image.Image { return l.loaded.Load() }
+
+// Watch returns the last published image (nil before the first
+// publication) and a channel that is closed when a newer image is published
+// or the loader is closed. It never blocks.
+func (l *Loader) Watch() (*image.Image, <-chan struct{}) {
+	g := l.board.load()
+	return g.img, g.wait()
+}
+
+// WaitForOffset returns the first published image that contains offset
+// (its LastContainedOffset is at least offset): the broker's wait to be
+// caught up to its own registration record before it asks to be unfenced
+// (spec §4.5, §8). It returns ctx's error if ctx ends first, and ErrClosed if
+// the loader is closed first. Every publisher has been given the image when
+// it returns.
+func (l *Loader) WaitForOffset(ctx context.Context, offset int64) (*image.Image, error) {
+	for {
+		g := l.board.load()
+		if g.img != nil && g.img.Provenance().LastContainedOffset >= offset {
+			return g.img, nil
+		}
+		if g.closed {
+			return nil, ErrClosed
+		}
+		select {
+		case <-g.wait():
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
+}
+
+// Close closes every publisher, the ones not yet initialized first
+// (MetadataLoader.close), reporting close errors to the fault handler;
+// wakes WaitForOffset callers with ErrClosed; and refuses input from then
+// on. It returns the first close error.
+func (l *Loader) Close() error {
+	l.enter()
+	defer l.leave()
+	if l.closed {
+		return nil
+	}
+	l.closed = true
+	l.pmu.Lock()
+	var order []*entry
+	for _, e := range l.pubs {
+		if !e.ready {
+			order = append(order, e)
+		}
+	}
+	for _, e := range l.pubs {
+		if e.ready {
+			order = append(order, e)
+		}
+	}
+	l.pubs = nil
+	l.pmu.Unlock()
+	var first error
+	for _, e := range order {
+		e.removed.Store(true)
+		if err := closeEntry(e); err != nil {
+			l.fault(&Fault{Kind: FaultClose, Publisher: e.name, Offset: -1, Err: err})
+			if first == nil {
+				first = err
+			}
+		}
+	}
+	l.board.publish(l.board.load().img, true)
+	return first
+}
+
+// clock reads the clock when a hook will report the time measured.
+func (l *Loader) clock() time.Time {
+	if l.timed {
+		return time.Now()
+	}
+	return time.Time{}
+}
+
+func since(t time.Time) time.Duration {
+	if t.IsZero() {
+		return 0
+	}
+	return time.Since(t)
+}
