@@ -49,10 +49,11 @@ type Delta struct {
 	controllers map[int32]*image.Controller
 
 	// topics (TopicsDelta)
-	topics  map[record.UUID]*topicDelta
-	growing *topicDelta              // the topic the last partition was put in
-	deleted map[record.UUID]struct{} // ids of base topics
-	created map[string]record.UUID   // names created in this delta
+	topics   map[record.UUID]*topicDelta
+	growing  *topicDelta              // the topic the last partition was put in
+	sizeHint int                      // partitions of the topic growing before it
+	deleted  map[record.UUID]struct{} // ids of base topics
+	created  map[string]record.UUID   // names created in this delta
 
 	// configs (ConfigurationsDelta)
 	configs map[image.ConfigResource]*configDelta
@@ -82,6 +83,7 @@ type topicDelta struct {
 	id      record.UUID
 	parts   []image.Partition // working copy, sorted by id; nil = base's, unchanged
 	shared  bool              // parts is held by an applied image: copy before writing
+	dropped bool              // no longer in Delta.topics (removed or replaced)
 	changed map[int32]struct{}
 }
 
@@ -375,6 +377,9 @@ func (d *Delta) liveTopicID(name string) (record.UUID, bool) {
 
 // liveTopic returns the name of live topic id and its current partitions.
 func (d *Delta) liveTopic(id record.UUID) (*topicDelta, *image.Topic, bool) {
+	if td := d.growing; td != nil && td.id == id && !td.dropped {
+		return td, td.base, true // a topic's records come one after another
+	}
 	if td, ok := d.topics[id]; ok {
 		return td, td.base, true
 	}
@@ -416,8 +421,11 @@ func (d *Delta) replayTopic(r *record.TopicRecord) error {
 	if d.created == nil {
 		d.created = map[string]record.UUID{}
 	}
-	if old, ok := d.topics[r.TopicID]; ok && old.name != r.Name {
-		delete(d.created, old.name)
+	if old, ok := d.topics[r.TopicID]; ok {
+		old.dropped = true
+		if old.name != r.Name {
+			delete(d.created, old.name)
+		}
 	}
 	d.topics[r.TopicID] = &topicDelta{proto: proto, name: r.Name, id: r.TopicID, parts: []image.Partition{}}
 	d.created[r.Name] = r.TopicID
@@ -470,10 +478,17 @@ func (td *topicDelta) clip() {
 func (d *Delta) putPartition(id record.UUID, td *topicDelta, base *image.Topic, p image.Partition) {
 	td = d.topicDeltaFor(id, td, base)
 	if d.growing != td {
-		if d.growing != nil {
-			d.growing.clip()
+		if g := d.growing; g != nil {
+			g.clip()
+			d.sizeHint = len(g.parts)
 		}
 		d.growing = td
+		if td.base == nil && cap(td.parts) == 0 {
+			// A new topic: room for as many partitions as the topic
+			// before it had (topics of a snapshot or a creation batch
+			// are often alike), so that it grows in one allocation.
+			td.parts = make([]image.Partition, 0, max(d.sizeHint, 1))
+		}
 	}
 	td.put(p)
 }
@@ -575,6 +590,7 @@ func (d *Delta) replayRemoveTopic(r *record.RemoveTopicRecord) error {
 	name := ""
 	if td != nil {
 		name = td.name
+		td.dropped = true
 		delete(d.topics, r.TopicID)
 		if d.created[name] == r.TopicID {
 			delete(d.created, name)
