@@ -100,7 +100,12 @@ func (d *Delta) applyTopics() (*image.Topics, error) {
 		deleted = append(deleted, id)
 	}
 	changed := make([]*image.Topic, 0, len(d.topics))
-	for _, td := range d.topics {
+	// In the order the topics were met: their partitions were allocated in
+	// that order too, so the walk goes through memory mostly forwards.
+	for _, td := range d.order {
+		if td.dropped {
+			continue
+		}
 		parts := td.current()
 		if parts == nil {
 			parts = []image.Partition{}

@@ -50,6 +50,7 @@ type Delta struct {
 
 	// topics (TopicsDelta)
 	topics   map[record.UUID]*topicDelta
+	order    []*topicDelta            // every topicDelta made, in order; dropped ones are skipped
 	growing  *topicDelta              // the topic the last partition was put in
 	sizeHint int                      // partitions of the topic growing before it
 	deleted  map[record.UUID]struct{} // ids of base topics
@@ -427,7 +428,9 @@ func (d *Delta) replayTopic(r *record.TopicRecord) error {
 			delete(d.created, old.name)
 		}
 	}
-	d.topics[r.TopicID] = &topicDelta{proto: proto, name: r.Name, id: r.TopicID, parts: []image.Partition{}}
+	td := &topicDelta{proto: proto, name: r.Name, id: r.TopicID, parts: []image.Partition{}}
+	d.topics[r.TopicID] = td
+	d.order = append(d.order, td)
 	d.created[r.Name] = r.TopicID
 	return nil
 }
@@ -442,6 +445,7 @@ func (d *Delta) topicDeltaFor(id record.UUID, td *topicDelta, base *image.Topic)
 	}
 	td = &topicDelta{base: base, proto: base, name: base.Name(), id: id}
 	d.topics[id] = td
+	d.order = append(d.order, td)
 	return td
 }
 
