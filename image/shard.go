@@ -30,13 +30,17 @@ type shardMap[K, V any] struct {
 }
 
 const (
-	dirBits   = 4
+	rootBits  = 4
+	dirBits   = 3
 	dirWidth  = 1 << dirBits
 	dirMask   = dirWidth - 1
-	shardBits = 3 * dirBits
+	shardBits = rootBits + 3*dirBits
 )
 
-type shardRoot[K, V any] struct{ kids [dirWidth]*shardMid[K, V] }
+type shardRoot[K, V any] struct {
+	kids [1 << rootBits]*shardUpper[K, V]
+}
+type shardUpper[K, V any] struct{ kids [dirWidth]*shardMid[K, V] }
 type shardMid[K, V any] struct{ kids [dirWidth]*shardLeaf[K, V] }
 type shardLeaf[K, V any] struct {
 	maps [dirWidth]*immutable.Map[K, V]
@@ -50,7 +54,11 @@ func (m *shardMap[K, V]) shard(s uint32) *immutable.Map[K, V] {
 	if m.root == nil {
 		return nil
 	}
-	mid := m.root.kids[s>>(2*dirBits)]
+	upper := m.root.kids[s>>(3*dirBits)]
+	if upper == nil {
+		return nil
+	}
+	mid := upper.kids[(s>>(2*dirBits))&dirMask]
 	if mid == nil {
 		return nil
 	}
@@ -59,6 +67,54 @@ func (m *shardMap[K, V]) shard(s uint32) *immutable.Map[K, V] {
 		return nil
 	}
 	return leaf.maps[s&dirMask]
+}
+
+// dirEditor makes a new directory from an old one (or from nothing),
+// copying each node on the path to a changed shard once. Shards must be
+// visited in increasing order.
+type dirEditor[K, V any] struct {
+	root       shardRoot[K, V]
+	upper      *shardUpper[K, V]
+	mid        *shardMid[K, V]
+	leaf       *shardLeaf[K, V]
+	ri, ui, mi int
+}
+
+func newDirEditor[K, V any](old *shardRoot[K, V]) *dirEditor[K, V] {
+	e := &dirEditor[K, V]{ri: -1, ui: -1, mi: -1}
+	if old != nil {
+		e.root = *old
+	}
+	return e
+}
+
+func cloneNode[T any](p *T) *T {
+	n := new(T)
+	if p != nil {
+		*n = *p
+	}
+	return n
+}
+
+// leafOf returns the (new) leaf holding shard s.
+func (e *dirEditor[K, V]) leafOf(s uint32) *shardLeaf[K, V] {
+	r, u, m := int(s>>(3*dirBits)), int((s>>(2*dirBits))&dirMask), int((s>>dirBits)&dirMask)
+	if r != e.ri {
+		e.ri, e.ui, e.mi = r, -1, -1
+		e.upper = cloneNode(e.root.kids[r])
+		e.root.kids[r] = e.upper
+	}
+	if u != e.ui {
+		e.ui, e.mi = u, -1
+		e.mid = cloneNode(e.upper.kids[u])
+		e.upper.kids[u] = e.mid
+	}
+	if m != e.mi {
+		e.mi = m
+		e.leaf = cloneNode(e.mid.kids[m])
+		e.mid.kids[m] = e.leaf
+	}
+	return e.leaf
 }
 
 // Len is the number of keys.
@@ -79,25 +135,16 @@ func (m *shardMap[K, V]) All() iter.Seq2[K, V] {
 		if m.root == nil {
 			return
 		}
-		for _, mid := range m.root.kids {
-			if mid == nil {
+		for s := uint32(0); s < 1<<shardBits; s++ {
+			sm := m.shard(s)
+			if sm == nil {
 				continue
 			}
-			for _, leaf := range mid.kids {
-				if leaf == nil {
-					continue
-				}
-				for _, sm := range leaf.maps {
-					if sm == nil {
-						continue
-					}
-					it := sm.Iterator()
-					for !it.Done() {
-						k, v, _ := it.Next()
-						if !yield(k, v) {
-							return
-						}
-					}
+			it := sm.Iterator()
+			for !it.Done() {
+				k, v, _ := it.Next()
+				if !yield(k, v) {
+					return
 				}
 			}
 		}
@@ -137,39 +184,15 @@ func (m *shardMap[K, V]) update(ops []shardOp[K, V], onOld func(op *shardOp[K, V
 	}
 	sortOps(ops)
 	out := shardMap[K, V]{size: m.size, hasher: m.hasher}
-	var root shardRoot[K, V]
-	if m.root != nil {
-		root = *m.root
-	}
-	var (
-		mid             *shardMid[K, V]
-		leaf            *shardLeaf[K, V]
-		midIdx, leafIdx = -1, -1
-	)
+	e := newDirEditor(m.root)
 	for i := 0; i < len(ops); {
 		s := ops[i].shard
 		j := i + 1
 		for j < len(ops) && ops[j].shard == s {
 			j++
 		}
-		mi, li, si := int(s>>(2*dirBits)), int((s>>dirBits)&dirMask), int(s&dirMask)
-		if mi != midIdx {
-			midIdx, leafIdx = mi, -1
-			mid = new(shardMid[K, V])
-			if old := root.kids[mi]; old != nil {
-				*mid = *old
-			}
-			root.kids[mi] = mid
-		}
-		if li != leafIdx {
-			leafIdx = li
-			leaf = new(shardLeaf[K, V])
-			if old := mid.kids[li]; old != nil {
-				*leaf = *old
-			}
-			mid.kids[li] = leaf
-		}
-		old := leaf.maps[si]
+		leaf := e.leafOf(s)
+		old := leaf.maps[s&dirMask]
 		before := 0
 		if old != nil {
 			before = old.Len()
@@ -190,11 +213,11 @@ func (m *shardMap[K, V]) update(ops []shardOp[K, V], onOld func(op *shardOp[K, V
 		if after == 0 {
 			sm = nil
 		}
-		leaf.maps[si] = sm
+		leaf.maps[s&dirMask] = sm
 		i = j
 	}
 	if out.size > 0 {
-		out.root = &root
+		out.root = &e.root
 	}
 	return out
 }
@@ -282,7 +305,7 @@ func buildShardMap[K, V any](h immutable.Hasher[K], keys []K, vals []V) shardMap
 		order[next[s]] = int32(i)
 		next[s]++
 	}
-	root := new(shardRoot[K, V])
+	e := newDirEditor[K, V](nil)
 	for s := uint32(0); s < 1<<shardBits; s++ {
 		lo, hi := count[s], count[s+1]
 		if lo == hi {
@@ -292,21 +315,10 @@ func buildShardMap[K, V any](h immutable.Hasher[K], keys []K, vals []V) shardMap
 		for _, i := range order[lo:hi] {
 			b.Set(keys[i], vals[i])
 		}
-		mi, li := s>>(2*dirBits), (s>>dirBits)&dirMask
-		mid := root.kids[mi]
-		if mid == nil {
-			mid = new(shardMid[K, V])
-			root.kids[mi] = mid
-		}
-		leaf := mid.kids[li]
-		if leaf == nil {
-			leaf = new(shardLeaf[K, V])
-			mid.kids[li] = leaf
-		}
 		sm := b.Map()
 		out.size += sm.Len()
-		leaf.maps[s&dirMask] = sm
+		e.leafOf(s).maps[s&dirMask] = sm
 	}
-	out.root = root
+	out.root = &e.root
 	return out
 }
