@@ -106,14 +106,12 @@ func (d *Delta) applyTopics() (*image.Topics, error) {
 		if td.dropped {
 			continue
 		}
-		parts := td.current()
-		if parts == nil {
-			parts = []image.Partition{}
-		}
-		td.shared = td.parts != nil
-		t, err := td.proto.WithPartitions(parts[:len(parts):len(parts)])
-		if err != nil {
-			return nil, err
+		var t *image.Topic
+		if td.edited {
+			t = td.proto.WithPartitionList(td.parts)
+			td.shared = true
+		} else {
+			t = td.base // not changed after all
 		}
 		changed = append(changed, t)
 	}

@@ -3,7 +3,6 @@ package delta
 import (
 	"errors"
 	"fmt"
-	"slices"
 	"sort"
 
 	"github.com/kmeta-go/kmeta/image"
@@ -82,9 +81,10 @@ type topicDelta struct {
 	proto   *image.Topic // base, or an empty topic of the TopicRecord's name and id
 	name    string
 	id      record.UUID
-	parts   []image.Partition // working copy, sorted by id; nil = base's, unchanged
-	shared  bool              // parts is held by an applied image: copy before writing
-	dropped bool              // no longer in Delta.topics (removed or replaced)
+	parts   image.PartitionList // working copy, when edited
+	edited  bool                // parts holds the topic's partitions (else: base's, unchanged)
+	shared  bool                // parts' array is held by an applied image: copy before writing
+	dropped bool                // no longer in Delta.topics (removed or replaced)
 	changed map[int32]struct{}
 }
 
@@ -428,7 +428,7 @@ func (d *Delta) replayTopic(r *record.TopicRecord) error {
 			delete(d.created, old.name)
 		}
 	}
-	td := &topicDelta{proto: proto, name: r.Name, id: r.TopicID, parts: []image.Partition{}}
+	td := &topicDelta{proto: proto, name: r.Name, id: r.TopicID, edited: true}
 	d.topics[r.TopicID] = td
 	d.order = append(d.order, td)
 	d.created[r.Name] = r.TopicID
@@ -451,21 +451,13 @@ func (d *Delta) topicDeltaFor(id record.UUID, td *topicDelta, base *image.Topic)
 
 // own makes td.parts a private, writable copy.
 func (td *topicDelta) own() {
-	if td.parts == nil && td.base != nil {
-		td.parts = exactCopy(td.base.PartitionSlice())
-		td.shared = false
+	if !td.edited {
+		td.parts, td.edited, td.shared = td.base.PartitionList(), true, false
 		return
 	}
 	if td.shared {
-		td.parts = exactCopy(td.parts)
-		td.shared = false
+		td.parts, td.shared = td.parts.Copy(), false
 	}
-}
-
-func exactCopy(parts []image.Partition) []image.Partition {
-	out := make([]image.Partition, len(parts))
-	copy(out, parts)
-	return out
 }
 
 // clip gives td.parts an array of its exact length when appending left much
@@ -473,8 +465,8 @@ func exactCopy(parts []image.Partition) []image.Partition {
 // when replay moves on to another one: a snapshot or a topic creation puts
 // a topic's partitions one after another.
 func (td *topicDelta) clip() {
-	if !td.shared && cap(td.parts)-len(td.parts) > len(td.parts)/8 {
-		td.parts = exactCopy(td.parts)
+	if td.edited && !td.shared && td.parts.Cap()-td.parts.Len() > td.parts.Len()/8 {
+		td.parts = td.parts.Copy()
 	}
 }
 
@@ -484,24 +476,24 @@ func (d *Delta) putPartition(id record.UUID, td *topicDelta, base *image.Topic, 
 	if d.growing != td {
 		if g := d.growing; g != nil {
 			g.clip()
-			d.sizeHint = len(g.parts)
+			d.sizeHint = g.parts.Len()
 		}
 		d.growing = td
-		if td.base == nil && cap(td.parts) == 0 {
+		if td.base == nil && td.parts.Cap() == 0 {
 			// A new topic: room for as many partitions as the topic
 			// before it had (topics of a snapshot or a creation batch
 			// are often alike), so that it grows in one allocation.
-			td.parts = make([]image.Partition, 0, max(d.sizeHint, 1))
+			td.parts = image.NewPartitionList(max(d.sizeHint, 1))
 		}
 	}
 	td.put(p)
 }
 
 func (td *topicDelta) current() []image.Partition {
-	if td.parts == nil && td.base != nil {
+	if !td.edited {
 		return td.base.PartitionSlice()
 	}
-	return td.parts
+	return td.parts.Slice()
 }
 
 func findPartition(parts []image.Partition, id int32) (int, bool) {
@@ -521,16 +513,7 @@ func (td *topicDelta) put(p image.Partition) {
 		}
 		td.changed[p.ID()] = struct{}{}
 	}
-	if n := len(td.parts); n == 0 || td.parts[n-1].ID() < p.ID() {
-		td.parts = append(td.parts, p)
-		return
-	}
-	i, ok := findPartition(td.parts, p.ID())
-	if ok {
-		td.parts[i] = p
-		return
-	}
-	td.parts = slices.Insert(td.parts, i, p)
+	td.parts.Put(p)
 }
 
 // replayPartition follows TopicsDelta.replay(PartitionRecord): the record

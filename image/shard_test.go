@@ -72,3 +72,37 @@ func TestShardMapModel(t *testing.T) {
 		})
 	}
 }
+
+// TestPartitionListKeepsOrder: puts in any order give a list sorted by id
+// without duplicates (the later put of an id wins), which is what lets
+// Topic.WithPartitionList skip NewTopic's check.
+func TestPartitionListKeepsOrder(t *testing.T) {
+	for seed := uint64(1); seed <= 3; seed++ {
+		t.Run(fmt.Sprintf("seed=%d", seed), func(t *testing.T) {
+			r := rand.New(rand.NewPCG(seed, 3))
+			var l PartitionList
+			want := map[int32]int32{}
+			for i := 0; i < 500; i++ {
+				id, leader := int32(r.IntN(100)), int32(r.IntN(1000))
+				l.Put(Partition{id: id, leader: leader})
+				want[id] = leader
+			}
+			parts := l.Slice()
+			if len(parts) != len(want) {
+				t.Fatalf("%d partitions, want %d", len(parts), len(want))
+			}
+			for i := range parts {
+				if i > 0 && parts[i-1].id >= parts[i].id {
+					t.Fatalf("not sorted at %d", i)
+				}
+				if want[parts[i].id] != parts[i].leader {
+					t.Fatalf("partition %d: leader %d, want %d", parts[i].id, parts[i].leader, want[parts[i].id])
+				}
+			}
+			tp := (&Topic{name: "t"}).WithPartitionList(l)
+			if _, err := NewTopic("t", tp.ID(), tp.PartitionSlice()); err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
+}

@@ -59,11 +59,7 @@ func (t *Topic) NumPartitions() int { return len(t.parts) }
 // Partition returns partition id. The pointer is to the image's own,
 // read-only value: it allocates nothing and stays valid forever.
 func (t *Topic) Partition(id int32) (*Partition, bool) {
-	if id >= 0 && int(id) < len(t.parts) && t.parts[id].id == id {
-		return &t.parts[id], true
-	}
-	i := sort.Search(len(t.parts), func(i int) bool { return t.parts[i].id >= id })
-	if i < len(t.parts) && t.parts[i].id == id {
+	if i, ok := findPartition(t.parts, id); ok {
 		return &t.parts[i], true
 	}
 	return nil, false
