@@ -73,19 +73,15 @@ func (m *shardMap[K, V]) shard(s uint32) *immutable.Map[K, V] {
 // copying each node on the path to a changed shard once. Shards must be
 // visited in increasing order.
 type dirEditor[K, V any] struct {
-	root       shardRoot[K, V]
+	root       *shardRoot[K, V]
 	upper      *shardUpper[K, V]
 	mid        *shardMid[K, V]
 	leaf       *shardLeaf[K, V]
 	ri, ui, mi int
 }
 
-func newDirEditor[K, V any](old *shardRoot[K, V]) *dirEditor[K, V] {
-	e := &dirEditor[K, V]{ri: -1, ui: -1, mi: -1}
-	if old != nil {
-		e.root = *old
-	}
-	return e
+func newDirEditor[K, V any](old *shardRoot[K, V]) dirEditor[K, V] {
+	return dirEditor[K, V]{root: cloneNode(old), ri: -1, ui: -1, mi: -1}
 }
 
 func cloneNode[T any](p *T) *T {
@@ -151,12 +147,15 @@ func (m *shardMap[K, V]) All() iter.Seq2[K, V] {
 	}
 }
 
-// shardOp is one change of a batch: set key to val, or delete key.
+// shardOp is one change of a batch: set key to val, or delete key. update
+// fills in old and had: the value the map held for key before the batch.
 type shardOp[K, V any] struct {
 	shard uint32
 	del   bool
+	had   bool
 	key   K
 	val   V
+	old   V
 }
 
 // opSet and opDelete make the ops of a batch.
@@ -174,11 +173,10 @@ func (m *shardMap[K, V]) opDelete(key K) shardOp[K, V] {
 const rebuildFactor = 4
 
 // update returns m with ops applied in order (for one key, the later op
-// wins). ops is reordered (stably, by shard). When onOld is not nil it is
-// called with each op and the value m holds for its key, shard by shard
-// just before the shard changes (so the lookup warms the path the change
-// then copies).
-func (m *shardMap[K, V]) update(ops []shardOp[K, V], onOld func(op *shardOp[K, V], old V, ok bool)) shardMap[K, V] {
+// wins). ops is reordered (stably, by shard), and each op's old and had are
+// set to what m holds for its key: looked up shard by shard just before the
+// shard changes, so the lookup warms the path the change then copies.
+func (m *shardMap[K, V]) update(ops []shardOp[K, V]) shardMap[K, V] {
 	if len(ops) == 0 {
 		return *m
 	}
@@ -197,14 +195,9 @@ func (m *shardMap[K, V]) update(ops []shardOp[K, V], onOld func(op *shardOp[K, V
 		if old != nil {
 			before = old.Len()
 		}
-		if onOld != nil {
+		if old != nil {
 			for k := i; k < j; k++ {
-				var v V
-				ok := false
-				if old != nil {
-					v, ok = old.Get(ops[k].key)
-				}
-				onOld(&ops[k], v, ok)
+				ops[k].old, ops[k].had = old.Get(ops[k].key)
 			}
 		}
 		sm := applyShard(old, ops[i:j], m.hasher)
@@ -217,7 +210,7 @@ func (m *shardMap[K, V]) update(ops []shardOp[K, V], onOld func(op *shardOp[K, V
 		i = j
 	}
 	if out.size > 0 {
-		out.root = &e.root
+		out.root = e.root
 	}
 	return out
 }
@@ -319,6 +312,6 @@ func buildShardMap[K, V any](h immutable.Hasher[K], keys []K, vals []V) shardMap
 		out.size += sm.Len()
 		e.leafOf(s).maps[s&dirMask] = sm
 	}
-	out.root = &e.root
+	out.root = e.root
 	return out
 }

@@ -46,7 +46,7 @@ func TestShardMapModel(t *testing.T) {
 						model[k] = v
 					}
 				}
-				m = m.update(ops, nil)
+				m = m.update(ops)
 				versions = append(versions, version{m, maps.Clone(model)})
 			}
 			for i, v := range versions {

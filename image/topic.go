@@ -241,43 +241,43 @@ func (t *Topics) UpdateTopics(deleted []record.UUID, changed []*Topic) (*Topics,
 	for _, tp := range changed {
 		idOps = append(idOps, t.byID.opSet(tp.id, tp))
 	}
+	byID := t.byID.update(idOps)
 	// The name index: every name the base gave a deleted or renamed topic
 	// goes (if still that topic's), then every new or changed name is set.
-	// The base topic under each id is looked up by the id index's update
-	// itself, just before it changes that shard.
+	// The base topic under each id was found by the id index's update.
 	var nameDels, nameSets []shardOp[nameKey, record.UUID]
-	var missing error
-	dropName := func(old *Topic) {
-		k := old.nameKey()
-		if cur, ok := t.byName.Get(k); ok && cur == old.id {
-			nameDels = append(nameDels, t.byName.opDelete(k))
-		}
-	}
-	byID := t.byID.update(idOps, func(op *shardOp[record.UUID, *Topic], old *Topic, ok bool) {
+	for i := range idOps {
+		op := &idOps[i]
 		if op.del {
-			if !ok {
-				missing = fmt.Errorf("delete topic %s: not in the base image", op.key)
-			} else {
-				dropName(old)
+			if !op.had {
+				return nil, fmt.Errorf("delete topic %s: not in the base image", op.key)
 			}
-			return
+			nameDels = t.appendDropName(nameDels, op.old)
+			continue
 		}
+		had := op.had
 		if _, del := gone[op.key]; del {
-			ok = false // its base name is dropped by the delete
+			had = false // its base name is dropped by the delete
 		}
-		tp := op.val
-		if ok && old.name == tp.name {
-			return
+		if had && op.old.name == op.val.name {
+			continue
 		}
-		if ok {
-			dropName(old)
+		if had {
+			nameDels = t.appendDropName(nameDels, op.old)
 		}
-		nameSets = append(nameSets, t.byName.opSet(tp.nameKey(), tp.id))
-	})
-	if missing != nil {
-		return nil, missing
+		nameSets = append(nameSets, t.byName.opSet(op.val.nameKey(), op.val.id))
 	}
-	return &Topics{byID: byID, byName: t.byName.update(append(nameDels, nameSets...), nil)}, nil
+	return &Topics{byID: byID, byName: t.byName.update(append(nameDels, nameSets...))}, nil
+}
+
+// appendDropName appends the deletion of old's name to ops when t's name
+// index still gives that name to old's id.
+func (t *Topics) appendDropName(ops []shardOp[nameKey, record.UUID], old *Topic) []shardOp[nameKey, record.UUID] {
+	k := old.nameKey()
+	if cur, ok := t.byName.Get(k); ok && cur == old.id {
+		ops = append(ops, t.byName.opDelete(k))
+	}
+	return ops
 }
 
 // buildTopics returns the topics of an empty image plus topics (a snapshot
