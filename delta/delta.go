@@ -138,6 +138,9 @@ func reject(r record.Record, format string, args ...any) error {
 //
 // A rejected record returns a *RecordError (wrapping ErrRejected) and leaves
 // the delta unchanged.
+//
+// Replay keeps no slice of r, only copies (and r's strings), so r may come
+// from a record.Decoder, which reuses its records and their slices.
 func (d *Delta) Replay(r record.Record) error {
 	switch r := r.(type) {
 	case *record.FeatureLevelRecord:
