@@ -296,11 +296,15 @@ func buildShardMap[K, V any](h immutable.Hasher[K], keys []K, vals []V) shardMap
 	for i := 1; i < len(count); i++ {
 		count[i] += count[i-1]
 	}
-	order := make([]int32, len(keys))
+	// Lay the entries out shard after shard, so that the builders below
+	// read them in order (the writes here go all over; the reads there
+	// would otherwise).
+	sk, sv := make([]K, len(keys)), make([]V, len(vals))
 	next := count
 	for i, s := range shards {
-		order[next[s]] = int32(i)
+		p := next[s]
 		next[s]++
+		sk[p], sv[p] = keys[i], vals[i]
 	}
 	e := newDirEditor[K, V](nil)
 	for s := uint32(0); s < 1<<shardBits; s++ {
@@ -309,8 +313,8 @@ func buildShardMap[K, V any](h immutable.Hasher[K], keys []K, vals []V) shardMap
 			continue
 		}
 		b := immutable.NewMapBuilder[K, V](h)
-		for _, i := range order[lo:hi] {
-			b.Set(keys[i], vals[i])
+		for p := lo; p < hi; p++ {
+			b.Set(sk[p], sv[p])
 		}
 		sm := b.Map()
 		out.size += sm.Len()
