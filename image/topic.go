@@ -229,7 +229,11 @@ func (t *Topics) UpdateTopics(deleted []record.UUID, changed []*Topic) (*Topics,
 		}
 		return buildTopics(changed), nil
 	}
-	idOps := make([]shardOp[record.UUID, *Topic], 0, len(deleted)+len(changed))
+	var idBuf [4]shardOp[record.UUID, *Topic] // a small delta's ops stay on the stack
+	idOps := idBuf[:0]
+	if n := len(deleted) + len(changed); n > len(idBuf) {
+		idOps = make([]shardOp[record.UUID, *Topic], 0, n)
+	}
 	var gone map[record.UUID]struct{}
 	if len(deleted) > 0 {
 		gone = make(map[record.UUID]struct{}, len(deleted))
@@ -245,7 +249,9 @@ func (t *Topics) UpdateTopics(deleted []record.UUID, changed []*Topic) (*Topics,
 	// The name index: every name the base gave a deleted or renamed topic
 	// goes (if still that topic's), then every new or changed name is set.
 	// The base topic under each id was found by the id index's update.
-	var nameDels, nameSets []shardOp[nameKey, record.UUID]
+	var nameDels []shardOp[nameKey, record.UUID]
+	var nameBuf [4]shardOp[nameKey, record.UUID]
+	nameSets := nameBuf[:0]
 	for i := range idOps {
 		op := &idOps[i]
 		if op.del {
@@ -267,7 +273,11 @@ func (t *Topics) UpdateTopics(deleted []record.UUID, changed []*Topic) (*Topics,
 		}
 		nameSets = append(nameSets, t.byName.opSet(op.val.nameKey(), op.val.id))
 	}
-	return &Topics{byID: byID, byName: t.byName.update(append(nameDels, nameSets...))}, nil
+	nameOps := nameSets
+	if len(nameDels) > 0 {
+		nameOps = append(nameDels, nameSets...)
+	}
+	return &Topics{byID: byID, byName: t.byName.update(nameOps)}, nil
 }
 
 // appendDropName appends the deletion of old's name to ops when t's name
