@@ -21,6 +21,18 @@
 //	-batches      print one line per batch instead of records
 //	-summary      print counts per record type and version instead
 //	-unredacted   print sensitive values (hidden by default, see below)
+//	-image        print the final image as JSON in kmeta's own shape: features,
+//	              brokers, controllers, topics with partitions, configs,
+//	              quotas, ACLs, SCRAM users, tokens, provenance
+//	-image-records print the records of the final image as the writer path
+//	              produces them (what a snapshot of it holds), one envelope
+//	              line each; compare as a multiset, the order is kmeta's
+//
+// The final image is built through kmeta's loader, as a broker builds it: a
+// directory from its latest snapshot and the log after it, a segment from its
+// commits, a snapshot or bootstrap file from its records. -image-records
+// prints a faithful record dump (secrets as Kafka's converters print them);
+// -image redacts as the record lines do.
 //
 // Sensitive values print as "[redacted]", as Kafka's metadata image printers
 // hide them with MetadataNodeRedactionCriteria.Normal: the values of configs
@@ -54,6 +66,7 @@ func main() {
 
 type options struct {
 	control, batches, summary, unredacted bool
+	image, imageRecords                   bool
 }
 
 func run(args []string, stdout, stderr io.Writer) int {
@@ -64,6 +77,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs.BoolVar(&o.batches, "batches", false, "print one line per batch instead of records")
 	fs.BoolVar(&o.summary, "summary", false, "print counts per record type and version, batches, first and last offset")
 	fs.BoolVar(&o.unredacted, "unredacted", false, "print sensitive values instead of [redacted]")
+	fs.BoolVar(&o.image, "image", false, "print the final image as JSON (kmeta's own shape)")
+	fs.BoolVar(&o.imageRecords, "image-records", false, "print the records of the final image as the writer path produces them")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: metadump [flags] PATH  (a .log segment, a .checkpoint snapshot, bootstrap.checkpoint, or a metadata directory)")
 		fs.PrintDefaults()
@@ -76,7 +91,12 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	w := bufio.NewWriter(stdout)
-	err := dump(fs.Arg(0), o, w)
+	var err error
+	if o.image || o.imageRecords {
+		err = dumpImage(fs.Arg(0), o, w)
+	} else {
+		err = dump(fs.Arg(0), o, w)
+	}
 	if ferr := w.Flush(); err == nil {
 		err = ferr
 	}

@@ -4,7 +4,15 @@
 // address, as a Kafka broker on the chosen listener would answer them.
 // Other APIs are absent from its ApiVersions answer.
 //
-//	go run ./examples/proxy -listen 127.0.0.1:9092 [-advertise] [-listener NAME] [-cluster-id ID] METADATA_DIR
+//	go run ./examples/proxy -listen 127.0.0.1:9092 [-advertise] [-listener NAME] [-cluster-id ID] [-follow] METADATA_DIR
+//	go run ./examples/proxy -listen 127.0.0.1:9092 -demo
+//
+// The directory is loaded through kmeta's loader (publisher.Loader fed by
+// publisher/dirfollow: the latest snapshot, then the log after it), and the
+// proxy answers from the image the loader publishes; with -follow it keeps
+// following the directory, so a live Kafka node's metadata log is served as
+// it changes (each request reads the current image; memoised answers are
+// dropped when the image changes).
 //
 // The listener defaults to the first listener name (in name order) of the
 // lowest broker id. With -advertise every broker's endpoint on that listener
@@ -13,12 +21,15 @@
 // cluster.id of meta.properties beside the metadata directory, else
 // "kmeta-proxy".
 //
-// -demo (a simulated cluster) waits for kmeta's simulator and is not
-// available yet.
+// -demo serves a simulated cluster instead (delta/deltatest: three brokers,
+// topics orders, payments and __consumer_offsets, as Kafka's controller
+// would have written them) and implies -advertise, since the simulated brokers'
+// hosts do not exist.
 package main
 
 import (
 	"bufio"
+	"context"
 	"encoding/binary"
 	"errors"
 	"flag"
@@ -30,12 +41,16 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync/atomic"
 
 	"github.com/twmb/franz-go/pkg/kmsg"
 
+	"github.com/kmeta-go/kmeta/delta"
+	"github.com/kmeta-go/kmeta/delta/deltatest"
 	"github.com/kmeta-go/kmeta/image"
 	"github.com/kmeta-go/kmeta/image/answer"
-	"github.com/kmeta-go/kmeta/internal/dirload"
+	"github.com/kmeta-go/kmeta/publisher"
+	"github.com/kmeta-go/kmeta/publisher/dirfollow"
 	"github.com/kmeta-go/kmeta/record"
 )
 
@@ -50,11 +65,13 @@ func main() {
 	}
 }
 
-// Server answers clients from one image.
+// Server answers clients from the latest image a loader published to it.
+// It is a publisher: install it in a publisher.Loader.
 type Server struct {
-	img  *image.Image
-	opts answer.Options
-	memo answer.Memo
+	img       atomic.Pointer[image.Image] // as served (endpoints rewritten with -advertise)
+	opts      answer.Options
+	advertise string // the listen address, with -advertise
+	memo      answer.Memo
 }
 
 // run parses args, loads the image and serves until the listener fails. If
@@ -65,58 +82,132 @@ func run(args []string, ready chan<- net.Addr) error {
 	advertise := fs.Bool("advertise", false, "rewrite every broker's endpoint on the listener to the listen address")
 	listener := fs.String("listener", "", "listener whose endpoints to answer with (default: first listener of the lowest broker id)")
 	clusterID := fs.String("cluster-id", "", "cluster id (default: meta.properties beside the directory, else "+DefaultClusterID+")")
-	demo := fs.Bool("demo", false, "serve a simulated cluster (not available yet)")
+	demo := fs.Bool("demo", false, "serve a simulated three-broker cluster instead of a directory")
+	follow := fs.Bool("follow", false, "keep following the directory for new records")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	if *demo {
-		return errors.New("-demo needs kmeta's simulator, which has not landed yet; give a METADATA_DIR")
-	}
-	if fs.NArg() != 1 {
-		return errors.New("usage: proxy -listen HOST:PORT [-advertise] [-listener NAME] [-cluster-id ID] METADATA_DIR")
+	if *demo != (fs.NArg() == 0) || fs.NArg() > 1 {
+		return errors.New("usage: proxy -listen HOST:PORT [-advertise] [-listener NAME] [-cluster-id ID] [-follow] (METADATA_DIR | -demo)")
 	}
 	ln, err := net.Listen("tcp", *listen)
 	if err != nil {
 		return err
 	}
 	defer ln.Close()
-	s, err := NewServer(fs.Arg(0), *listener, *clusterID, *advertise, ln.Addr().String())
-	if err != nil {
+
+	loader := publisher.NewLoader(publisher.Options{})
+	defer loader.Close()
+	var dir string
+	if *demo {
+		*advertise = true
+		if err := loadDemo(loader); err != nil {
+			return err
+		}
+	} else {
+		dir = fs.Arg(0)
+		if st, err := os.Stat(filepath.Join(dir, record.MetadataPartitionDir)); err == nil && st.IsDir() {
+			dir = filepath.Join(dir, record.MetadataPartitionDir) // a log directory holding the partition
+		}
+		if err := dirfollow.Load(loader, dir); err != nil {
+			return err
+		}
+	}
+	if *clusterID == "" {
+		*clusterID = DefaultClusterID
+		if dir != "" {
+			*clusterID = readClusterID(dir)
+		}
+	}
+	if *listener == "" {
+		*listener = defaultListener(loader.Image())
+	}
+	addr := ""
+	if *advertise {
+		addr = ln.Addr().String()
+	}
+	s := NewServer(*listener, *clusterID, addr)
+	if err := loader.Install(s); err != nil {
 		return err
 	}
-	log.Printf("proxy: %d brokers, %d topics, listener %q, cluster %q, on %s", s.img.Cluster().NumBrokers(), s.img.Topics().Len(), s.opts.Listener, s.opts.ClusterID, ln.Addr())
+	if *follow && dir != "" {
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		go func() {
+			if err := dirfollow.Follow(ctx, loader, dir, dirfollow.Options{}); err != nil && !errors.Is(err, context.Canceled) {
+				log.Printf("proxy: following %s: %v", dir, err)
+			}
+		}()
+	}
+	img := s.img.Load()
+	log.Printf("proxy: %d brokers, %d topics, listener %q, cluster %q, on %s", img.Cluster().NumBrokers(), img.Topics().Len(), s.opts.Listener, s.opts.ClusterID, ln.Addr())
 	if ready != nil {
 		ready <- ln.Addr()
 	}
 	return s.Serve(ln)
 }
 
-// NewServer loads dir and prepares the answers.
-func NewServer(dir, listener, clusterID string, advertise bool, listenAddr string) (*Server, error) {
-	if st, err := os.Stat(filepath.Join(dir, record.MetadataPartitionDir)); err == nil && st.IsDir() {
-		dir = filepath.Join(dir, record.MetadataPartitionDir) // a log directory holding the partition
-	}
-	img, err := dirload.Load(dir)
-	if err != nil {
-		return nil, err
-	}
-	if listener == "" {
-		for b := range img.Cluster().Brokers() {
-			if b.NumListeners() > 0 {
-				listener = b.ListenerAt(0).Name
-			}
-			break
+// NewServer returns a server answering on listener for the cluster id; a
+// non-empty advertise address replaces every broker's endpoint on the
+// listener. It serves once a loader has published to it.
+func NewServer(listener, clusterID, advertise string) *Server {
+	return &Server{opts: answer.Options{Listener: listener, ClusterID: clusterID}, advertise: advertise}
+}
+
+// Name, OnUpdate and Close make the server a publisher.
+func (s *Server) Name() string { return "proxy" }
+
+// OnUpdate takes the new image, rewritten with -advertise.
+func (s *Server) OnUpdate(_ *delta.Delta, img *image.Image, _ publisher.Manifest) error {
+	if s.advertise != "" {
+		var err error
+		if img, err = rewrite(img, s.opts.Listener, s.advertise); err != nil {
+			return err
 		}
 	}
-	if clusterID == "" {
-		clusterID = readClusterID(dir)
-	}
-	if advertise {
-		if img, err = rewrite(img, listener, listenAddr); err != nil {
-			return nil, err
+	s.img.Store(img)
+	return nil
+}
+
+// Close does nothing: the server's listener is closed by its owner.
+func (s *Server) Close() error { return nil }
+
+// defaultListener is the first listener name of the lowest broker id.
+func defaultListener(img *image.Image) string {
+	lowest := int32(-1)
+	name := ""
+	for b := range img.Cluster().Brokers() {
+		if b.NumListeners() > 0 && (lowest < 0 || b.ID() < lowest) {
+			lowest, name = b.ID(), b.ListenerAt(0).Name
 		}
 	}
-	return &Server{img: img, opts: answer.Options{Listener: listener, ClusterID: clusterID}}, nil
+	return name
+}
+
+// loadDemo feeds the loader a simulated cluster: three brokers in three
+// racks, and the topics orders (6 partitions), payments (3) and
+// __consumer_offsets (50, so that FindCoordinator has coordinators).
+func loadDemo(l *publisher.Loader) error {
+	sim := deltatest.MustCluster(3)
+	sim.MustCreateTopic("orders", 6, 3)
+	sim.MustCreateTopic("payments", 3, 3)
+	sim.MustCreateTopic("__consumer_offsets", 50, 3)
+	var batches []publisher.Batch
+	for _, b := range sim.Batches() {
+		pb := publisher.Batch{BaseOffset: b.BaseOffset, Epoch: b.LeaderEpoch, AppendTime: b.AppendTime}
+		for _, r := range b.Records {
+			pb.Records = append(pb.Records, r.Record)
+		}
+		if b.Control != nil {
+			pb.Control = []record.ControlRecord{b.Control}
+		}
+		batches = append(batches, pb)
+	}
+	if err := l.HandleCommit(batches...); err != nil {
+		return err
+	}
+	l.SetHighWatermark(sim.NextOffset())
+	return nil
 }
 
 // readClusterID reads cluster.id from meta.properties beside dir (in its
@@ -220,6 +311,13 @@ func (s *Server) serveConn(conn net.Conn) {
 // handle answers one request frame (without its size), appending the
 // response frame to out.
 func (s *Server) handle(out, frame []byte) ([]byte, error) {
+	img := s.img.Load()
+	if img == nil {
+		return nil, errors.New("no image published yet")
+	}
+	if len(frame) < 8 {
+		return nil, errors.New("short request header")
+	}
 	key := int16(binary.BigEndian.Uint16(frame))
 	version := int16(binary.BigEndian.Uint16(frame[2:]))
 	corr := binary.BigEndian.Uint32(frame[4:])
@@ -279,13 +377,13 @@ func (s *Server) handle(out, frame []byte) ([]byte, error) {
 	case *kmsg.ApiVersionsRequest:
 		resp = apiVersions(version).AppendTo(nil)
 	case *kmsg.MetadataRequest:
-		resp, _ = s.memo.AppendMetadata(nil, s.img, r, &s.opts)
+		resp, _ = s.memo.AppendMetadata(nil, img, r, &s.opts)
 	case *kmsg.DescribeClusterRequest:
-		resp = answer.DescribeCluster(s.img, r, &s.opts, nil).AppendTo(nil)
+		resp = answer.DescribeCluster(img, r, &s.opts, nil).AppendTo(nil)
 	case *kmsg.DescribeTopicPartitionsRequest:
-		resp = answer.DescribeTopicPartitions(s.img, r, &s.opts).AppendTo(nil)
+		resp = answer.DescribeTopicPartitions(img, r, &s.opts).AppendTo(nil)
 	case *kmsg.FindCoordinatorRequest:
-		fr, _ := answer.FindCoordinator(s.img, r, &s.opts)
+		fr, _ := answer.FindCoordinator(img, r, &s.opts)
 		resp = fr.AppendTo(nil)
 	default:
 		return nil, fmt.Errorf("api %d not served", key)

@@ -2,18 +2,85 @@ package main
 
 import (
 	"encoding/binary"
+	"io"
+	"net"
 	"os"
 	"path/filepath"
+	"strconv"
 	"testing"
+	"time"
 
 	"github.com/twmb/franz-go/pkg/kmsg"
 
+	"github.com/kmeta-go/kmeta/internal/dirload"
 	"github.com/kmeta-go/kmeta/internal/sharedtest"
+	"github.com/kmeta-go/kmeta/publisher"
 )
 
-func TestDemoNotYet(t *testing.T) {
-	if err := run([]string{"-demo"}, nil); err == nil {
-		t.Fatal("-demo should say the simulator has not landed")
+// TestDemo serves the simulated cluster: three brokers, all advertised as the
+// proxy itself, and the demo topics with their leaders.
+func TestDemo(t *testing.T) {
+	ready := make(chan net.Addr, 1)
+	errc := make(chan error, 1)
+	go func() { errc <- run([]string{"-listen", "127.0.0.1:0", "-demo"}, ready) }()
+	var addr net.Addr
+	select {
+	case addr = <-ready:
+	case err := <-errc:
+		t.Fatal(err)
+	case <-time.After(20 * time.Second):
+		t.Fatal("the proxy did not start")
+	}
+	conn, err := net.DialTimeout("tcp", addr.String(), 5*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	conn.SetDeadline(time.Now().Add(10 * time.Second))
+	md := kmsg.NewPtrMetadataRequest()
+	md.Version = 12
+	body := binary.BigEndian.AppendUint16(nil, 3)
+	body = binary.BigEndian.AppendUint16(body, 12)
+	body = binary.BigEndian.AppendUint32(body, 7)
+	body = binary.BigEndian.AppendUint16(body, 0xffff)
+	body = append(body, 0)
+	body = md.AppendTo(body)
+	if _, err := conn.Write(append(binary.BigEndian.AppendUint32(nil, uint32(len(body))), body...)); err != nil {
+		t.Fatal(err)
+	}
+	var size [4]byte
+	if _, err := io.ReadFull(conn, size[:]); err != nil {
+		t.Fatal(err)
+	}
+	resp := make([]byte, binary.BigEndian.Uint32(size[:]))
+	if _, err := io.ReadFull(conn, resp); err != nil {
+		t.Fatal(err)
+	}
+	mr := kmsg.NewPtrMetadataResponse()
+	mr.Version = 12
+	if err := mr.ReadFrom(resp[5:]); err != nil {
+		t.Fatal(err)
+	}
+	host, port, _ := net.SplitHostPort(addr.String())
+	if len(mr.Brokers) != 3 {
+		t.Fatalf("want 3 brokers, got %+v", mr.Brokers)
+	}
+	for _, b := range mr.Brokers {
+		if b.Host != host || strconv.Itoa(int(b.Port)) != port {
+			t.Errorf("broker %d at %s:%d, not the proxy %s", b.NodeID, b.Host, b.Port, addr)
+		}
+	}
+	topics := map[string]int{}
+	for _, tp := range mr.Topics {
+		topics[*tp.Topic] = len(tp.Partitions)
+		for _, p := range tp.Partitions {
+			if p.Leader < 1 || p.Leader > 3 {
+				t.Errorf("%s-%d has leader %d", *tp.Topic, p.Partition, p.Leader)
+			}
+		}
+	}
+	if topics["orders"] != 6 || topics["payments"] != 3 || topics["__consumer_offsets"] != 50 {
+		t.Errorf("topics %v", topics)
 	}
 }
 
@@ -34,8 +101,15 @@ func TestClusterIDFromMetaProperties(t *testing.T) {
 // the advertised address.
 func TestHandle(t *testing.T) {
 	dir := sharedtest.Path(t, "vectors", "snapshots", "mv-4.0-IV0-kraft0", "__cluster_metadata-0")
-	s, err := NewServer(dir, "", "cid", true, "127.0.0.1:7777")
+	img, err := dirload.Load(dir)
 	if err != nil {
+		t.Fatal(err)
+	}
+	s := NewServer(defaultListener(img), "cid", "127.0.0.1:7777")
+	if _, err := s.handle(nil, nil); err == nil {
+		t.Fatal("a server with no image yet must refuse")
+	}
+	if err := s.OnUpdate(nil, img, publisher.Manifest{}); err != nil {
 		t.Fatal(err)
 	}
 	frame := func(key, v int16, body []byte, flexible bool) []byte {
