@@ -100,15 +100,18 @@ func (d *Delta) applyTopics() (*image.Topics, error) {
 		deleted = append(deleted, id)
 	}
 	changed := make([]*image.Topic, 0, len(d.topics))
-	for _, td := range d.topics {
-		parts := td.current()
-		if parts == nil {
-			parts = []image.Partition{}
+	// In the order the topics were met: their partitions were allocated in
+	// that order too, so the walk goes through memory mostly forwards.
+	for _, td := range d.order {
+		if td.dropped {
+			continue
 		}
-		td.shared = td.parts != nil
-		t, err := image.NewTopic(td.name, td.id, parts[:len(parts):len(parts)])
-		if err != nil {
-			return nil, err
+		var t *image.Topic
+		if td.edited {
+			t = td.proto.WithPartitionList(td.parts)
+			td.shared = true
+		} else {
+			t = td.base // not changed after all
 		}
 		changed = append(changed, t)
 	}

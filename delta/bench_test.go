@@ -1,7 +1,10 @@
 package delta
 
 import (
+	"bytes"
+	"errors"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"runtime"
 	"testing"
@@ -70,7 +73,7 @@ func snapshotRecords(topics int) []record.Record {
 	return recs
 }
 
-func fullImage(b *testing.B, topics int) *image.Image {
+func fullImage(b testing.TB, topics int) *image.Image {
 	d := New(nil)
 	for _, r := range snapshotRecords(topics) {
 		if err := d.Replay(r); err != nil {
@@ -199,56 +202,77 @@ func BenchmarkImageHeapPerPartition(b *testing.B) {
 	b.ReportMetric(perPartition, "bytes/partition")
 }
 
-// BenchmarkLoadSnapshotBytes: decode, replay and apply of a snapshot of
-// 100 000 topics × 10 partitions (1 M partitions) held in memory as record
-// batches (1024 records per batch, as SnapshotEmitter writes).
+// BenchmarkLoadSnapshotBytes: decode, replay and apply of a snapshot file of
+// 100 000 topics × 10 partitions (1 M partitions) held in memory, written in
+// setup by record.NewSnapshotWriter (batches packed up to 8 MiB, as
+// RecordsSnapshotWriter packs SnapshotEmitter's appends) and read with
+// record.NewSnapshotReader, every batch's CRC checked, and decoded with a
+// record.Decoder.
 func BenchmarkLoadSnapshotBytes(b *testing.B) {
-	recs := snapshotRecords(100000)
-	var data []byte
-	var values [][]byte
-	var off int64
-	flush := func() {
-		data = imagetest.AppendBatch(data, off, 1, values)
-		off += int64(len(values))
-		values = values[:0]
-	}
-	fl := record.NewFeatureLevelRecord()
-	fl.Name, fl.FeatureLevel = image.MetadataVersionFeature, int16(image.MV3_9_IV0)
-	for _, r := range append([]record.Record{fl}, recs...) {
-		v, err := record.Append(nil, r, versionFor(r))
-		if err != nil {
-			b.Fatal(err)
-		}
-		values = append(values, v)
-		if len(values) == 1024 {
-			flush()
-		}
-	}
-	if len(values) > 0 {
-		flush()
-	}
-	recs = nil
+	data, id := snapshotFileBytes(b, 100000)
 	b.SetBytes(int64(len(data)))
 	b.ReportAllocs()
 	b.ResetTimer()
 	for b.Loop() {
-		d := NewSnapshot(nil)
-		err := imagetest.ForEachBatch(data, func(bt imagetest.Batch) error {
-			for _, r := range bt.Records {
-				if err := d.Replay(r); err != nil {
-					return err
-				}
-			}
-			return nil
-		})
-		if err != nil {
-			b.Fatal(err)
-		}
-		d.FinishSnapshot()
-		if _, err := d.Apply(image.EmptyProvenance); err != nil {
+		if _, err := loadSnapshotBytes(data, id); err != nil {
 			b.Fatal(err)
 		}
 	}
+}
+
+// snapshotFileBytes writes the JMH cluster of topics topics, after a
+// metadata.version FeatureLevelRecord, as a snapshot file.
+func snapshotFileBytes(tb testing.TB, topics int) ([]byte, record.SnapshotID) {
+	var buf bytes.Buffer
+	id := record.SnapshotID{EndOffset: int64(topics*(partitionsPerTopic+1)) + 1, Epoch: 1}
+	w, err := record.NewSnapshotWriter(&buf, id, record.SnapshotOptions{LastContainedLogTimestamp: 1, Now: func() int64 { return 1 }})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	fl := record.NewFeatureLevelRecord()
+	fl.Name, fl.FeatureLevel = image.MetadataVersionFeature, int16(image.MV3_9_IV0)
+	for _, r := range append([]record.Record{fl}, snapshotRecords(topics)...) {
+		if err := w.AppendRecord(r, versionFor(r)); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	if _, err := w.Freeze(); err != nil {
+		tb.Fatal(err)
+	}
+	return buf.Bytes(), id
+}
+
+// loadSnapshotBytes reads a snapshot file held in data into an image.
+func loadSnapshotBytes(data []byte, id record.SnapshotID) (*image.Image, error) {
+	s, err := record.NewSnapshotReader(bytes.NewReader(data), id.FileName(), id)
+	if err != nil {
+		return nil, err
+	}
+	d := NewSnapshot(nil)
+	var dec record.Decoder // Replay copies what it keeps of a record
+	for {
+		bt, err := s.Next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
+		if bt.IsControl() {
+			continue
+		}
+		for _, e := range bt.Entries {
+			r, _, err := dec.Decode(e.Value)
+			if err != nil {
+				return nil, err
+			}
+			if err := d.Replay(r); err != nil {
+				return nil, err
+			}
+		}
+	}
+	d.FinishSnapshot()
+	return d.Apply(image.Provenance{LastContainedOffset: s.LastContainedLogOffset(), LastContainedEpoch: s.LastContainedLogEpoch(), LastContainedLogTimeMs: s.LastContainedLogTimestamp(), BatchAligned: true})
 }
 
 func versionFor(r record.Record) int16 {
@@ -256,4 +280,35 @@ func versionFor(r record.Record) int16 {
 		return image.MV3_9_IV0.PartitionRecordVersion()
 	}
 	return 0
+}
+
+// TestLoadSnapshotBytes: the snapshot file BenchmarkLoadSnapshotBytes reads
+// loads into the image the same records give when replayed directly.
+func TestLoadSnapshotBytes(t *testing.T) {
+	const topics = 2000 // 6 brokers
+	data, id := snapshotFileBytes(t, topics)
+	img, err := loadSnapshotBytes(data, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := img.Provenance().LastContainedOffset, id.EndOffset-1; got != want {
+		t.Errorf("provenance offset %d, want %d", got, want)
+	}
+	d := NewSnapshot(nil)
+	fl := record.NewFeatureLevelRecord()
+	fl.Name, fl.FeatureLevel = image.MetadataVersionFeature, int16(image.MV3_9_IV0)
+	for _, r := range append([]record.Record{fl}, snapshotRecords(topics)...) {
+		if err := d.Replay(r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	d.FinishSnapshot()
+	want, err := d.Apply(img.Provenance())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if img.Topics().Len() != topics {
+		t.Fatalf("%d topics, want %d", img.Topics().Len(), topics)
+	}
+	imagetest.CompareImage(t, img, imagetest.ImageLines(t, want))
 }

@@ -50,70 +50,6 @@ func (x *txReplayer) replay(t testing.TB, r record.Record) {
 	}
 }
 
-// loadSnapshotFile loads a snapshot (or bootstrap) file onto base as
-// MetadataLoader.loadSnapshot does.
-func loadSnapshotFile(t testing.TB, base *image.Image, path string) *image.Image {
-	t.Helper()
-	d := NewSnapshot(base)
-	var last imagetest.Batch
-	for _, b := range imagetest.ReadBatches(t, path) {
-		for _, r := range b.Records {
-			if err := d.Replay(r); err != nil {
-				t.Fatal(err)
-			}
-		}
-		last = b
-	}
-	d.FinishSnapshot()
-	p := image.Provenance{LastContainedOffset: -1, LastContainedEpoch: last.Epoch, LastContainedLogTimeMs: last.AppendTime, BatchAligned: true}
-	if o, e, ok := imagetest.SnapshotID(path); ok {
-		p.LastContainedOffset, p.LastContainedEpoch = o-1, e
-	}
-	img, err := d.Apply(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return img
-}
-
-// replayLogFiles replays the batches of segments whose last offset is at or
-// after from onto base as one delta, and stops after offset until (-1: all).
-func replayLogFiles(t testing.TB, base *image.Image, from, until int64, segments ...string) *image.Image {
-	t.Helper()
-	x := &txReplayer{d: New(base)}
-	p := base.Provenance()
-	for _, seg := range segments {
-		for _, b := range imagetest.ReadBatches(t, seg) {
-			if b.LastOffset < from || (until >= 0 && b.BaseOffset > until) {
-				continue
-			}
-			for _, r := range b.Records {
-				x.replay(t, r)
-			}
-			p = image.Provenance{LastContainedOffset: b.LastOffset, LastContainedEpoch: b.Epoch, LastContainedLogTimeMs: b.AppendTime, BatchAligned: !x.inTx}
-		}
-	}
-	img, err := x.d.Apply(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return img
-}
-
-// loadDir loads a __cluster_metadata-0 directory as a broker does at start:
-// the latest snapshot, then every batch from its offset on.
-func loadDir(t testing.TB, dir string) *image.Image {
-	t.Helper()
-	snap, segs := imagetest.DirFiles(t, dir)
-	img := image.Empty()
-	var from int64
-	if snap != "" {
-		img = loadSnapshotFile(t, img, snap)
-		from = img.Provenance().LastContainedOffset + 1
-	}
-	return replayLogFiles(t, img, from, -1, segs...)
-}
-
 type indexRow map[string]string
 
 func readIndex(t *testing.T, path string) []indexRow {
@@ -189,25 +125,17 @@ func TestVectorCheckpointAndLogEqualSnapshot(t *testing.T) {
 	for _, dir := range scenarios(t) {
 		t.Run(filepath.Base(dir), func(t *testing.T) {
 			want := imagetest.ReadLines(t, filepath.Join(dir, "snapshot-records.jsonl"))
-			snap, segs := imagetest.DirFiles(t, filepath.Join(dir, "__cluster_metadata-0"))
+			snap, segs := dirFiles(t, filepath.Join(dir, "__cluster_metadata-0"))
 			fromCheckpoint := loadSnapshotFile(t, image.Empty(), snap)
 			imagetest.CompareImage(t, fromCheckpoint, want)
 			imagetest.CompareImage(t, replayLogFiles(t, image.Empty(), 0, -1, segs...), want)
 			hist := replayLogFiles(t, image.Empty(), 0, -1, filepath.Join(dir, "history", "00000000000000000000.log"))
 			imagetest.CompareImage(t, hist, want)
-			if got, want := fromCheckpoint.Provenance().LastContainedOffset+1, mustSnapshotOffset(t, snap); got != want {
+			if got, want := fromCheckpoint.Provenance().LastContainedOffset+1, snapshotOffset(t, snap); got != want {
 				t.Errorf("checkpoint provenance offset %d, want %d (from the file name)", got, want)
 			}
 		})
 	}
-}
-
-func mustSnapshotOffset(t *testing.T, path string) int64 {
-	o, _, ok := imagetest.SnapshotID(path)
-	if !ok {
-		t.Fatalf("not a snapshot name: %s", path)
-	}
-	return o
 }
 
 // TestMetamorphicCorpusSnapshotVersusLog: for each corpus directory holding a
@@ -224,9 +152,9 @@ func TestMetamorphicCorpusSnapshotVersusLog(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.snapDir, func(t *testing.T) {
-			snap, segs := imagetest.DirFiles(t, filepath.Join(corpus, c.snapDir))
+			snap, segs := dirFiles(t, filepath.Join(corpus, c.snapDir))
 			if c.logDir != "" {
-				_, segs = imagetest.DirFiles(t, filepath.Join(corpus, c.logDir))
+				_, segs = dirFiles(t, filepath.Join(corpus, c.logDir))
 			}
 			fromSnap := loadSnapshotFile(t, image.Empty(), snap)
 			upTo := fromSnap.Provenance().LastContainedOffset

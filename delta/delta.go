@@ -3,7 +3,6 @@ package delta
 import (
 	"errors"
 	"fmt"
-	"slices"
 	"sort"
 
 	"github.com/kmeta-go/kmeta/image"
@@ -49,9 +48,12 @@ type Delta struct {
 	controllers map[int32]*image.Controller
 
 	// topics (TopicsDelta)
-	topics  map[record.UUID]*topicDelta
-	deleted map[record.UUID]struct{} // ids of base topics
-	created map[string]record.UUID   // names created in this delta
+	topics   map[record.UUID]*topicDelta
+	order    []*topicDelta            // every topicDelta made, in order; dropped ones are skipped
+	growing  *topicDelta              // the topic the last partition was put in
+	sizeHint int                      // partitions of the topic growing before it
+	deleted  map[record.UUID]struct{} // ids of base topics
+	created  map[string]record.UUID   // names created in this delta
 
 	// configs (ConfigurationsDelta)
 	configs map[image.ConfigResource]*configDelta
@@ -76,10 +78,13 @@ type Delta struct {
 // topicDelta is Kafka's TopicDelta: a topic's partitions as changed so far.
 type topicDelta struct {
 	base    *image.Topic // the base image's topic; nil when created by a TopicRecord here
+	proto   *image.Topic // base, or an empty topic of the TopicRecord's name and id
 	name    string
 	id      record.UUID
-	parts   []image.Partition // working copy, sorted by id; nil = base's, unchanged
-	shared  bool              // parts is held by an applied image: copy before writing
+	parts   image.PartitionList // working copy, when edited
+	edited  bool                // parts holds the topic's partitions (else: base's, unchanged)
+	shared  bool                // parts' array is held by an applied image: copy before writing
+	dropped bool                // no longer in Delta.topics (removed or replaced)
 	changed map[int32]struct{}
 }
 
@@ -133,6 +138,9 @@ func reject(r record.Record, format string, args ...any) error {
 //
 // A rejected record returns a *RecordError (wrapping ErrRejected) and leaves
 // the delta unchanged.
+//
+// Replay keeps no slice of r, only copies (and r's strings), so r may come
+// from a record.Decoder, which reuses its records and their slices.
 func (d *Delta) Replay(r record.Record) error {
 	switch r := r.(type) {
 	case *record.FeatureLevelRecord:
@@ -373,6 +381,9 @@ func (d *Delta) liveTopicID(name string) (record.UUID, bool) {
 
 // liveTopic returns the name of live topic id and its current partitions.
 func (d *Delta) liveTopic(id record.UUID) (*topicDelta, *image.Topic, bool) {
+	if td := d.growing; td != nil && td.id == id && !td.dropped {
+		return td, td.base, true // a topic's records come one after another
+	}
 	if td, ok := d.topics[id]; ok {
 		return td, td.base, true
 	}
@@ -403,16 +414,26 @@ func (d *Delta) replayTopic(r *record.TopicRecord) error {
 			return reject(r, "topic id %s already belongs to topic %q", r.TopicID, name)
 		}
 	}
+	// The topic to fill (its name hashed now, while the record is at hand).
+	proto, err := image.NewTopic(r.Name, r.TopicID, nil)
+	if err != nil {
+		return reject(r, "%v", err)
+	}
 	if d.topics == nil {
 		d.topics = map[record.UUID]*topicDelta{}
 	}
 	if d.created == nil {
 		d.created = map[string]record.UUID{}
 	}
-	if old, ok := d.topics[r.TopicID]; ok && old.name != r.Name {
-		delete(d.created, old.name)
+	if old, ok := d.topics[r.TopicID]; ok {
+		old.dropped = true
+		if old.name != r.Name {
+			delete(d.created, old.name)
+		}
 	}
-	d.topics[r.TopicID] = &topicDelta{name: r.Name, id: r.TopicID, parts: []image.Partition{}}
+	td := &topicDelta{proto: proto, name: r.Name, id: r.TopicID, edited: true}
+	d.topics[r.TopicID] = td
+	d.order = append(d.order, td)
 	d.created[r.Name] = r.TopicID
 	return nil
 }
@@ -425,32 +446,57 @@ func (d *Delta) topicDeltaFor(id record.UUID, td *topicDelta, base *image.Topic)
 	if d.topics == nil {
 		d.topics = map[record.UUID]*topicDelta{}
 	}
-	td = &topicDelta{base: base, name: base.Name(), id: id}
+	td = &topicDelta{base: base, proto: base, name: base.Name(), id: id}
 	d.topics[id] = td
+	d.order = append(d.order, td)
 	return td
 }
 
 // own makes td.parts a private, writable copy.
 func (td *topicDelta) own() {
-	if td.parts == nil && td.base != nil {
-		td.parts = slices.Clone(td.base.PartitionSlice())
-		if td.parts == nil {
-			td.parts = []image.Partition{}
-		}
-		td.shared = false
+	if !td.edited {
+		td.parts, td.edited, td.shared = td.base.PartitionList(), true, false
 		return
 	}
 	if td.shared {
-		td.parts = slices.Clone(td.parts)
-		td.shared = false
+		td.parts, td.shared = td.parts.Copy(), false
 	}
 }
 
+// clip gives td.parts an array of its exact length when appending left much
+// spare capacity, so that images do not carry it. The delta clips a topic
+// when replay moves on to another one: a snapshot or a topic creation puts
+// a topic's partitions one after another.
+func (td *topicDelta) clip() {
+	if td.edited && !td.shared && td.parts.Cap()-td.parts.Len() > td.parts.Len()/8 {
+		td.parts = td.parts.Copy()
+	}
+}
+
+// putPartition stores p in topic id.
+func (d *Delta) putPartition(id record.UUID, td *topicDelta, base *image.Topic, p image.Partition) {
+	td = d.topicDeltaFor(id, td, base)
+	if d.growing != td {
+		if g := d.growing; g != nil {
+			g.clip()
+			d.sizeHint = g.parts.Len()
+		}
+		d.growing = td
+		if td.base == nil && td.parts.Cap() == 0 {
+			// A new topic: room for as many partitions as the topic
+			// before it had (topics of a snapshot or a creation batch
+			// are often alike), so that it grows in one allocation.
+			td.parts = image.NewPartitionList(max(d.sizeHint, 1))
+		}
+	}
+	td.put(p)
+}
+
 func (td *topicDelta) current() []image.Partition {
-	if td.parts == nil && td.base != nil {
+	if !td.edited {
 		return td.base.PartitionSlice()
 	}
-	return td.parts
+	return td.parts.Slice()
 }
 
 func findPartition(parts []image.Partition, id int32) (int, bool) {
@@ -470,16 +516,7 @@ func (td *topicDelta) put(p image.Partition) {
 		}
 		td.changed[p.ID()] = struct{}{}
 	}
-	if n := len(td.parts); n == 0 || td.parts[n-1].ID() < p.ID() {
-		td.parts = append(td.parts, p)
-		return
-	}
-	i, ok := findPartition(td.parts, p.ID())
-	if ok {
-		td.parts[i] = p
-		return
-	}
-	td.parts = slices.Insert(td.parts, i, p)
+	td.parts.Put(p)
 }
 
 // replayPartition follows TopicsDelta.replay(PartitionRecord): the record
@@ -498,7 +535,7 @@ func (d *Delta) replayPartition(r *record.PartitionRecord) error {
 	if err != nil {
 		return reject(r, "%v", err)
 	}
-	d.topicDeltaFor(r.TopicID, td, base).put(p)
+	d.putPartition(r.TopicID, td, base, p)
 	return nil
 }
 
@@ -525,7 +562,7 @@ func (d *Delta) replayPartitionChange(r *record.PartitionChangeRecord) error {
 	if err != nil {
 		return reject(r, "%v", err)
 	}
-	d.topicDeltaFor(r.TopicID, td, base).put(p)
+	d.putPartition(r.TopicID, td, base, p)
 	return nil
 }
 
@@ -543,6 +580,7 @@ func (d *Delta) replayRemoveTopic(r *record.RemoveTopicRecord) error {
 	name := ""
 	if td != nil {
 		name = td.name
+		td.dropped = true
 		delete(d.topics, r.TopicID)
 		if d.created[name] == r.TopicID {
 			delete(d.created, name)

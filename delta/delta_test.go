@@ -354,3 +354,57 @@ func mustUUID(t *testing.T, s string) record.UUID {
 	require.NoError(t, err)
 	return u
 }
+
+// TestRemoveAndRecreateSameTopic: a RemoveTopicRecord then a TopicRecord
+// with the same id and name in one delta (TopicsDelta.apply deletes, then
+// puts) leaves the topic findable by name and by id, with only the new
+// partitions; the same with a new name frees the old one.
+func TestRemoveAndRecreateSameTopic(t *testing.T) {
+	base := baseImage(t)
+	rm := record.NewRemoveTopicRecord()
+	rm.TopicID = fooID
+	_, img := build(t, base, rm, topicRec("foo", fooID), partRec(fooID, 0, []int32{2}, 2))
+	foo, ok := img.Topic("foo")
+	require.True(t, ok)
+	require.Equal(t, fooID, foo.ID())
+	require.Equal(t, 1, foo.NumPartitions())
+	byID, ok := img.TopicByID(fooID)
+	require.True(t, ok)
+	require.Same(t, foo, byID)
+	require.Equal(t, 2, img.Topics().Len())
+
+	_, img = build(t, base, rm, topicRec("foo2", fooID))
+	_, ok = img.Topic("foo")
+	require.False(t, ok)
+	foo2, ok := img.Topic("foo2")
+	require.True(t, ok)
+	require.Equal(t, fooID, foo2.ID())
+}
+
+// TestSnapshotGivesNameToAnotherID: a snapshot delta may give a base
+// topic's name to a new id and the base id a new name
+// (MetadataLoader.loadSnapshot replaces the image); both indexes follow.
+func TestSnapshotGivesNameToAnotherID(t *testing.T) {
+	base := baseImage(t)
+	d := NewSnapshot(base)
+	for _, r := range []record.Record{
+		topicRec("foo", uuid(9)), partRec(uuid(9), 0, []int32{0}, 0),
+		topicRec("renamed", fooID), partRec(fooID, 0, []int32{1}, 1),
+	} {
+		require.NoError(t, d.Replay(r))
+	}
+	d.FinishSnapshot()
+	img := mustApply(t, d)
+	foo, ok := img.Topic("foo")
+	require.True(t, ok)
+	require.Equal(t, uuid(9), foo.ID())
+	renamed, ok := img.Topic("renamed")
+	require.True(t, ok)
+	require.Equal(t, fooID, renamed.ID())
+	_, ok = img.Topic("bar")
+	require.False(t, ok)
+	require.Equal(t, 2, img.Topics().Len())
+	id, ok := img.Topics().IDOf("foo")
+	require.True(t, ok)
+	require.Equal(t, uuid(9), id)
+}

@@ -52,7 +52,7 @@ var (
 func TestVectorImageJSON(t *testing.T) {
 	for _, dir := range scenarios(t) {
 		t.Run(filepath.Base(dir), func(t *testing.T) {
-			snap, _ := imagetest.DirFiles(t, filepath.Join(dir, "__cluster_metadata-0"))
+			snap, _ := dirFiles(t, filepath.Join(dir, "__cluster_metadata-0"))
 			img := loadSnapshotFile(t, image.Empty(), snap)
 			data, err := os.ReadFile(snap + ".image.json")
 			require.NoError(t, err)
@@ -174,7 +174,7 @@ func sortJavaMap(s string) string {
 // secrets by default.
 func TestWriteJSONRedacts(t *testing.T) {
 	dir := scenarios(t)[0]
-	img := loadSnapshotFile(t, image.Empty(), func() string { s, _ := imagetest.DirFiles(t, filepath.Join(dir, "__cluster_metadata-0")); return s }())
+	img := loadSnapshotFile(t, image.Empty(), func() string { s, _ := dirFiles(t, filepath.Join(dir, "__cluster_metadata-0")); return s }())
 	sensitive := func(rt int8, name string) bool { return name == "log.retention.hours" }
 	var a, b, clear bytes.Buffer
 	require.NoError(t, image.WriteJSON(&a, img, image.JSONOptions{Sensitive: sensitive}))

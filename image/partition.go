@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 
 	"github.com/kmeta-go/kmeta/record"
@@ -35,17 +36,26 @@ const (
 	numLists
 )
 
+// inlineIDs is how many ids a Partition holds in its own struct: replicas
+// and ISR of replication factor 3. Partitions whose lists fit there hold no
+// pointer at all, which keeps an image of a million partitions cheap for the
+// garbage collector to mark and saves an allocation per partition.
+const inlineIDs = 6
+
 // Partition is one partition of a topic, Kafka's PartitionRegistration.
 //
-// It is a compact, read-only value: every id list lives in one backing
-// array (replicas, ISR, removing, adding, ELR, last known ELR, then the
-// replica directories as four int32 words each when any is not MIGRATING).
-// Nothing in a Partition can be changed through its methods; lists are read
-// with the indexed accessors (Replica(i), NumReplicas()), appended to a
-// caller's slice (AppendReplicas), or copied (Replicas). A Partition obtained
-// from an Image may be kept for as long as the caller likes.
+// It is a compact, read-only value: every id list lives in one array
+// (replicas, ISR, removing, adding, ELR, last known ELR, then the replica
+// directories as four int32 words each when any is not MIGRATING), held in
+// the struct itself when it has at most six ids and in a backing array
+// otherwise. Nothing in a Partition can be changed through its methods;
+// lists are read with the indexed accessors (Replica(i), NumReplicas()),
+// appended to a caller's slice (AppendReplicas), or copied (Replicas). A
+// Partition obtained from an Image may be kept for as long as the caller
+// likes.
 type Partition struct {
-	ids            []int32
+	ids            []int32          // the lists when they do not fit in inline, else nil
+	inline         [inlineIDs]int32 // the lists when they fit
 	n              [numLists]uint16
 	id             int32
 	leader         int32
@@ -53,6 +63,26 @@ type Partition struct {
 	partitionEpoch int32
 	recovery       int8
 	hasDirs        bool
+	total          uint16 // ids in the lists and directories, when inline
+}
+
+// all returns the array holding every list.
+func (p *Partition) all() []int32 {
+	if p.ids != nil {
+		return p.ids
+	}
+	return p.inline[:p.total:p.total]
+}
+
+// setAll stores ids as the partition's array, inline when it fits. ids is
+// retained when it does not fit.
+func (p *Partition) setAll(ids []int32) {
+	if len(ids) <= inlineIDs {
+		p.ids = nil
+		p.total = uint16(copy(p.inline[:], ids))
+		return
+	}
+	p.ids, p.total = ids, 0
 }
 
 // ID is the partition index.
@@ -78,14 +108,14 @@ func (p *Partition) list(k int) []int32 {
 	for i := 0; i < k; i++ {
 		off += int(p.n[i])
 	}
-	return p.ids[off : off+int(p.n[k]) : off+int(p.n[k])]
+	return p.all()[off : off+int(p.n[k]) : off+int(p.n[k])]
 }
 
 // NumReplicas is the replication factor (the length of the replica list).
 func (p *Partition) NumReplicas() int { return int(p.n[listReplicas]) }
 
 // Replica returns the i-th replica in preferred order.
-func (p *Partition) Replica(i int) int32 { return p.ids[:p.n[listReplicas]][i] }
+func (p *Partition) Replica(i int) int32 { return p.all()[:p.n[listReplicas]][i] }
 
 // AppendReplicas appends the replicas, in preferred order, to dst.
 func (p *Partition) AppendReplicas(dst []int32) []int32 {
@@ -146,7 +176,7 @@ func (p *Partition) LastKnownELR() []int32 { return p.AppendLastKnownELR([]int32
 // Directory returns the log directory of the i-th replica; DirectoryMigrating
 // for every replica of a partition assigned before KIP-858.
 func (p *Partition) Directory(i int) record.UUID {
-	_ = p.ids[:p.n[listReplicas]][i] // bounds check against the replica count
+	_ = p.all()[:p.n[listReplicas]][i] // bounds check against the replica count
 	if !p.hasDirs {
 		return record.DirectoryMigrating
 	}
@@ -154,10 +184,11 @@ func (p *Partition) Directory(i int) record.UUID {
 }
 
 func (p *Partition) dirAt(i int) record.UUID {
-	base := len(p.ids) - 4*int(p.n[listReplicas]) + 4*i
+	ids := p.all()
+	base := len(ids) - 4*int(p.n[listReplicas]) + 4*i
 	var u record.UUID
 	for k := 0; k < 4; k++ {
-		binary.BigEndian.PutUint32(u[4*k:], uint32(p.ids[base+k]))
+		binary.BigEndian.PutUint32(u[4*k:], uint32(ids[base+k]))
 	}
 	return u
 }
@@ -195,15 +226,10 @@ func (p *Partition) AllDirectoriesMigrating() bool { return !p.hasDirs }
 func (p *Partition) Equal(q *Partition) bool {
 	if p.id != q.id || p.leader != q.leader || p.leaderEpoch != q.leaderEpoch ||
 		p.partitionEpoch != q.partitionEpoch || p.recovery != q.recovery ||
-		p.hasDirs != q.hasDirs || p.n != q.n || len(p.ids) != len(q.ids) {
+		p.hasDirs != q.hasDirs || p.n != q.n {
 		return false
 	}
-	for i := range p.ids {
-		if p.ids[i] != q.ids[i] {
-			return false
-		}
-	}
-	return true
+	return slices.Equal(p.all(), q.all())
 }
 
 // String is Java's PartitionRegistration.toString, so that kmeta's view can
@@ -294,19 +320,31 @@ func (f *partitionFields) build(id, leader, leaderEpoch, partitionEpoch int32, r
 	if p.hasDirs {
 		total += 4 * nRep
 	}
-	ids := make([]int32, 0, total)
-	for _, l := range f.lists {
-		ids = append(ids, l...)
+	if total <= inlineIDs {
+		f.fill(p.inline[:total], p.hasDirs)
+		p.total = uint16(total)
+	} else {
+		p.ids = make([]int32, total)
+		f.fill(p.ids, p.hasDirs)
 	}
-	if p.hasDirs {
-		for _, d := range dirs {
-			for k := 0; k < 4; k++ {
-				ids = append(ids, int32(binary.BigEndian.Uint32(d[4*k:])))
+	return p, nil
+}
+
+// fill writes the lists, then the directories when withDirs, into dst,
+// which has room for exactly all of them.
+func (f *partitionFields) fill(dst []int32, withDirs bool) {
+	k := 0
+	for _, l := range f.lists {
+		k += copy(dst[k:], l)
+	}
+	if withDirs {
+		for _, d := range f.dirs {
+			for j := 0; j < 4; j++ {
+				dst[k] = int32(binary.BigEndian.Uint32(d[4*j:]))
+				k++
 			}
 		}
 	}
-	p.ids = ids
-	return p, nil
 }
 
 // NewPartition builds a partition from a PartitionRecord, as Kafka's
@@ -404,9 +442,10 @@ func (p *Partition) WithoutELR() Partition {
 		start += int(p.n[k])
 	}
 	end := start + int(p.n[listELR]) + int(p.n[listLastKnownELR])
-	ids := make([]int32, 0, len(p.ids)-(end-start))
-	ids = append(ids, p.ids[:start]...)
-	q.ids = append(ids, p.ids[end:]...)
+	all := p.all()
+	ids := make([]int32, 0, len(all)-(end-start))
+	ids = append(ids, all[:start]...)
+	q.setAll(append(ids, all[end:]...))
 	q.n[listELR], q.n[listLastKnownELR] = 0, 0
 	return q
 }

@@ -6,8 +6,6 @@ import (
 	"iter"
 	"sort"
 
-	"github.com/benbjohnson/immutable"
-
 	"github.com/kmeta-go/kmeta/record"
 )
 
@@ -15,21 +13,38 @@ import (
 // by an image is never modified; the next image shares it when the topic did
 // not change.
 type Topic struct {
-	name  string
-	id    record.UUID
-	parts []Partition // sorted by partition id, unique
+	name     string
+	id       record.UUID
+	parts    []Partition // sorted by partition id, unique
+	nameHash uint32      // hashString(name), the name index's hash
 }
 
 // NewTopic returns a topic holding parts, which must be sorted by partition
 // id without duplicates. NewTopic takes ownership of parts: the caller must
 // not modify the slice afterwards (as with bytes.NewBuffer).
 func NewTopic(name string, id record.UUID, parts []Partition) (*Topic, error) {
+	if err := checkSorted(name, id, parts); err != nil {
+		return nil, err
+	}
+	return &Topic{name: name, id: id, parts: parts, nameHash: hashString(name)}, nil
+}
+
+// WithPartitions returns a topic of t's name and id holding parts, under
+// the same rules and ownership as NewTopic. t is not modified.
+func (t *Topic) WithPartitions(parts []Partition) (*Topic, error) {
+	if err := checkSorted(t.name, t.id, parts); err != nil {
+		return nil, err
+	}
+	return &Topic{name: t.name, id: t.id, parts: parts, nameHash: t.nameHash}, nil
+}
+
+func checkSorted(name string, id record.UUID, parts []Partition) error {
 	for i := 1; i < len(parts); i++ {
 		if parts[i-1].id >= parts[i].id {
-			return nil, fmt.Errorf("topic %s (%s): partitions not sorted by id or duplicated at index %d", name, id, i)
+			return fmt.Errorf("topic %s (%s): partitions not sorted by id or duplicated at index %d", name, id, i)
 		}
 	}
-	return &Topic{name: name, id: id, parts: parts}, nil
+	return nil
 }
 
 // Name is the topic name.
@@ -44,11 +59,7 @@ func (t *Topic) NumPartitions() int { return len(t.parts) }
 // Partition returns partition id. The pointer is to the image's own,
 // read-only value: it allocates nothing and stays valid forever.
 func (t *Topic) Partition(id int32) (*Partition, bool) {
-	if id >= 0 && int(id) < len(t.parts) && t.parts[id].id == id {
-		return &t.parts[id], true
-	}
-	i := sort.Search(len(t.parts), func(i int) bool { return t.parts[i].id >= id })
-	if i < len(t.parts) && t.parts[i].id == id {
+	if i, ok := findPartition(t.parts, id); ok {
 		return &t.parts[i], true
 	}
 	return nil, false
@@ -73,8 +84,9 @@ func (t *Topic) Partitions() iter.Seq[*Partition] {
 // package, which copies it before changing anything.
 func (t *Topic) PartitionSlice() []Partition { return t.parts[:len(t.parts):len(t.parts)] }
 
-// uuidHasher hashes 16-byte ids for immutable.Map. Topic ids are random, so
-// folding the four words is enough to spread them.
+// uuidHasher hashes 16-byte ids for the topic maps. Topic ids are random,
+// so folding the words is enough to spread them; the top bits choose a
+// shard, the low bits the slots of the shard's trie.
 type uuidHasher struct{}
 
 func (uuidHasher) Hash(u record.UUID) uint32 {
@@ -84,31 +96,57 @@ func (uuidHasher) Hash(u record.UUID) uint32 {
 
 func (uuidHasher) Equal(a, b record.UUID) bool { return a == b }
 
-// stringHasher is FNV-1a.
+// stringHasher is FNV-1a with a final avalanche (murmur3's fmix32), so that
+// the top bits, which choose a shard, depend on every byte.
 type stringHasher struct{}
 
-func (stringHasher) Hash(s string) uint32 {
+func (stringHasher) Hash(s string) uint32 { return hashString(s) }
+
+func (stringHasher) Equal(a, b string) bool { return a == b }
+
+// nameKey is a topic name with its hash, the key of the name index: the
+// hash is computed once per lookup or change, and comparing keys looks at
+// the names' bytes only when the hashes are equal.
+type nameKey struct {
+	hash uint32
+	name string
+}
+
+func keyOfName(name string) nameKey { return nameKey{hashString(name), name} }
+
+func (t *Topic) nameKey() nameKey { return nameKey{t.nameHash, t.name} }
+
+type nameHasher struct{}
+
+func (nameHasher) Hash(k nameKey) uint32 { return k.hash }
+
+func (nameHasher) Equal(a, b nameKey) bool { return a.hash == b.hash && a.name == b.name }
+
+func hashString(s string) uint32 {
 	h := uint32(2166136261)
 	for i := 0; i < len(s); i++ {
 		h ^= uint32(s[i])
 		h *= 16777619
 	}
-	return h
+	h ^= h >> 16
+	h *= 0x85ebca6b
+	h ^= h >> 13
+	h *= 0xc2b2ae35
+	return h ^ h>>16
 }
 
-func (stringHasher) Equal(a, b string) bool { return a == b }
-
 // Topics is every topic by id and by name, Kafka's TopicsImage. Both indexes
-// are persistent maps, so an image that changes k topics shares everything
-// else with the image before it; the name index maps names to ids.
+// are persistent maps (shardMap: small immutable.Maps under a copy-on-write
+// directory), so an image that changes k topics shares everything else with
+// the image before it; the name index maps names to ids.
 type Topics struct {
-	byID   *immutable.Map[record.UUID, *Topic]
-	byName *immutable.Map[string, record.UUID]
+	byID   shardMap[record.UUID, *Topic]
+	byName shardMap[nameKey, record.UUID]
 }
 
 var emptyTopics = &Topics{
-	byID:   immutable.NewMap[record.UUID, *Topic](uuidHasher{}),
-	byName: immutable.NewMap[string, record.UUID](stringHasher{}),
+	byID:   shardMap[record.UUID, *Topic]{hasher: uuidHasher{}},
+	byName: shardMap[nameKey, record.UUID]{hasher: nameHasher{}},
 }
 
 // Len is the number of topics.
@@ -119,7 +157,7 @@ func (t *Topics) ByID(id record.UUID) (*Topic, bool) { return t.byID.Get(id) }
 
 // ByName returns the topic named name.
 func (t *Topics) ByName(name string) (*Topic, bool) {
-	id, ok := t.byName.Get(name)
+	id, ok := t.byName.Get(keyOfName(name))
 	if !ok {
 		return nil, false
 	}
@@ -127,7 +165,7 @@ func (t *Topics) ByName(name string) (*Topic, bool) {
 }
 
 // IDOf returns the id of the topic named name.
-func (t *Topics) IDOf(name string) (record.UUID, bool) { return t.byName.Get(name) }
+func (t *Topics) IDOf(name string) (record.UUID, bool) { return t.byName.Get(keyOfName(name)) }
 
 // Partition returns partition p of topic id.
 func (t *Topics) Partition(id record.UUID, p int32) (*Partition, bool) {
@@ -141,10 +179,8 @@ func (t *Topics) Partition(id record.UUID, p int32) (*Partition, bool) {
 // All iterates over the topics in the id index's order (not sorted).
 func (t *Topics) All() iter.Seq[*Topic] {
 	return func(yield func(*Topic) bool) {
-		it := t.byID.Iterator()
-		for !it.Done() {
-			_, v, _ := it.Next()
-			if !yield(v) {
+		for _, tp := range t.byID.All() {
+			if !yield(tp) {
 				return
 			}
 		}
@@ -181,67 +217,90 @@ func (t *Topics) HostedBy(broker int32) iter.Seq2[*Topic, *Partition] {
 // in changed put under its id and name, as TopicsDelta.apply does: deletes
 // first (removing the deleted topic's name as the base image had it), then
 // puts, so "delete X (id A), create X (id B)" in one delta is right. A
-// deleted id absent from t is an error. When changed is large relative to t
-// the maps are rebuilt with builders; unchanged *Topic values are shared
-// either way.
+// deleted id absent from t is an error. Unchanged *Topic values, and every
+// shard of the indexes that no change falls in, are shared with t.
 func (t *Topics) UpdateTopics(deleted []record.UUID, changed []*Topic) (*Topics, error) {
-	for _, id := range deleted {
-		if _, ok := t.byID.Get(id); !ok {
-			return nil, fmt.Errorf("delete topic %s: not in the base image", id)
-		}
-	}
 	if len(deleted) == 0 && len(changed) == 0 {
 		return t, nil
 	}
-	if len(changed) > 64 && len(changed) >= t.byID.Len()/2 {
-		return t.rebuild(deleted, changed), nil
-	}
-	byID, byName := t.byID, t.byName
-	for _, id := range deleted {
-		old, _ := byID.Get(id)
-		byID = byID.Delete(id)
-		if cur, ok := byName.Get(old.name); ok && cur == id {
-			byName = byName.Delete(old.name)
+	if t.Len() == 0 {
+		if len(deleted) > 0 {
+			return nil, fmt.Errorf("delete topic %s: not in the base image", deleted[0])
 		}
+		return buildTopics(changed), nil
+	}
+	var idBuf [4]shardOp[record.UUID, *Topic] // a small delta's ops stay on the stack
+	idOps := idBuf[:0]
+	if n := len(deleted) + len(changed); n > len(idBuf) {
+		idOps = make([]shardOp[record.UUID, *Topic], 0, n)
+	}
+	var gone map[record.UUID]struct{}
+	if len(deleted) > 0 {
+		gone = make(map[record.UUID]struct{}, len(deleted))
+	}
+	for _, id := range deleted {
+		gone[id] = struct{}{}
+		idOps = append(idOps, t.byID.opDelete(id))
 	}
 	for _, tp := range changed {
-		if old, ok := byID.Get(tp.id); !ok || old.name != tp.name {
-			if ok {
-				if cur, ok := byName.Get(old.name); ok && cur == tp.id {
-					byName = byName.Delete(old.name)
-				}
-			}
-			byName = byName.Set(tp.name, tp.id)
-		}
-		byID = byID.Set(tp.id, tp)
+		idOps = append(idOps, t.byID.opSet(tp.id, tp))
 	}
-	return &Topics{byID: byID, byName: byName}, nil
+	byID := t.byID.update(idOps)
+	// The name index: every name the base gave a deleted or renamed topic
+	// goes (if still that topic's), then every new or changed name is set.
+	// The base topic under each id was found by the id index's update.
+	var nameDels []shardOp[nameKey, record.UUID]
+	var nameBuf [4]shardOp[nameKey, record.UUID]
+	nameSets := nameBuf[:0]
+	for i := range idOps {
+		op := &idOps[i]
+		if op.del {
+			if !op.had {
+				return nil, fmt.Errorf("delete topic %s: not in the base image", op.key)
+			}
+			nameDels = t.appendDropName(nameDels, op.old)
+			continue
+		}
+		had := op.had
+		if _, del := gone[op.key]; del {
+			had = false // its base name is dropped by the delete
+		}
+		if had && op.old.name == op.val.name {
+			continue
+		}
+		if had {
+			nameDels = t.appendDropName(nameDels, op.old)
+		}
+		nameSets = append(nameSets, t.byName.opSet(op.val.nameKey(), op.val.id))
+	}
+	nameOps := nameSets
+	if len(nameDels) > 0 {
+		nameOps = append(nameDels, nameSets...)
+	}
+	return &Topics{byID: byID, byName: t.byName.update(nameOps)}, nil
 }
 
-func (t *Topics) rebuild(deleted []record.UUID, changed []*Topic) *Topics {
-	skip := make(map[record.UUID]struct{}, len(deleted)+len(changed))
-	for _, id := range deleted {
-		skip[id] = struct{}{}
+// appendDropName appends the deletion of old's name to ops when t's name
+// index still gives that name to old's id.
+func (t *Topics) appendDropName(ops []shardOp[nameKey, record.UUID], old *Topic) []shardOp[nameKey, record.UUID] {
+	k := old.nameKey()
+	if cur, ok := t.byName.Get(k); ok && cur == old.id {
+		ops = append(ops, t.byName.opDelete(k))
 	}
-	for _, tp := range changed {
-		skip[tp.id] = struct{}{}
+	return ops
+}
+
+// buildTopics returns the topics of an empty image plus topics (a snapshot
+// load, or the first delta): both indexes are built shard by shard with
+// immutable.MapBuilder.
+func buildTopics(topics []*Topic) *Topics {
+	ids := make([]record.UUID, len(topics))
+	names := make([]nameKey, len(topics))
+	for i, tp := range topics {
+		ids[i], names[i] = tp.id, nameKey{tp.nameHash, tp.name}
 	}
-	byID := immutable.NewMapBuilder[record.UUID, *Topic](uuidHasher{})
-	byName := immutable.NewMapBuilder[string, record.UUID](stringHasher{})
-	if len(skip) < t.byID.Len()+len(changed) {
-		it := t.byID.Iterator()
-		for !it.Done() {
-			id, tp, _ := it.Next()
-			if _, ok := skip[id]; ok {
-				continue
-			}
-			byID.Set(id, tp)
-			byName.Set(tp.name, id)
-		}
+	return &Topics{
+		byID:   buildShardMap(emptyTopics.byID.hasher, ids, topics),
+		byName: buildShardMap(emptyTopics.byName.hasher, names, ids),
 	}
-	for _, tp := range changed {
-		byID.Set(tp.id, tp)
-		byName.Set(tp.name, tp.id)
-	}
-	return &Topics{byID: byID.Map(), byName: byName.Map()}
 }
