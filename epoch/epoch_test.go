@@ -111,6 +111,7 @@ func BenchmarkCheck(b *testing.B) {
 	t, _ := img.Topic("orders")
 	b.Run("topic", func(b *testing.B) {
 		b.ReportAllocs()
+		defer reportCPU(b, processCPU())
 		for b.Loop() {
 			if Check(t, 0, 5, 1, true).ErrorCode != 0 {
 				b.Fatal()
@@ -119,6 +120,7 @@ func BenchmarkCheck(b *testing.B) {
 	})
 	b.Run("name", func(b *testing.B) {
 		b.ReportAllocs()
+		defer reportCPU(b, processCPU())
 		for b.Loop() {
 			if CheckName(img, "orders", 0, 5, 1, true).ErrorCode != 0 {
 				b.Fatal()

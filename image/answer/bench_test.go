@@ -74,6 +74,7 @@ func BenchmarkMetadataRequestAllTopics(b *testing.B) {
 		name := fmt.Sprintf("topics=%d,partitions=%d", s.topics, s.partitions)
 		b.Run(name+"/build", func(b *testing.B) {
 			b.ReportAllocs()
+			defer reportCPU(b, processCPU())
 			for b.Loop() {
 				Metadata(img, req, o)
 			}
@@ -81,6 +82,7 @@ func BenchmarkMetadataRequestAllTopics(b *testing.B) {
 		b.Run(name+"/encode", func(b *testing.B) {
 			b.ReportAllocs()
 			var buf []byte
+			defer reportCPU(b, processCPU())
 			for b.Loop() {
 				r, _ := Metadata(img, req, o)
 				buf = r.AppendTo(buf[:0])
@@ -92,6 +94,7 @@ func BenchmarkMetadataRequestAllTopics(b *testing.B) {
 			var m Memo
 			buf, _ := m.AppendMetadata(nil, img, req, o)
 			b.SetBytes(int64(len(buf)))
+			defer reportCPU(b, processCPU())
 			for b.Loop() {
 				buf, _ = m.AppendMetadata(buf[:0], img, req, o)
 			}
@@ -109,6 +112,7 @@ func BenchmarkMetadataOneTopic(b *testing.B) {
 	req.Topics = []kmsg.MetadataRequestTopic{{Topic: &n}}
 	o := &Options{Listener: "PLAINTEXT"}
 	b.ReportAllocs()
+	defer reportCPU(b, processCPU())
 	for b.Loop() {
 		r, _ := Metadata(img, req, o)
 		if len(r.Topics[0].Partitions) != 10 {
@@ -135,6 +139,7 @@ func BenchmarkFindCoordinator(b *testing.B) {
 	img = image.New(c, image.EmptyProvenance)
 	o := &Options{Listener: "PLAINTEXT"}
 	b.ReportAllocs()
+	defer reportCPU(b, processCPU())
 	for b.Loop() {
 		if c, _ := FindCoordinatorKey(img, 4, CoordinatorGroup, "orders-consumer-group", o); c.ErrorCode != 0 {
 			b.Fatal(c.ErrorCode)
