@@ -4,7 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"iter"
-	"sort"
+	"slices"
 
 	"github.com/kmeta-go/kmeta/record"
 )
@@ -142,6 +142,7 @@ func hashString(s string) uint32 {
 type Topics struct {
 	byID   shardMap[record.UUID, *Topic]
 	byName shardMap[nameKey, record.UUID]
+	order  nameOrder // the topics by name, computed on first use
 }
 
 var emptyTopics = &Topics{
@@ -187,15 +188,9 @@ func (t *Topics) All() iter.Seq[*Topic] {
 	}
 }
 
-// Sorted returns the topics sorted by name (allocates).
-func (t *Topics) Sorted() []*Topic {
-	out := make([]*Topic, 0, t.Len())
-	for tp := range t.All() {
-		out = append(out, tp)
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].name < out[j].name })
-	return out
-}
+// Sorted returns the topics sorted by name, as a new slice the caller owns
+// (a copy of the order AllByName iterates over).
+func (t *Topics) Sorted() []*Topic { return slices.Clone(t.byNameOrder()) }
 
 // HostedBy iterates over the partitions that have broker among their
 // replicas, with their topic (KRaftMetadataCache's per-broker view).

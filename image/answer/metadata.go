@@ -2,7 +2,6 @@ package answer
 
 import (
 	"slices"
-	"strings"
 
 	"github.com/twmb/franz-go/pkg/kmsg"
 
@@ -265,13 +264,13 @@ func dedupNames(ts []kmsg.MetadataRequestTopic) []string {
 	return out
 }
 
-// sortedTopics returns the image's topics sorted by name.
+// sortedTopics returns the image's topics sorted by name (the image keeps
+// the order, computed once per set of topics).
 func sortedTopics(t *image.Topics) []*image.Topic {
 	out := make([]*image.Topic, 0, t.Len())
-	for tp := range t.All() {
+	for tp := range t.AllByName() {
 		out = append(out, tp)
 	}
-	slices.SortFunc(out, func(a, b *image.Topic) int { return strings.Compare(a.Name(), b.Name()) })
 	return out
 }
 
