@@ -55,7 +55,7 @@ const inlineIDs = 6
 // likes.
 type Partition struct {
 	ids            []int32          // the lists when they do not fit in inline, else nil
-	inline         [inlineIDs]int32 // the lists when they fit
+	inline         [inlineIDs]int32 // the lists when they fit, then zeros
 	n              [numLists]uint16
 	id             int32
 	leader         int32
@@ -75,8 +75,11 @@ func (p *Partition) all() []int32 {
 }
 
 // setAll stores ids as the partition's array, inline when it fits. ids is
-// retained when it does not fit.
+// retained when it does not fit. Inline slots past the ids are zero, so that
+// partitions can compare and hash the whole inline array
+// (SameAssignment).
 func (p *Partition) setAll(ids []int32) {
+	p.inline = [inlineIDs]int32{}
 	if len(ids) <= inlineIDs {
 		p.ids = nil
 		p.total = uint16(copy(p.inline[:], ids))

@@ -91,6 +91,18 @@ func (t *brokers) aliveNode(id int32) *brokerInfo {
 	return bi
 }
 
+// keepAlive keeps, in place and in order, the ids of l that are alive
+// nodes (v0's errorUnavailableEndpoints).
+func (t *brokers) keepAlive(l []int32) []int32 {
+	out := l[:0]
+	for _, r := range l {
+		if t.aliveNode(r) != nil {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
 // appendOffline appends the offline replicas of p in replica order
 // (KRaftMetadataCache.getOfflineReplicas): not registered, fenced, without
 // the listener, or whose assigned directory is not online for the broker.

@@ -39,6 +39,12 @@ func allowAutoTopicCreation(req *kmsg.MetadataRequest) bool {
 // then for DESCRIBE, in request order. Partitions are in ascending id order.
 // Brokers are the alive brokers with the listener, by id.
 //
+// The answer shares nothing with the image. Its id lists (Replicas, ISR,
+// OfflineReplicas) may share memory with each other: partitions of the same
+// assignment, and an ISR equal to its replicas, hold one slice. Every list
+// is capped, so appending to one copies it; a caller that changes a list's
+// elements in place must copy it first.
+//
 // A request Kafka rejects with InvalidRequestException (a null name or a
 // topic id before v12) is answered as Kafka's MetadataRequest.getErrorResponse
 // answers it: every requested topic with INVALID_REQUEST.
@@ -134,18 +140,24 @@ func Metadata(img *image.Image, req *kmsg.MetadataRequest, o *Options) (*kmsg.Me
 	if all {
 		out = slices.Grow(out, len(found))
 		names := make([]string, len(found))
-		al := newAlloc(found)
+		np := 0
+		for _, t := range found {
+			np += t.NumPartitions()
+		}
+		ids := newPartsBuilder(np)
 		for i, t := range found {
 			names[i] = t.Name()
-			out = append(out, topicMetadata(t, &names[i], bt, v, al))
+			out = append(out, topicMetadata(t, &names[i], bt, v, ids))
 		}
 	} else {
 		var missing []string
+		var ids *partsBuilder
 		names := make([]string, len(authorized))
 		for i, n := range authorized {
 			names[i] = n
 			if t, ok := topics.ByName(n); ok {
-				out = append(out, topicMetadata(t, &names[i], bt, v, newAlloc([]*image.Topic{t})))
+				ids = newPartsBuilder(t.NumPartitions())
+				out = append(out, topicMetadata(t, &names[i], bt, v, ids))
 			} else {
 				missing = append(missing, n)
 			}
@@ -303,88 +315,165 @@ func invalidMetadataRequest(req *kmsg.MetadataRequest, resp *kmsg.MetadataRespon
 
 // topicMetadata is one found topic's entry (KRaftMetadataCache
 // .getPartitionMetadata, spec §6.2) with name pointing at *name.
-func topicMetadata(t *image.Topic, name *string, bt *brokers, v int16, al *alloc) kmsg.MetadataResponseTopic {
+func topicMetadata(t *image.Topic, name *string, bt *brokers, v int16, ids *partsBuilder) kmsg.MetadataResponseTopic {
 	e := kmsg.NewMetadataResponseTopic()
 	e.Topic = name
 	e.TopicID = t.ID()
 	e.IsInternal = IsInternal(*name)
 	n := t.NumPartitions()
-	parts := al.parts[:n:n]
-	al.parts = al.parts[n:]
-	arena := al.ids[:0]
-	errorUnavailableEndpoints := v == 0
-	errorUnavailableListeners := v >= 6
-	for i := 0; i < n; i++ {
+	parts := ids.parts[:n:n]
+	ids.parts = ids.parts[n:]
+	for i := range parts {
 		p := t.PartitionAt(i)
 		mp := &parts[i]
+		s := &ids.shapes[p.AssignmentHash()&ids.shapeMask]
+		if s.src == nil || !p.SameAssignment(s.src) {
+			ids.fill(s, p, bt, v)
+		}
 		mp.Partition = p.ID()
 		mp.LeaderEpoch = p.LeaderEpoch()
-		mp.Leader = -1
-
-		start := len(arena)
-		if errorUnavailableEndpoints {
-			for j := 0; j < p.NumReplicas(); j++ {
-				if r := p.Replica(j); bt.aliveNode(r) != nil {
-					arena = append(arena, r)
-				}
-			}
-		} else {
-			arena = p.AppendReplicas(arena)
-		}
-		mp.Replicas = arena[start:len(arena):len(arena)]
-		start = len(arena)
-		if errorUnavailableEndpoints {
-			for j := 0; j < p.NumISR(); j++ {
-				if r := p.ISRMember(j); bt.aliveNode(r) != nil {
-					arena = append(arena, r)
-				}
-			}
-		} else {
-			arena = p.AppendISR(arena)
-		}
-		mp.ISR = arena[start:len(arena):len(arena)]
-		start = len(arena)
-		arena = bt.appendOffline(arena, p)
-		mp.OfflineReplicas = arena[start:len(arena):len(arena)]
-
-		leader := bt.get(p.Leader())
-		switch {
-		case leader == nil:
-			mp.ErrorCode = ErrLeaderNotAvailable
-		case !leader.hasEP:
-			if errorUnavailableListeners {
-				mp.ErrorCode = ErrListenerNotFound
-			} else {
-				mp.ErrorCode = ErrLeaderNotAvailable
-			}
-		default:
-			mp.Leader = p.Leader()
-			if len(mp.Replicas) < p.NumReplicas() || len(mp.ISR) < p.NumISR() {
-				mp.ErrorCode = ErrReplicaNotAvailable
-			}
-		}
+		mp.Leader = s.leader
+		mp.ErrorCode = s.errorCode
+		mp.Replicas = s.replicas
+		mp.ISR = s.isr
+		mp.OfflineReplicas = s.offline
 	}
-	al.ids = arena[len(arena):]
 	e.Partitions = parts
 	return e
 }
 
-// alloc is the memory of one answer's partitions, taken in two allocations
-// for all of its topics: the partition entries and every id list.
-type alloc struct {
-	parts []kmsg.MetadataResponseTopicPartition
-	ids   []int32
+// shape is what a partition's entry holds besides its id and leader epoch:
+// it depends only on the partition's assignment (image.Partition
+// .SameAssignment) and on the brokers, so an answer computes it once per
+// distinct assignment.
+type shape struct {
+	src       *image.Partition // an image partition of this assignment; nil: empty slot
+	replicas  []int32
+	isr       []int32
+	offline   []int32
+	leader    int32
+	errorCode int16
 }
 
-func newAlloc(ts []*image.Topic) *alloc {
-	np, ni := 0, 0
-	for _, t := range ts {
-		n := t.NumPartitions()
-		np += n
-		for i := 0; i < n; i++ {
-			p := t.PartitionAt(i)
-			ni += 2*p.NumReplicas() + p.NumISR()
+// fill makes s the shape of p (a partition whose assignment is not in the
+// table, or whose slot another assignment holds).
+func (ids *partsBuilder) fill(s *shape, p *image.Partition, bt *brokers, v int16) {
+	s.src = p
+
+	// Replicas and ISR, only the alive ones at v0
+	// (errorUnavailableEndpoints); an ISR equal to the replicas shares
+	// their list.
+	buf := p.AppendReplicas(ids.scratch[:0])
+	nr := len(buf)
+	buf = p.AppendISR(buf)
+	ids.scratch = buf[:0]
+	reps, isr := buf[:nr:nr], buf[nr:]
+	if v == 0 {
+		reps, isr = bt.keepAlive(reps), bt.keepAlive(isr)
+	}
+	s.replicas = ids.intern(reps)
+	if slices.Equal(isr, reps) {
+		s.isr = s.replicas
+	} else {
+		s.isr = ids.intern(isr)
+	}
+	s.offline = ids.intern(bt.appendOffline(ids.offline[:0], p))
+
+	s.leader, s.errorCode = -1, ErrNone
+	leader := bt.get(p.Leader())
+	switch {
+	case leader == nil:
+		s.errorCode = ErrLeaderNotAvailable
+	case !leader.hasEP:
+		if v >= 6 { // errorUnavailableListeners
+			s.errorCode = ErrListenerNotFound
+		} else {
+			s.errorCode = ErrLeaderNotAvailable
+		}
+	default:
+		s.leader = p.Leader()
+		if len(reps) < p.NumReplicas() || len(isr) < p.NumISR() {
+			s.errorCode = ErrReplicaNotAvailable
 		}
 	}
-	return &alloc{parts: make([]kmsg.MetadataResponseTopicPartition, np), ids: make([]int32, 0, ni)}
+}
+
+// partsBuilder is the memory of one answer's partition entries: one array
+// of entries for all of its topics, the table of shapes (one per distinct
+// assignment), and the id lists. Equal lists are one slice: most partitions of a cluster share a handful
+// of replica sets (5 brokers and replication factor 3 give at most 60), so
+// an answer of 250 000 partitions holds a few lists instead of 750 000,
+// and an ISR equal to its replicas is the replicas' slice. The lists never
+// alias the image, but they alias each other: a caller that changes a list
+// in place must copy it first (appending is safe: every list is capped).
+//
+// The lists are found again through a small direct-mapped table keyed by a
+// hash of the ids (no map, no allocation per lookup); a list not in the
+// table is copied into a chunk of ids and replaces the table's entry.
+type partsBuilder struct {
+	parts     []kmsg.MetadataResponseTopicPartition
+	shapes    []shape // a power of two, at most maxShapes
+	shapeMask uint32
+	table     [][]int32 // a power of two, at most maxIDTable
+	chunk     []int32   // free room for new lists
+	chunkSize int       // the size of a new chunk
+	scratch   []int32   // replicas then ISR of the partition being built
+	offline   []int32   // its offline replicas
+}
+
+const (
+	maxShapes  = 64
+	maxIDTable = 256
+	idChunk    = 1024
+)
+
+// emptyIDs is every empty list of every answer: it has no element to change,
+// and appending to it allocates.
+var emptyIDs = []int32{}
+
+// newPartsBuilder returns the memory of an answer of np partitions: the tables
+// are small for small answers.
+func newPartsBuilder(np int) *partsBuilder {
+	ns := min(maxShapes, pow2(np))
+	return &partsBuilder{
+		parts:     make([]kmsg.MetadataResponseTopicPartition, np),
+		shapes:    make([]shape, ns),
+		shapeMask: uint32(ns - 1),
+		table:     make([][]int32, min(maxIDTable, 4*ns)),
+		chunkSize: min(idChunk, 8*ns),
+		scratch:   make([]int32, 0, 16),
+		offline:   make([]int32, 0, 8),
+	}
+}
+
+// pow2 is the least power of two ≥ n (1 for n ≤ 1).
+func pow2(n int) int {
+	p := 1
+	for p < n {
+		p <<= 1
+	}
+	return p
+}
+
+// intern returns a list equal to l that the answer owns (l is not kept).
+func (ids *partsBuilder) intern(l []int32) []int32 {
+	if len(l) == 0 {
+		return emptyIDs
+	}
+	h := uint32(len(l))
+	for _, x := range l {
+		h = (h ^ uint32(x)) * 0x9E3779B1
+	}
+	e := &ids.table[(h^h>>16)&uint32(len(ids.table)-1)]
+	if slices.Equal(*e, l) {
+		return *e
+	}
+	if cap(ids.chunk)-len(ids.chunk) < len(l) {
+		ids.chunk = make([]int32, 0, max(ids.chunkSize, len(l)))
+	}
+	n := len(ids.chunk)
+	ids.chunk = append(ids.chunk, l...)
+	s := ids.chunk[n:len(ids.chunk):len(ids.chunk)]
+	*e = s
+	return s
 }
