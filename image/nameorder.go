@@ -18,8 +18,9 @@ import (
 // value whose order is computed when first asked for (never at Apply, which
 // stays O(topics changed)).
 type nameOrder struct {
-	once sync.Once
-	list []*Topic // read-only once computed
+	once  sync.Once
+	list  []*Topic // read-only once computed
+	parts int      // the partitions of all the topics
 }
 
 // byNameOrder returns the topics sorted by name. The slice is shared by every
@@ -27,9 +28,12 @@ type nameOrder struct {
 func (t *Topics) byNameOrder() []*Topic {
 	t.order.once.Do(func() {
 		list := make([]*Topic, 0, t.Len())
+		parts := 0
 		for _, tp := range t.byID.All() {
 			list = append(list, tp)
+			parts += len(tp.parts)
 		}
+		t.order.parts = parts
 		slices.SortFunc(list, func(a, b *Topic) int { return strings.Compare(a.name, b.name) })
 		t.order.list = list
 	})
@@ -50,4 +54,11 @@ func (t *Topics) AllByName() iter.Seq[*Topic] {
 			}
 		}
 	}
+}
+
+// NumPartitions is the number of partitions of all the topics, computed
+// with the name order (AllByName) once per Topics value.
+func (t *Topics) NumPartitions() int {
+	t.byNameOrder()
+	return t.order.parts
 }

@@ -1,31 +1,65 @@
 package answer
 
 import (
+	"sync/atomic"
+
+	"github.com/twmb/franz-go/pkg/kmsg"
+
 	"github.com/kmeta-go/kmeta/image"
 )
 
-// brokerInfo is what one request needs to know about a registered broker.
+// brokerInfo is what an answer needs to know about a registered broker.
 type brokerInfo struct {
 	b      *image.Broker
 	ep     image.Endpoint
 	hasEP  bool // has the request's listener
 	fenced bool
-	rack   *string // shared by every entry of one answer
+	rack   string
+	racked bool
 }
 
-// brokers is a per-answer table of the registered brokers, so that the
-// per-replica lookups of a large answer are slice indexing rather than
-// persistent-map lookups.
+// brokers is the table of the registered brokers of one cluster as seen on
+// one listener, so that the per-replica lookups of a large answer are slice
+// indexing rather than persistent-map lookups. A table is read-only once
+// built and is shared by every answer on that cluster and listener
+// (brokersFor).
 type brokers struct {
-	dense  []brokerInfo // by id when ids are small; b == nil: not registered
-	sparse map[int32]*brokerInfo
+	cluster  *image.Cluster
+	listener string
+	dense    []brokerInfo // by id when ids are small; b == nil: not registered
+	sparse   map[int32]*brokerInfo
+	order    []*brokerInfo // the registered brokers by id
+	answered int           // how many are alive with the listener (Metadata's Brokers)
+	alive    []int32       // the unfenced broker ids, ascending (ControllerId)
 }
 
 const denseLimit = 1 << 12
 
-func newBrokers(img *image.Image, listener string) *brokers {
+// tableCache holds the tables of the last few (cluster, listener) pairs
+// answered. A Cluster never changes and an image that did not change its
+// brokers shares its base's Cluster, so a table is built once per broker
+// change and listener instead of once per request. The cache keeps at most
+// len(slots) clusters' registrations alive.
+var tableCache struct {
+	next  atomic.Uint32
+	slots [4]atomic.Pointer[brokers]
+}
+
+// brokersFor returns the table of img's brokers on listener.
+func brokersFor(img *image.Image, listener string) *brokers {
 	c := img.Cluster()
-	t := &brokers{}
+	for i := range tableCache.slots {
+		if t := tableCache.slots[i].Load(); t != nil && t.cluster == c && t.listener == listener {
+			return t
+		}
+	}
+	t := newBrokers(c, listener)
+	tableCache.slots[tableCache.next.Add(1)%uint32(len(tableCache.slots))].Store(t)
+	return t
+}
+
+func newBrokers(c *image.Cluster, listener string) *brokers {
+	t := &brokers{cluster: c, listener: listener}
 	maxID := int32(-1)
 	small := true
 	for b := range c.Brokers() {
@@ -39,17 +73,24 @@ func newBrokers(img *image.Image, listener string) *brokers {
 	} else {
 		t.sparse = make(map[int32]*brokerInfo, c.NumBrokers())
 	}
+	t.order = make([]*brokerInfo, 0, c.NumBrokers())
 	for b := range c.Brokers() {
-		bi := brokerInfo{b: b, fenced: b.Fenced()}
-		bi.ep, bi.hasEP = b.Listener(listener)
-		if r, ok := b.Rack(); ok {
-			bi.rack = &r
-		}
+		var bi *brokerInfo
 		if small {
-			t.dense[b.ID()] = bi
+			bi = &t.dense[b.ID()]
 		} else {
-			p := bi
-			t.sparse[b.ID()] = &p
+			bi = new(brokerInfo)
+			t.sparse[b.ID()] = bi
+		}
+		*bi = brokerInfo{b: b, fenced: b.Fenced()}
+		bi.ep, bi.hasEP = b.Listener(listener)
+		bi.rack, bi.racked = b.Rack()
+		t.order = append(t.order, bi)
+		if bi.hasEP && !bi.fenced {
+			t.answered++
+		}
+		if !bi.fenced {
+			t.alive = append(t.alive, b.ID())
 		}
 	}
 	return t
@@ -66,21 +107,6 @@ func (t *brokers) get(id int32) *brokerInfo {
 	return t.sparse[id]
 }
 
-// each calls fn for each registered broker in id order.
-func (t *brokers) each(img *image.Image, fn func(*brokerInfo)) {
-	if t.sparse == nil {
-		for i := range t.dense {
-			if t.dense[i].b != nil {
-				fn(&t.dense[i])
-			}
-		}
-		return
-	}
-	for b := range img.Cluster().Brokers() {
-		fn(t.sparse[b.ID()])
-	}
-}
-
 // aliveNode is KRaftMetadataCache.getAliveBrokerNode: registered, not
 // fenced, with the listener.
 func (t *brokers) aliveNode(id int32) *brokerInfo {
@@ -89,6 +115,27 @@ func (t *brokers) aliveNode(id int32) *brokerInfo {
 		return nil
 	}
 	return bi
+}
+
+// metadataBrokers is Metadata's Brokers: the alive brokers with the
+// listener, by id, each with its own copy of the rack.
+func (t *brokers) metadataBrokers() []kmsg.MetadataResponseBroker {
+	out := make([]kmsg.MetadataResponseBroker, 0, t.answered)
+	for _, bi := range t.order {
+		if bi.fenced || !bi.hasEP {
+			continue
+		}
+		b := kmsg.NewMetadataResponseBroker()
+		b.NodeID = bi.b.ID()
+		b.Host = bi.ep.Host
+		b.Port = int32(bi.ep.Port)
+		if bi.racked {
+			r := bi.rack
+			b.Rack = &r
+		}
+		out = append(out, b)
+	}
+	return out
 }
 
 // keepAlive keeps, in place and in order, the ids of l that are alive

@@ -57,7 +57,7 @@ func DescribeTopicPartitions(img *image.Image, req *kmsg.DescribeTopicPartitions
 		limit = o.MaxRequestPartitionSizeLimit
 	}
 	remaining := int(max(min(limit, req.ResponsePartitionLimit), 1))
-	bt := newBrokers(img, o.Listener)
+	bt := brokersFor(img, o.Listener)
 	var denied []kmsg.DescribeTopicPartitionsResponseTopic
 
 	for _, n := range names {

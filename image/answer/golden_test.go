@@ -288,7 +288,7 @@ func goldenText(t *testing.T, img *image.Image) string {
 	// Named topics: a known one, unknown and invalid names, an internal one,
 	// duplicates; with and without auto-creation.
 	var known string
-	if ts := sortedTopics(img.Topics()); len(ts) > 0 {
+	if ts := img.Topics().Sorted(); len(ts) > 0 {
 		known = ts[0].Name()
 	}
 	names := []string{known, "no-such-topic", "bad/name", "", "..", strings.Repeat("x", 250), GroupTopic, known}

@@ -63,13 +63,12 @@ func Metadata(img *image.Image, req *kmsg.MetadataRequest, o *Options) (*kmsg.Me
 		}
 	}
 
-	bt := newBrokers(img, o.Listener)
+	bt := brokersFor(img, o.Listener)
 	topics := img.Topics()
 
 	// Topic ids (v10+; honoured from v12 after the check above).
 	var unknownIDs []kmsg.MetadataResponseTopic
-	var candidates []string  // names to authorize, in answer order
-	var found []*image.Topic // for all-topics: the image's topics by name
+	var candidates []string // names to authorize, in answer order
 	useIDs := false
 	if !all {
 		for i := range req.Topics {
@@ -89,100 +88,44 @@ func Metadata(img *image.Image, req *kmsg.MetadataRequest, o *Options) (*kmsg.Me
 				unknownIDs = append(unknownIDs, e)
 			}
 		}
-	}
-	switch {
-	case all:
-		found = sortedTopics(topics)
-	case useIDs:
-	default:
-		candidates = dedupNames(req.Topics)
-	}
-
-	// Authorization (DESCRIBE TOPIC), then CREATE for missing topics.
-	var authorized, deniedDescribe, deniedCreate []string
-	if all {
-		if o.Authorizer != nil {
-			kept := found[:0:0]
-			for _, t := range found {
-				if o.authorize(authz.OpDescribe, authz.ResourceTopic, t.Name()) {
-					kept = append(kept, t)
-				}
-			}
-			found = kept
-		}
-	} else {
-		for _, n := range candidates {
-			if o.authorize(authz.OpDescribe, authz.ResourceTopic, n) {
-				authorized = append(authorized, n)
-			} else {
-				deniedDescribe = append(deniedDescribe, n)
-			}
-		}
-		if len(authorized) > 0 && allowAutoTopicCreation(req) && !o.DisableAutoCreateTopics && o.Authorizer != nil &&
-			!o.authorize(authz.OpCreate, authz.ResourceCluster, authz.ClusterName) {
-			kept := authorized[:0:0]
-			for _, n := range authorized {
-				if _, ok := topics.ByName(n); !ok && !o.authorize(authz.OpCreate, authz.ResourceTopic, n) {
-					deniedCreate = append(deniedCreate, n)
-				} else {
-					kept = append(kept, n)
-				}
-			}
-			authorized = kept
+		if !useIDs {
+			candidates = dedupNames(req.Topics)
 		}
 	}
 
-	allowCreate := !o.DisableAutoCreateTopics && allowAutoTopicCreation(req) && !all
-	var create []CreateTopic
 	var out []kmsg.MetadataResponseTopic
-	out = append(out, unknownIDs...)
-
+	var create []CreateTopic
+	var deniedDescribe, deniedCreate []string
 	if all {
-		out = slices.Grow(out, len(found))
-		names := make([]string, len(found))
-		np := 0
-		for _, t := range found {
-			np += t.NumPartitions()
-		}
-		ids := newPartsBuilder(np)
-		for i, t := range found {
-			names[i] = t.Name()
-			out = append(out, topicMetadata(t, &names[i], bt, v, ids))
-		}
+		out = allTopicsMetadata(topics, bt, v, o)
 	} else {
-		var missing []string
-		var ids *partsBuilder
-		names := make([]string, len(authorized))
-		for i, n := range authorized {
-			names[i] = n
-			if t, ok := topics.ByName(n); ok {
-				ids = newPartsBuilder(t.NumPartitions())
-				out = append(out, topicMetadata(t, &names[i], bt, v, ids))
-			} else {
-				missing = append(missing, n)
+		// Authorization (DESCRIBE TOPIC), then CREATE for missing topics.
+		authorized := candidates // without an authorizer, all of them
+		if o.Authorizer != nil {
+			authorized = nil
+			for _, n := range candidates {
+				if o.authorize(authz.OpDescribe, authz.ResourceTopic, n) {
+					authorized = append(authorized, n)
+				} else {
+					deniedDescribe = append(deniedDescribe, n)
+				}
+			}
+			if len(authorized) > 0 && allowAutoTopicCreation(req) && !o.DisableAutoCreateTopics &&
+				!o.authorize(authz.OpCreate, authz.ResourceCluster, authz.ClusterName) {
+				kept := authorized[:0:0]
+				for _, n := range authorized {
+					if _, ok := topics.ByName(n); !ok && !o.authorize(authz.OpCreate, authz.ResourceTopic, n) {
+						deniedCreate = append(deniedCreate, n)
+					} else {
+						kept = append(kept, n)
+					}
+				}
+				authorized = kept
 			}
 		}
-		if allowCreate {
-			for _, n := range missing {
-				if !ValidTopicName(n) {
-					out = append(out, errorTopic(ErrInvalidTopic, n, IsInternal(n)))
-				}
-			}
-			for _, n := range missing {
-				if ValidTopicName(n) {
-					out = append(out, errorTopic(ErrUnknownTopicOrPartition, n, IsInternal(n)))
-					create = append(create, o.createTopic(n))
-				}
-			}
-		} else {
-			for _, n := range missing {
-				code := ErrUnknownTopicOrPartition
-				if !ValidTopicName(n) {
-					code = ErrInvalidTopic
-				}
-				out = append(out, errorTopic(code, n, IsInternal(n)))
-			}
-		}
+		out = make([]kmsg.MetadataResponseTopic, 0, len(unknownIDs)+len(authorized)+len(deniedCreate)+len(deniedDescribe))
+		out = append(out, unknownIDs...)
+		out, create = namedTopicsMetadata(out, topics, authorized, bt, v, req, o)
 	}
 
 	// Authorized operations (v8+), for the entries built above (not the
@@ -197,19 +140,17 @@ func Metadata(img *image.Image, req *kmsg.MetadataRequest, o *Options) (*kmsg.Me
 		e := errorTopic(ErrTopicAuthorizationFailed, n, IsInternal(n))
 		out = append(out, e)
 	}
-	if !all {
-		for _, n := range deniedDescribe {
-			e := kmsg.NewMetadataResponseTopic()
-			e.ErrorCode = ErrTopicAuthorizationFailed
-			if useIDs {
-				id, _ := topics.IDOf(n)
-				e.TopicID = id
-			} else {
-				s := n
-				e.Topic = &s
-			}
-			out = append(out, e)
+	for _, n := range deniedDescribe {
+		e := kmsg.NewMetadataResponseTopic()
+		e.ErrorCode = ErrTopicAuthorizationFailed
+		if useIDs {
+			id, _ := topics.IDOf(n)
+			e.TopicID = id
+		} else {
+			s := n
+			e.Topic = &s
 		}
+		out = append(out, e)
 	}
 	resp.Topics = out
 
@@ -222,23 +163,112 @@ func Metadata(img *image.Image, req *kmsg.MetadataRequest, o *Options) (*kmsg.Me
 		}
 	}
 
-	bt.each(img, func(bi *brokerInfo) {
-		if bi.fenced || !bi.hasEP {
-			return
-		}
-		b := kmsg.NewMetadataResponseBroker()
-		b.NodeID = bi.b.ID()
-		b.Host = bi.ep.Host
-		b.Port = int32(bi.ep.Port)
-		b.Rack = bi.rack
-		resp.Brokers = append(resp.Brokers, b)
-	})
+	resp.Brokers = bt.metadataBrokers()
 	if o.ClusterID != "" {
 		id := o.ClusterID
 		resp.ClusterID = &id
 	}
-	resp.ControllerID = o.controllerID(img)
+	resp.ControllerID = o.controllerIDOf(bt.alive)
 	return resp, create
+}
+
+// allTopicsMetadata is the entries of an all-topics request: every topic
+// the principal may DESCRIBE, by name.
+func allTopicsMetadata(topics *image.Topics, bt *brokers, v int16, o *Options) []kmsg.MetadataResponseTopic {
+	n, np := topics.Len(), topics.NumPartitions()
+	var found []*image.Topic
+	if o.Authorizer != nil {
+		n, np = 0, 0
+		for t := range topics.AllByName() {
+			if o.authorize(authz.OpDescribe, authz.ResourceTopic, t.Name()) {
+				found = append(found, t)
+				n++
+				np += t.NumPartitions()
+			}
+		}
+	}
+	out := make([]kmsg.MetadataResponseTopic, n)
+	names := make([]string, n)
+	var pb partsBuilder
+	pb.init(np)
+	i := 0
+	add := func(t *image.Topic) {
+		names[i] = t.Name()
+		out[i] = topicMetadata(t, &names[i], bt, v, &pb)
+		i++
+	}
+	if o.Authorizer != nil {
+		for _, t := range found {
+			add(t)
+		}
+	} else {
+		for t := range topics.AllByName() {
+			add(t)
+		}
+	}
+	return out
+}
+
+// namedTopicsMetadata appends the entries of the authorized names of a
+// request for named topics: the topics found, in request order; then the
+// missing ones (invalid names first, then those to auto-create, each in
+// request order). It returns the topics to create.
+func namedTopicsMetadata(out []kmsg.MetadataResponseTopic, topics *image.Topics, authorized []string, bt *brokers, v int16, req *kmsg.MetadataRequest, o *Options) ([]kmsg.MetadataResponseTopic, []CreateTopic) {
+	var buf [8]*image.Topic
+	found := buf[:0]
+	if len(authorized) > len(buf) {
+		found = make([]*image.Topic, 0, len(authorized))
+	}
+	np, missing := 0, 0
+	for _, n := range authorized {
+		t, ok := topics.ByName(n)
+		found = append(found, t)
+		if ok {
+			np += t.NumPartitions()
+		} else {
+			missing++
+		}
+	}
+	var pb partsBuilder
+	if np > 0 {
+		pb.init(np)
+	}
+	// Entries point at the elements of authorized, a slice of this answer.
+	for i, t := range found {
+		if t != nil {
+			out = append(out, topicMetadata(t, &authorized[i], bt, v, &pb))
+		}
+	}
+	if missing == 0 {
+		return out, nil
+	}
+	var create []CreateTopic
+	allowCreate := !o.DisableAutoCreateTopics && allowAutoTopicCreation(req)
+	if allowCreate {
+		for i, n := range authorized {
+			if found[i] == nil && !ValidTopicName(n) {
+				out = append(out, errorTopic(ErrInvalidTopic, n, IsInternal(n)))
+			}
+		}
+		for i, n := range authorized {
+			if found[i] == nil && ValidTopicName(n) {
+				out = append(out, errorTopic(ErrUnknownTopicOrPartition, n, IsInternal(n)))
+				create = append(create, o.createTopic(n))
+			}
+		}
+	} else {
+		for i, n := range authorized {
+			if found[i] != nil {
+				continue
+			}
+			code := ErrUnknownTopicOrPartition
+			if !ValidTopicName(n) {
+				code = ErrInvalidTopic
+			}
+			out = append(out, errorTopic(code, n, IsInternal(n)))
+		}
+	}
+	return out, create
 }
 
 func containsID(ts []kmsg.MetadataResponseTopic, id [16]byte) bool {
@@ -272,16 +302,6 @@ func dedupNames(ts []kmsg.MetadataRequestTopic) []string {
 			continue
 		}
 		out = append(out, n)
-	}
-	return out
-}
-
-// sortedTopics returns the image's topics sorted by name (the image keeps
-// the order, computed once per set of topics).
-func sortedTopics(t *image.Topics) []*image.Topic {
-	out := make([]*image.Topic, 0, t.Len())
-	for tp := range t.AllByName() {
-		out = append(out, tp)
 	}
 	return out
 }
@@ -363,10 +383,10 @@ func (ids *partsBuilder) fill(s *shape, p *image.Partition, bt *brokers, v int16
 	// Replicas and ISR, only the alive ones at v0
 	// (errorUnavailableEndpoints); an ISR equal to the replicas shares
 	// their list.
-	buf := p.AppendReplicas(ids.scratch[:0])
+	var arr [16]int32
+	buf := p.AppendReplicas(arr[:0])
 	nr := len(buf)
 	buf = p.AppendISR(buf)
-	ids.scratch = buf[:0]
 	reps, isr := buf[:nr:nr], buf[nr:]
 	if v == 0 {
 		reps, isr = bt.keepAlive(reps), bt.keepAlive(isr)
@@ -377,7 +397,8 @@ func (ids *partsBuilder) fill(s *shape, p *image.Partition, bt *brokers, v int16
 	} else {
 		s.isr = ids.intern(isr)
 	}
-	s.offline = ids.intern(bt.appendOffline(ids.offline[:0], p))
+	var off [8]int32
+	s.offline = ids.intern(bt.appendOffline(off[:0], p))
 
 	s.leader, s.errorCode = -1, ErrNone
 	leader := bt.get(p.Leader())
@@ -417,33 +438,36 @@ type partsBuilder struct {
 	table     [][]int32 // a power of two, at most maxIDTable
 	chunk     []int32   // free room for new lists
 	chunkSize int       // the size of a new chunk
-	scratch   []int32   // replicas then ISR of the partition being built
-	offline   []int32   // its offline replicas
+
+	// The tables of an answer of at most smallParts partitions.
+	smallShapes [4]shape
+	smallTable  [8][]int32
 }
 
 const (
 	maxShapes  = 64
 	maxIDTable = 256
 	idChunk    = 1024
+	smallParts = 64
 )
 
 // emptyIDs is every empty list of every answer: it has no element to change,
 // and appending to it allocates.
 var emptyIDs = []int32{}
 
-// newPartsBuilder returns the memory of an answer of np partitions: the tables
-// are small for small answers.
-func newPartsBuilder(np int) *partsBuilder {
-	ns := min(maxShapes, pow2(np))
-	return &partsBuilder{
-		parts:     make([]kmsg.MetadataResponseTopicPartition, np),
-		shapes:    make([]shape, ns),
-		shapeMask: uint32(ns - 1),
-		table:     make([][]int32, min(maxIDTable, 4*ns)),
-		chunkSize: min(idChunk, 8*ns),
-		scratch:   make([]int32, 0, 16),
-		offline:   make([]int32, 0, 8),
+// init readies pb for an answer of np partitions: the tables grow with the
+// answer up to their maximum sizes.
+func (pb *partsBuilder) init(np int) {
+	pb.parts = make([]kmsg.MetadataResponseTopicPartition, np)
+	if np <= smallParts {
+		pb.shapes, pb.table, pb.chunkSize = pb.smallShapes[:], pb.smallTable[:], 16
+	} else {
+		ns := min(maxShapes, pow2(np/16))
+		pb.shapes = make([]shape, ns)
+		pb.table = make([][]int32, 4*ns)
+		pb.chunkSize = min(idChunk, 16*ns)
 	}
+	pb.shapeMask = uint32(len(pb.shapes) - 1)
 }
 
 // pow2 is the least power of two ≥ n (1 for n ≤ 1).

@@ -1,6 +1,8 @@
 package answer
 
 import (
+	"slices"
+
 	"github.com/kmeta-go/kmeta/image"
 	"github.com/kmeta-go/kmeta/image/authz"
 )
@@ -139,6 +141,19 @@ func (o *Options) authorize(op, rt int8, name string) bool {
 
 func (o *Options) authorizedOps(rt int8, name string) int32 {
 	return authz.AuthorizedOperations(o.Authorizer, authz.Context{Principal: o.Principal, Host: o.Host}, rt, name)
+}
+
+// controllerIDOf is ControllerId among the alive (unfenced) broker ids in
+// ascending order, or -1 when there is none
+// (MetadataResponse.NO_CONTROLLER_ID). ControllerID gets a copy.
+func (o *Options) controllerIDOf(alive []int32) int32 {
+	if len(alive) == 0 {
+		return -1
+	}
+	if o.ControllerID == nil {
+		return alive[0]
+	}
+	return o.ControllerID(slices.Clone(alive))
 }
 
 // controllerID is ControllerId: an alive broker id, or -1 when none

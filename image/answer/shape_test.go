@@ -216,3 +216,59 @@ func TestMetadataPartitionsModel(t *testing.T) {
 		})
 	}
 }
+
+// TestBrokerTablesFollowImages: answers on many images and listeners at
+// once (more pairs than the table cache holds, from several goroutines)
+// each list exactly the brokers of their own image and listener, and a
+// rack changed in one answer is not seen by the next.
+func TestBrokerTablesFollowImages(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	var imgs []*image.Image
+	for range 6 {
+		imgs = append(imgs, randomImage(t, r))
+	}
+	want := func(img *image.Image, listener string) []int32 {
+		var ids []int32
+		for b := range img.Cluster().Brokers() {
+			if _, ok := b.Listener(listener); ok && !b.Fenced() {
+				ids = append(ids, b.ID())
+			}
+		}
+		return ids
+	}
+	done := make(chan error)
+	for g := range 4 {
+		go func() {
+			for i := range 200 {
+				img := imgs[(g+i)%len(imgs)]
+				l := []string{"PLAINTEXT", "INTERNAL", "NONE"}[(g*7+i)%3]
+				resp, _ := Metadata(img, mdReq(12, "t001"), &Options{Listener: l})
+				var got []int32
+				for _, b := range resp.Brokers {
+					got = append(got, b.NodeID)
+				}
+				if !slices.Equal(got, want(img, l)) {
+					done <- fmt.Errorf("image %d %s: brokers %v, want %v", (g+i)%len(imgs), l, got, want(img, l))
+					return
+				}
+			}
+			done <- nil
+		}()
+	}
+	for range 4 {
+		if err := <-done; err != nil {
+			t.Fatal(err)
+		}
+	}
+	img := edgeImage(t)
+	first, _ := Metadata(img, mdReq(12), &Options{Listener: "PLAINTEXT"})
+	for i := range first.Brokers {
+		if first.Brokers[i].Rack != nil {
+			*first.Brokers[i].Rack = "changed"
+		}
+	}
+	again, _ := Metadata(img, mdReq(12), &Options{Listener: "PLAINTEXT"})
+	if again.Brokers[0].Rack == nil || *again.Brokers[0].Rack != "r1" {
+		t.Fatalf("rack of broker %d: %v", again.Brokers[0].NodeID, again.Brokers[0].Rack)
+	}
+}
