@@ -86,6 +86,10 @@ func CheckProduce(t *image.Topic, p int32, local int32) Result {
 }
 
 // CheckName is Check for a topic given by name (requests before topic ids).
+// It looks the topic up on every call (the name index, then the id index);
+// a request handler resolves each requested topic once with img.Topic and
+// calls Check for each of its partitions, as Kafka's fetch handling does
+// (see the package doc and BenchmarkCheckFetchRequest).
 func CheckName(img *image.Image, topic string, p, currentLeaderEpoch, local int32, needLeader bool) Result {
 	t, _ := img.Topic(topic)
 	return Check(t, p, currentLeaderEpoch, local, needLeader)
