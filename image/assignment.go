@@ -8,11 +8,15 @@ package image
 // so an answer computes them once per distinct assignment
 // (KRaftMetadataCache computes them for every partition).
 func (p *Partition) SameAssignment(q *Partition) bool {
-	if p.leader != q.leader || p.hasDirs != q.hasDirs || p.n != q.n {
+	// Field by field: comparing the arrays whole calls memequal.
+	if p.leader != q.leader || p.hasDirs != q.hasDirs ||
+		p.n[0] != q.n[0] || p.n[1] != q.n[1] || p.n[2] != q.n[2] ||
+		p.n[3] != q.n[3] || p.n[4] != q.n[4] || p.n[5] != q.n[5] {
 		return false
 	}
-	if p.ids == nil && q.ids == nil {
-		return p.inline == q.inline // slots past the ids are zero in both
+	if p.ids == nil && q.ids == nil { // slots past the ids are zero in both
+		a, b := &p.inline, &q.inline
+		return a[0] == b[0] && a[1] == b[1] && a[2] == b[2] && a[3] == b[3] && a[4] == b[4] && a[5] == b[5]
 	}
 	a, b := p.all(), q.all() // of equal lengths: n and hasDirs are equal
 	b = b[:len(a)]
