@@ -5,7 +5,6 @@ import (
 	"math"
 	"slices"
 	"sort"
-	"unsafe"
 
 	"github.com/kmeta-go/kmeta/record"
 	"github.com/twmb/franz-go/pkg/kmsg"
@@ -137,13 +136,15 @@ type merger struct {
 	rewind  int
 
 	changed bool
-	// dirty holds the topics this merge replaced (nil: deleted); the next
-	// view's name map is one clone of the receiver's with these applied.
-	dirty      map[string]*Topic
-	put1       bool // the current answer topic was put, as last
-	last       *Topic
-	order      []*Topic // the next view's order, from the first change on
-	replaced   topicFilter
+	// tw writes the next view's name index, copying only the chunks of the
+	// receiver's it touches.
+	tw tableWriter
+	// slot is the slot of the current answer entry's topic in the table
+	// being written (-1: none).
+	slot int32
+	// order is the next view's order from the first entry whose slot differs
+	// from the receiver's on; nil while they agree.
+	order      []int32
 	ids        map[record.UUID]string
 	refreshing int
 	brokers    []Broker
@@ -192,7 +193,8 @@ func (v *View) Merge(resp *kmsg.MetadataResponse, opts MergeOptions) (*View, Rep
 		return v, Report{ErrorCode: resp.ErrorCode}
 	}
 	m := merger{v: v, opts: opts, version: resp.Version, rewind: v.cfg.rewindAfter(),
-		refreshing: v.refreshing, brokers: v.brokers, controller: v.controller, clusterID: v.clusterID}
+		refreshing: v.refreshing, brokers: v.brokers, controller: v.controller, clusterID: v.clusterID,
+		tw: tableWriter{base: &v.tab}}
 	m.mergeBrokers(resp)
 	if resp.Version >= 1 && resp.ControllerID != m.controller {
 		m.controller = resp.ControllerID
@@ -206,39 +208,34 @@ func (v *View) Merge(resp *kmsg.MetadataResponse, opts MergeOptions) (*View, Rep
 		m.clusterID = &id
 		m.changed = true
 	}
-	answered, hits := 0, 0
+	answered := 0
 	for i := range resp.Topics {
 		rt := &resp.Topics[i]
-		// The view remembers the order of the answer that made it: the same
-		// broker answers the same topics in the same order, so the topic at
-		// i is found without a map lookup.
-		var hint *Topic
+		// The view remembers, for each entry of the answer that made it, the
+		// slot of that entry's topic: the same broker answers the same topics
+		// in the same order, so the topic at i is found without hashing.
+		hint := int32(-1)
 		if i < len(v.order) && rt.Topic != nil {
-			if h := v.order[i]; h != nil && h.name == *rt.Topic {
-				hint = h
-			}
+			hint = v.order[i]
 		}
-		m.put1 = false
-		cur, known := m.mergeTopic(rt, hint)
-		if known {
+		m.slot = -1
+		if m.mergeTopic(rt, hint) {
 			answered++
 		}
-		if m.put1 {
-			cur = m.last
+		slot := int32(-1)
+		if rt.Topic != nil {
+			slot = m.slot
 		}
-		if hint != nil && hits == i {
-			hits++
-		}
-		if m.changed && m.order == nil {
-			m.startOrder(resp, i, hits)
-		}
-		if m.order != nil {
-			if rt.Topic != nil {
-				m.order[i] = cur
+		if m.order == nil {
+			if i < len(v.order) && v.order[i] == slot {
+				continue
 			}
+			m.order = make([]int32, len(resp.Topics))
+			copy(m.order, v.order[:i])
 		}
+		m.order[i] = slot
 	}
-	if opts.AllTopics && answered < len(v.topics) {
+	if opts.AllTopics && answered < v.tab.n {
 		m.absent(resp)
 	}
 	if !m.changed {
@@ -246,31 +243,23 @@ func (v *View) Merge(resp *kmsg.MetadataResponse, opts MergeOptions) (*View, Rep
 	}
 	m.rep.Changed = true
 	next := &View{cfg: v.cfg, brokers: m.brokers, controller: m.controller, clusterID: m.clusterID,
-		topics: v.topics, ids: v.ids, refreshing: m.refreshing, updates: v.updates + 1}
-	if m.dirty != nil {
-		next.topics = maps.Clone(v.topics)
-		for name, t := range m.dirty {
-			if t == nil {
-				delete(next.topics, name)
-			} else {
-				next.topics[name] = t
+		tab: m.tw.finish(), ids: v.ids, refreshing: m.refreshing, updates: v.updates + 1}
+	switch {
+	case m.tw.rebuilt:
+		// Slots moved: the order is looked up again in the new table.
+		next.order = make([]int32, len(resp.Topics))
+		for i := range resp.Topics {
+			next.order[i] = -1
+			if n := resp.Topics[i].Topic; n != nil {
+				_, next.order[i] = next.tab.find(*n)
 			}
 		}
-	}
-	next.order = m.order
-	if m.dirty != nil {
-		// A name answered twice (or by name and by id), or a topic removed
-		// after the answer's entries: an entry may hold a replaced topic.
-		// The filter of replaced topics' addresses skips the lookup for all
-		// others.
-		for i, t := range next.order {
-			if t == nil || !m.replaced.has(t) {
-				continue
-			}
-			if nt, ok := m.dirty[t.name]; ok && nt != t {
-				next.order[i] = nt
-			}
-		}
+	case m.order != nil:
+		next.order = m.order
+	default:
+		// Every entry's slot is the receiver's: its order is shared (it is
+		// never modified).
+		next.order = v.order[:len(resp.Topics)]
 	}
 	if m.ids != nil {
 		next.ids = m.ids
@@ -280,43 +269,8 @@ func (v *View) Merge(resp *kmsg.MetadataResponse, opts MergeOptions) (*View, Rep
 
 func (m *merger) event(e Event) { m.rep.Events = append(m.rep.Events, e) }
 
-// topicFilter is a Bloom filter of one hash over topic addresses: has may
-// say yes for a topic never added, never no for one added.
-type topicFilter [64]uint64
-
-func filterBit(t *Topic) uint {
-	h := uint64(uintptr(unsafe.Pointer(t))) * 0x9e3779b97f4a7c15
-	return uint(h >> 52) // 4 096 bits
-}
-
-func (f *topicFilter) add(t *Topic) { b := filterBit(t); f[b/64] |= 1 << (b % 64) }
-
-func (f *topicFilter) has(t *Topic) bool { b := filterBit(t); return f[b/64]&(1<<(b%64)) != 0 }
-
-// startOrder allocates the next view's order at the first change, at answer
-// entry i, filling entries before i: from the receiver's order when they
-// were all found there (hits == i), by lookup otherwise.
-func (m *merger) startOrder(resp *kmsg.MetadataResponse, i, hits int) {
-	m.order = make([]*Topic, len(resp.Topics))
-	if hits >= i {
-		copy(m.order, m.v.order[:i])
-		return
-	}
-	for j := range i {
-		if n := resp.Topics[j].Topic; n != nil {
-			m.order[j] = m.get(*n)
-		}
-	}
-}
-
-func (m *merger) get(name string) *Topic {
-	if m.dirty != nil {
-		if t, ok := m.dirty[name]; ok {
-			return t
-		}
-	}
-	return m.v.topics[name]
-}
+// get returns the topic named name as the merge has made it so far.
+func (m *merger) get(name string) *Topic { return m.tw.table().get(name) }
 
 func (m *merger) nameOf(id record.UUID) (string, bool) {
 	if m.ids != nil {
@@ -330,14 +284,7 @@ func (m *merger) nameOf(id record.UUID) (string, bool) {
 // put replaces topic old (nil: none) by nt (nil: delete) under name.
 func (m *merger) put(name string, old, nt *Topic) {
 	m.changed = true
-	if m.dirty == nil {
-		m.dirty = make(map[string]*Topic)
-	}
-	m.dirty[name] = nt
-	m.put1, m.last = true, nt
-	if old != nil {
-		m.replaced.add(old)
-	}
+	m.slot = m.tw.set(name, nt, m.slot)
 	if old != nil && old.NeedsRefresh() {
 		m.refreshing--
 	}
@@ -404,10 +351,11 @@ func sortBrokers(bs []Broker) []Broker {
 	return out
 }
 
-// mergeTopic merges one topic of the answer; it returns the topic it found
-// (nil: none) and reports whether the topic was one of the receiver's. hint,
-// when not nil, is the receiver's topic of the answer's name.
-func (m *merger) mergeTopic(rt *kmsg.MetadataResponseTopic, hint *Topic) (*Topic, bool) {
+// mergeTopic merges one topic of the answer and reports whether the topic
+// was one of the receiver's; it leaves in m.slot the slot of the entry's
+// topic in the table being written (-1: none). hint is a slot of the
+// receiver's table where the answer's name may be (-1: none).
+func (m *merger) mergeTopic(rt *kmsg.MetadataResponseTopic, hint int32) bool {
 	var name string
 	id := record.UUID(rt.TopicID)
 	switch {
@@ -416,21 +364,30 @@ func (m *merger) mergeTopic(rt *kmsg.MetadataResponseTopic, hint *Topic) (*Topic
 	case id != record.ZeroUUID:
 		n, ok := m.nameOf(id)
 		if !ok {
-			return nil, false // UNKNOWN_TOPIC_ID for an id the view never knew
+			return false // UNKNOWN_TOPIC_ID for an id the view never knew
 		}
 		name = n
 	default:
 		m.rep.Invalid++
-		return nil, false
+		return false
 	}
-	orig := hint
+	// orig is the receiver's topic, old the topic as this merge has made it
+	// so far (another entry of the answer may have named it already).
+	orig, slot := m.v.tab.topicAt(hint, name), hint
 	if orig == nil {
-		orig = m.v.topics[name]
+		orig, slot = m.v.tab.find(name)
 	}
 	old, known := orig, orig != nil
-	if m.dirty != nil {
-		if t, ok := m.dirty[name]; ok {
-			old = t
+	m.slot = slot
+	if m.tw.started {
+		t := &m.tw.t
+		if m.tw.rebuilt {
+			old = nil
+		} else {
+			old = t.topicAt(slot, name)
+		}
+		if old == nil {
+			old, m.slot = t.find(name)
 		}
 	}
 	switch rt.ErrorCode {
@@ -438,7 +395,7 @@ func (m *merger) mergeTopic(rt *kmsg.MetadataResponseTopic, hint *Topic) (*Topic
 		if old != nil {
 			m.gone(name, old)
 		}
-		return old, known
+		return known
 	case errTopicAuthorization, errInvalidTopic:
 		// Surfaced to the embedder, not refreshed (Metadata.java records
 		// these and throws them to the caller).
@@ -449,11 +406,11 @@ func (m *merger) mergeTopic(rt *kmsg.MetadataResponseTopic, hint *Topic) (*Topic
 			nt.errorCode = rt.ErrorCode
 			m.put(name, old, &nt)
 		}
-		return old, known
+		return known
 	}
 	if id != record.ZeroUUID && (old == nil || old.id != id) && m.idTaken(id, name) {
 		m.rep.Invalid++
-		return old, known
+		return known
 	}
 	if old == nil {
 		nt := &Topic{name: name, id: id}
@@ -461,14 +418,14 @@ func (m *merger) mergeTopic(rt *kmsg.MetadataResponseTopic, hint *Topic) (*Topic
 		m.event(Event{Kind: TopicAdded, Topic: name, After: int32(len(nt.parts)), TopicID: id})
 		m.rep.Progress = true
 		m.put(name, nil, nt)
-		return old, known
+		return known
 	}
 	if id != record.ZeroUUID && old.id != record.ZeroUUID && id != old.id {
 		m.otherID(name, old, rt, id)
-		return old, known
+		return known
 	}
 	m.mergeInto(name, old, rt, id)
-	return old, known
+	return known
 }
 
 // idTaken reports whether another topic of the view holds id: an answer
@@ -512,11 +469,13 @@ func (m *merger) absent(resp *kmsg.MetadataResponse) {
 			seen[*t] = struct{}{}
 		}
 	}
-	for name := range m.v.topics {
+	for t := range m.v.tab.all() {
+		name := t.name
 		if _, ok := seen[name]; ok {
 			continue
 		}
-		if old := m.get(name); old != nil {
+		var old *Topic
+		if old, m.slot = m.tw.table().find(name); old != nil {
 			m.gone(name, old)
 		}
 	}

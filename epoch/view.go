@@ -244,19 +244,20 @@ type View struct {
 	brokers    []Broker // sorted by NodeID
 	controller int32
 	clusterID  *string
-	topics     map[string]*Topic
+	tab        topicTable // topics by name
 	ids        map[record.UUID]string
 	// order holds, for each topic entry of the answer that made this view,
-	// the view's topic of that name (nil if none): a lookup hint for the
-	// next answer. Views made otherwise (hints, MarkRefresh) have none.
-	order      []*Topic
+	// the slot of tab holding that entry's topic when the view was made
+	// (-1: none): a lookup hint for the next answer, checked by name. Views
+	// made by hints and MarkRefresh keep it (a replaced topic keeps its slot).
+	order      []int32
 	refreshing int // topics with NeedsRefresh
 	updates    uint64
 }
 
 // NewView returns an empty view.
 func NewView(cfg ViewConfig) *View {
-	return &View{cfg: cfg, controller: -1, topics: map[string]*Topic{}, ids: map[record.UUID]string{}}
+	return &View{cfg: cfg, controller: -1, ids: map[record.UUID]string{}}
 }
 
 // Config returns the view's configuration.
@@ -267,8 +268,8 @@ func (v *View) Updates() uint64 { return v.updates }
 
 // Topic returns the topic named name.
 func (v *View) Topic(name string) (*Topic, bool) {
-	t, ok := v.topics[name]
-	return t, ok
+	t := v.tab.get(name)
+	return t, t != nil
 }
 
 // TopicByID returns the topic with id.
@@ -281,18 +282,18 @@ func (v *View) TopicByID(id record.UUID) (*Topic, bool) {
 }
 
 // NumTopics is the number of topics in the view.
-func (v *View) NumTopics() int { return len(v.topics) }
+func (v *View) NumTopics() int { return v.tab.n }
 
 // Topics iterates over the topics in name order.
 func (v *View) Topics() iter.Seq[*Topic] {
 	return func(yield func(*Topic) bool) {
-		names := make([]string, 0, len(v.topics))
-		for n := range v.topics {
-			names = append(names, n)
+		ts := make([]*Topic, 0, v.tab.n)
+		for t := range v.tab.all() {
+			ts = append(ts, t)
 		}
-		sort.Strings(names)
-		for _, n := range names {
-			if !yield(v.topics[n]) {
+		sort.Slice(ts, func(i, j int) bool { return ts[i].name < ts[j].name })
+		for _, t := range ts {
+			if !yield(t) {
 				return
 			}
 		}
@@ -302,8 +303,8 @@ func (v *View) Topics() iter.Seq[*Topic] {
 // Leader returns the leader of a partition and its leader epoch; ok is false
 // when the partition is unknown or has no leader known to send requests to.
 func (v *View) Leader(topic string, partition int32) (leader, leaderEpoch int32, ok bool) {
-	t, found := v.topics[topic]
-	if !found {
+	t := v.tab.get(topic)
+	if t == nil {
 		return -1, -1, false
 	}
 	p, found := t.Partition(partition)
@@ -348,9 +349,9 @@ func (v *View) RefreshTopics(dst []string) []string {
 		return dst
 	}
 	start := len(dst)
-	for n, t := range v.topics {
+	for t := range v.tab.all() {
 		if t.NeedsRefresh() {
-			dst = append(dst, n)
+			dst = append(dst, t.name)
 		}
 	}
 	sort.Strings(dst[start:])
