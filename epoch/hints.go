@@ -178,7 +178,7 @@ func (v *View) ApplyHints(hints []Hint, nodes []Broker) (*View, Report) {
 			if nt.NeedsRefresh() {
 				next.refreshing++
 			}
-			w.set(n, nt, slot)
+			w.set(n, old, nt, slot)
 		}
 		next.tab = w.finish()
 	}
@@ -235,7 +235,7 @@ func (v *View) MarkRefresh(topic string, partitions ...int32) *View {
 	next := *v
 	next.updates++
 	w := tableWriter{base: &v.tab}
-	w.set(topic, nt, slot)
+	w.set(topic, t, nt, slot)
 	next.tab = w.finish()
 	if !t.NeedsRefresh() && nt.NeedsRefresh() {
 		next.refreshing++

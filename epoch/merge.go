@@ -284,7 +284,7 @@ func (m *merger) nameOf(id record.UUID) (string, bool) {
 // put replaces topic old (nil: none) by nt (nil: delete) under name.
 func (m *merger) put(name string, old, nt *Topic) {
 	m.changed = true
-	m.slot = m.tw.set(name, nt, m.slot)
+	m.slot = m.tw.set(name, old, nt, m.slot)
 	if old != nil && old.NeedsRefresh() {
 		m.refreshing--
 	}
@@ -381,9 +381,12 @@ func (m *merger) mergeTopic(rt *kmsg.MetadataResponseTopic, hint int32) bool {
 	m.slot = slot
 	if m.tw.started {
 		t := &m.tw.t
-		if m.tw.rebuilt {
+		switch {
+		case m.tw.rebuilt:
 			old = nil
-		} else {
+		case orig != nil && t.at(slot) == orig:
+			// Not replaced yet by this merge: no second name comparison.
+		default:
 			old = t.topicAt(slot, name)
 		}
 		if old == nil {

@@ -149,15 +149,16 @@ func (w *tableWriter) own(c uint32) []*Topic {
 	return ch
 }
 
-// set files nt under name (nil: deletes name) and returns nt's slot (-1 when
-// deleted). hint is a slot where name may be (-1: unknown).
-func (w *tableWriter) set(name string, nt *Topic, hint int32) int32 {
+// set files nt under name in place of old (nil: none; nt nil: deletes name)
+// and returns nt's slot (-1 when deleted). hint is a slot where old may be
+// (-1: unknown): when it is, name is not looked up.
+func (w *tableWriter) set(name string, old, nt *Topic, hint int32) int32 {
 	if !w.started {
 		w.start()
 	}
 	t := &w.t
 	s := int32(-1)
-	if t.topicAt(hint, name) != nil {
+	if old != nil && hint >= 0 && int(hint) < t.slots() && t.at(hint) == old {
 		s = hint
 	} else {
 		_, s = t.find(name)
