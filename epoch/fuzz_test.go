@@ -101,7 +101,9 @@ func dumpView(v *View) string {
 	for t := range v.Topics() {
 		fmt.Fprintf(&b, "%s %x e=%d r=%v g=%d s=%v ret=%v:", t.name, t.id, t.errorCode, t.refresh, t.gone, t.idStreak, t.retired)
 		for p := range t.Partitions() {
-			fmt.Fprintf(&b, " %+v", *p)
+			q := *p
+			q.lists = nil // its contents, not its address
+			fmt.Fprintf(&b, " %+v %v", q, p.allLists())
 		}
 		b.WriteByte('\n')
 	}
@@ -135,8 +137,8 @@ func checkView(t *testing.T, v *View) {
 			if p.Flags&NeedsRefresh != 0 {
 				pending++
 			}
-			if int(p.nRep)+int(p.nISR) > len(p.lists) {
-				t.Fatalf("%s/%d: lists %d < %d + %d", name, i, len(p.lists), p.nRep, p.nISR)
+			if (p.lists == nil) != (int(p.nRep)+int(p.nISR)+int(p.nOff) == 0) {
+				t.Fatalf("%s/%d: lists %p for %d + %d + %d", name, i, p.lists, p.nRep, p.nISR, p.nOff)
 			}
 		}
 		if pending != tp.pending {

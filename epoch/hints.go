@@ -140,7 +140,7 @@ func (v *View) ApplyHints(hints []Hint, nodes []Broker) (*View, Report) {
 				}
 				p.Leader, p.LeaderEpoch, p.SeenEpoch = h.LeaderID, h.LeaderEpoch, h.LeaderEpoch
 				p.Flags &^= NoLeader | EpochUnknown | Stale | Suspect | NeedsRefresh | Missing
-				p.streak = streak{}
+				p.setStreak(streak{})
 				p.ErrorCode = 0
 				rep.Progress = true
 				took = true

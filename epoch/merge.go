@@ -668,7 +668,7 @@ func (m *merger) mergePartition(cur *Partition, ap *kmsg.MetadataResponseTopicPa
 		listsChanged = p.setLists(ap)
 		m.rep.Progress = true
 		p.ErrorCode = ap.ErrorCode
-		p.streak = streak{}
+		p.setStreak(streak{})
 	case !reliable && leader < 0:
 		// twmb/franz-go#1331: "no leader, no epoch" is not a rewind. Keep the
 		// last known leader and epoch; ask again soon.
@@ -687,7 +687,7 @@ func (m *merger) mergePartition(cur *Partition, ap *kmsg.MetadataResponseTopicPa
 		p.Flags &^= NoLeader | Stale | Suspect
 		listsChanged = p.setLists(ap)
 		p.ErrorCode = ap.ErrorCode
-		p.streak = streak{}
+		p.setStreak(streak{})
 	case ep > p.SeenEpoch:
 		m.rep.Progress = true
 		listsChanged = m.accept(&p, ap, leader, ep, topic)
@@ -729,7 +729,7 @@ func (m *merger) accept(p *Partition, ap *kmsg.MetadataResponseTopicPartition, l
 	p.SeenEpoch = ep
 	p.Flags &^= Stale | Suspect
 	p.ErrorCode = ap.ErrorCode
-	p.streak = streak{}
+	p.setStreak(streak{})
 	return p.setLists(ap)
 }
 
@@ -741,7 +741,7 @@ func (m *merger) refuse(p *Partition, ap *kmsg.MetadataResponseTopicPartition, l
 	if m.opts.HasNode {
 		node = m.opts.Node
 	}
-	s := p.streak
+	s := p.streak()
 	if s.n > 0 && s.epoch == ep && s.leader == leader {
 		if s.n < 255 {
 			s.n++
@@ -757,7 +757,7 @@ func (m *merger) refuse(p *Partition, ap *kmsg.MetadataResponseTopicPartition, l
 		m.rep.Progress = true
 		return m.accept(p, ap, leader, ep, topic)
 	}
-	p.streak = s
+	p.setStreak(s)
 	p.Flags |= flag
 	m.rep.Refused++
 	if flag == Suspect {
@@ -788,15 +788,15 @@ func (t *Topic) settledPrefix(aps []kmsg.MetadataResponseTopicPartition) int {
 // (with no flags set, NeedsRefresh is clear, so the error code is not one of
 // InvalidMetadata's: mergePartition sets NeedsRefresh for those).
 func (p *Partition) unchangedBy(ap *kmsg.MetadataResponseTopicPartition) bool {
-	if p.Flags != 0 || p.streak.n != 0 || ap.ErrorCode != p.ErrorCode || ap.Leader != p.Leader ||
+	if p.Flags != 0 || p.streakN != 0 || ap.ErrorCode != p.ErrorCode || ap.Leader != p.Leader ||
 		ap.LeaderEpoch != p.LeaderEpoch || p.LeaderEpoch != p.SeenEpoch || p.Leader < 0 || p.LeaderEpoch < 0 {
 		return false
 	}
-	l := p.lists
 	nr, ni := int(p.nRep), int(p.nISR)
-	if len(ap.Replicas) != nr || len(ap.ISR) != ni || len(ap.OfflineReplicas) != len(l)-nr-ni {
+	if len(ap.Replicas) != nr || len(ap.ISR) != ni || len(ap.OfflineReplicas) != int(p.nOff) {
 		return false
 	}
+	l := p.allLists()
 	for i, x := range ap.Replicas {
 		if l[i] != x {
 			return false
@@ -823,12 +823,15 @@ func (p *Partition) setLists(ap *kmsg.MetadataResponseTopicPartition) bool {
 		return false
 	}
 	// A replica list longer than 65 535 brokers is bad input: kept clipped.
-	rep, isr := clip(ap.Replicas), clip(ap.ISR)
-	l := make([]int32, 0, len(rep)+len(isr)+len(ap.OfflineReplicas))
-	l = append(l, rep...)
-	l = append(l, isr...)
-	l = append(l, ap.OfflineReplicas...)
-	p.lists, p.nRep, p.nISR = l, uint16(len(rep)), uint16(len(isr))
+	rep, isr, off := clip(ap.Replicas), clip(ap.ISR), clip(ap.OfflineReplicas)
+	p.lists, p.nRep, p.nISR, p.nOff = nil, uint16(len(rep)), uint16(len(isr)), uint16(len(off))
+	if n := len(rep) + len(isr) + len(off); n > 0 {
+		l := make([]int32, 0, n)
+		l = append(l, rep...)
+		l = append(l, isr...)
+		l = append(l, off...)
+		p.lists = &l[0]
+	}
 	return true
 }
 
@@ -837,5 +840,5 @@ func clip(l []int32) []int32 { return l[:min(len(l), math.MaxUint16)] }
 func (p *Partition) sameScalars(q *Partition) bool {
 	return p.ID == q.ID && p.Leader == q.Leader && p.LeaderEpoch == q.LeaderEpoch &&
 		p.SeenEpoch == q.SeenEpoch && p.ErrorCode == q.ErrorCode && p.Flags == q.Flags &&
-		p.streak == q.streak && p.nRep == q.nRep && p.nISR == q.nISR && len(p.lists) == len(q.lists)
+		p.streak() == q.streak() && p.nRep == q.nRep && p.nISR == q.nISR && p.nOff == q.nOff
 }
