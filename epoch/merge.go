@@ -146,6 +146,7 @@ type merger struct {
 	// from the receiver's on; nil while they agree.
 	order      []int32
 	ids        map[record.UUID]string
+	lists      []int32 // room for the replica lists of the topic being filled
 	refreshing int
 	brokers    []Broker
 	controller int32
@@ -546,6 +547,14 @@ func (m *merger) fill(nt *Topic, rt *kmsg.MetadataResponseTopic, _ *Topic) {
 	for i := range nt.parts {
 		nt.parts[i] = placeholder(int32(i))
 	}
+	// The topic's lists in one array (a partition named twice takes its
+	// second lists from the heap).
+	size := 0
+	for i := range rt.Partitions {
+		ap := &rt.Partitions[i]
+		size += len(clip(ap.Replicas)) + len(clip(ap.ISR)) + len(clip(ap.OfflineReplicas))
+	}
+	m.lists = make([]int32, 0, size)
 	for i := range rt.Partitions {
 		ap := &rt.Partitions[i]
 		if ap.Partition < 0 || int(ap.Partition) >= n {
@@ -554,6 +563,7 @@ func (m *merger) fill(nt *Topic, rt *kmsg.MetadataResponseTopic, _ *Topic) {
 		}
 		nt.parts[ap.Partition], _ = m.mergePartition(&nt.parts[ap.Partition], ap, nt.name)
 	}
+	m.lists = nil
 	nt.recount()
 }
 
@@ -665,7 +675,7 @@ func (m *merger) mergePartition(cur *Partition, ap *kmsg.MetadataResponseTopicPa
 		} else if !reliable {
 			p.Flags |= EpochUnknown
 		}
-		listsChanged = p.setLists(ap)
+		listsChanged = m.setLists(&p, ap)
 		m.rep.Progress = true
 		p.ErrorCode = ap.ErrorCode
 		p.setStreak(streak{})
@@ -685,7 +695,7 @@ func (m *merger) mergePartition(cur *Partition, ap *kmsg.MetadataResponseTopicPa
 			p.Flags |= EpochUnknown
 		}
 		p.Flags &^= NoLeader | Stale | Suspect
-		listsChanged = p.setLists(ap)
+		listsChanged = m.setLists(&p, ap)
 		p.ErrorCode = ap.ErrorCode
 		p.setStreak(streak{})
 	case ep > p.SeenEpoch:
@@ -730,7 +740,7 @@ func (m *merger) accept(p *Partition, ap *kmsg.MetadataResponseTopicPartition, l
 	p.Flags &^= Stale | Suspect
 	p.ErrorCode = ap.ErrorCode
 	p.setStreak(streak{})
-	return p.setLists(ap)
+	return m.setLists(p, ap)
 }
 
 // refuse ignores an answer older than the view (flag Stale) or naming
@@ -816,8 +826,10 @@ func (p *Partition) unchangedBy(ap *kmsg.MetadataResponseTopicPartition) bool {
 }
 
 // setLists takes the answer's replica lists, keeping the current backing
-// array when they are equal. It reports whether they changed.
-func (p *Partition) setLists(ap *kmsg.MetadataResponseTopicPartition) bool {
+// array when they are equal. It reports whether they changed. The new array
+// is carved from m.lists when that has room (a new topic's lists end to end,
+// read in one stream by the next merge), allocated alone otherwise.
+func (m *merger) setLists(p *Partition, ap *kmsg.MetadataResponseTopicPartition) bool {
 	if slices.Equal(p.replicas(), ap.Replicas) && slices.Equal(p.isr(), ap.ISR) &&
 		slices.Equal(p.offline(), ap.OfflineReplicas) {
 		return false
@@ -825,13 +837,21 @@ func (p *Partition) setLists(ap *kmsg.MetadataResponseTopicPartition) bool {
 	// A replica list longer than 65 535 brokers is bad input: kept clipped.
 	rep, isr, off := clip(ap.Replicas), clip(ap.ISR), clip(ap.OfflineReplicas)
 	p.lists, p.nRep, p.nISR, p.nOff = nil, uint16(len(rep)), uint16(len(isr)), uint16(len(off))
-	if n := len(rep) + len(isr) + len(off); n > 0 {
-		l := make([]int32, 0, n)
-		l = append(l, rep...)
-		l = append(l, isr...)
-		l = append(l, off...)
-		p.lists = &l[0]
+	n := len(rep) + len(isr) + len(off)
+	if n == 0 {
+		return true
 	}
+	var l []int32
+	if k := len(m.lists); cap(m.lists)-k >= n {
+		l = m.lists[k : k : k+n]
+		m.lists = m.lists[:k+n]
+	} else {
+		l = make([]int32, 0, n)
+	}
+	l = append(l, rep...)
+	l = append(l, isr...)
+	l = append(l, off...)
+	p.lists = &l[0]
 	return true
 }
 
