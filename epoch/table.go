@@ -12,10 +12,10 @@ import (
 // and shares the others (copy-on-write).
 //
 // Why not a Go map: a merge that replaces 500 of 5 000 topics had to clone
-// the whole map (about 215 KB and a re-insertion of every entry) and write
-// the 500 into it. Here it copies the directory and the touched chunks (at
-// most the table's 8 192 slots, 64 KB, with one memmove per chunk), and a
-// merge that replaces one topic copies 1.5 KB.
+// the whole map (about 215 KB, every entry re-inserted) and write the 500
+// into it. Here 5 000 topics fill 8 192 slots in 64 chunks of 128; the merge
+// copies the directory (1.5 KB) and the chunks it writes (at most 64 KB, one
+// memmove each), and a merge that replaces one topic copies 2.5 KB.
 //
 // A replaced topic keeps its slot, so the slot of an answer's entry is a
 // stable lookup hint (View.order) until the table is rebuilt. A deleted
