@@ -101,7 +101,9 @@ func dumpView(v *View) string {
 	for t := range v.Topics() {
 		fmt.Fprintf(&b, "%s %x e=%d r=%v g=%d s=%v ret=%v:", t.name, t.id, t.errorCode, t.refresh, t.gone, t.idStreak, t.retired)
 		for p := range t.Partitions() {
-			fmt.Fprintf(&b, " %+v", *p)
+			q := *p
+			q.lists = nil // its contents, not its address
+			fmt.Fprintf(&b, " %+v %v", q, p.allLists())
 		}
 		b.WriteByte('\n')
 	}
@@ -113,9 +115,12 @@ func dumpView(v *View) string {
 func checkView(t *testing.T, v *View) {
 	t.Helper()
 	refreshing := 0
-	for name, tp := range v.topics {
-		if tp.name != name {
-			t.Fatalf("topic %q filed under %q", tp.name, name)
+	n := 0
+	for tp := range v.tab.all() {
+		name := tp.name
+		n++
+		if got := v.tab.get(name); got != tp {
+			t.Fatalf("topic %q not found under its name", name)
 		}
 		if tp.id != record.ZeroUUID && v.ids[tp.id] != name {
 			t.Fatalf("id of %q maps to %q", name, v.ids[tp.id])
@@ -132,8 +137,8 @@ func checkView(t *testing.T, v *View) {
 			if p.Flags&NeedsRefresh != 0 {
 				pending++
 			}
-			if int(p.nRep)+int(p.nISR) > len(p.lists) {
-				t.Fatalf("%s/%d: lists %d < %d + %d", name, i, len(p.lists), p.nRep, p.nISR)
+			if (p.lists == nil) != (int(p.nRep)+int(p.nISR)+int(p.nOff) == 0) {
+				t.Fatalf("%s/%d: lists %p for %d + %d + %d", name, i, p.lists, p.nRep, p.nISR, p.nOff)
 			}
 		}
 		if pending != tp.pending {
@@ -143,14 +148,17 @@ func checkView(t *testing.T, v *View) {
 	if refreshing != v.refreshing {
 		t.Fatalf("refreshing %d, counted %d", v.refreshing, refreshing)
 	}
+	if n != v.tab.n {
+		t.Fatalf("table counts %d topics, holds %d", v.tab.n, n)
+	}
 	for id, name := range v.ids {
-		if tp, ok := v.topics[name]; !ok || tp.id != id {
+		if tp := v.tab.get(name); tp == nil || tp.id != id {
 			t.Fatalf("id %x maps to %q, which does not have it", id, name)
 		}
 	}
-	for i, tp := range v.order {
-		if tp != nil && v.topics[tp.name] != tp {
-			t.Fatalf("order hint %d (%q) is not the view's topic", i, tp.name)
+	for i, s := range v.order {
+		if s < -1 || int(s) >= v.tab.slots() {
+			t.Fatalf("order hint %d: slot %d out of [-1, %d)", i, s, v.tab.slots())
 		}
 	}
 }
@@ -200,9 +208,10 @@ func FuzzMerge(f *testing.F) {
 					rewound[fmt.Sprintf("%s/%d", e.Topic, e.Partition)] = true
 				}
 			}
-			for name, old := range v.topics {
-				nt, ok := next.topics[name]
-				if !ok || ended[name] || (old.id != record.ZeroUUID && nt.id != old.id) {
+			for old := range v.tab.all() {
+				name := old.name
+				nt := next.tab.get(name)
+				if nt == nil || ended[name] || (old.id != record.ZeroUUID && nt.id != old.id) {
 					continue // deleted or recreated
 				}
 				if nt.NumPartitions() < old.NumPartitions() {

@@ -103,7 +103,7 @@ func (v *View) ApplyHints(hints []Hint, nodes []Broker) (*View, Report) {
 		if t, ok := changed[name]; ok {
 			return t
 		}
-		return v.topics[name]
+		return v.tab.get(name)
 	}
 	for _, h := range hints {
 		name := h.Topic
@@ -140,7 +140,7 @@ func (v *View) ApplyHints(hints []Hint, nodes []Broker) (*View, Report) {
 				}
 				p.Leader, p.LeaderEpoch, p.SeenEpoch = h.LeaderID, h.LeaderEpoch, h.LeaderEpoch
 				p.Flags &^= NoLeader | EpochUnknown | Stale | Suspect | NeedsRefresh | Missing
-				p.streak = streak{}
+				p.setStreak(streak{})
 				p.ErrorCode = 0
 				rep.Progress = true
 				took = true
@@ -166,15 +166,11 @@ func (v *View) ApplyHints(hints []Hint, nodes []Broker) (*View, Report) {
 		return v, rep
 	}
 	next := *v
-	next.order = nil // topics replaced: the lookup hint no longer holds
 	next.updates++
 	if len(changed) > 0 {
-		next.topics = make(map[string]*Topic, len(v.topics))
-		for n, t := range v.topics {
-			next.topics[n] = t
-		}
+		w := tableWriter{base: &v.tab}
 		for n, nt := range changed {
-			old := v.topics[n]
+			old, slot := v.tab.find(n)
 			nt.recount()
 			if old.NeedsRefresh() {
 				next.refreshing--
@@ -182,8 +178,9 @@ func (v *View) ApplyHints(hints []Hint, nodes []Broker) (*View, Report) {
 			if nt.NeedsRefresh() {
 				next.refreshing++
 			}
-			next.topics[n] = nt
+			w.set(n, old, nt, slot)
 		}
+		next.tab = w.finish()
 	}
 	if len(usedNodes) > 0 {
 		bs := append([]Broker(nil), v.brokers...)
@@ -216,8 +213,8 @@ func findNode(nodes []Broker, id int32) (Broker, bool) {
 // (for errors the embedder saw outside a Produce or Fetch answer, such as a
 // broker it cannot reach). Unknown topics and partitions are ignored.
 func (v *View) MarkRefresh(topic string, partitions ...int32) *View {
-	t, ok := v.topics[topic]
-	if !ok {
+	t, slot := v.tab.find(topic)
+	if t == nil {
 		return v
 	}
 	var nt *Topic
@@ -236,13 +233,10 @@ func (v *View) MarkRefresh(topic string, partitions ...int32) *View {
 	}
 	nt.recount()
 	next := *v
-	next.order = nil // topics replaced: the lookup hint no longer holds
 	next.updates++
-	next.topics = make(map[string]*Topic, len(v.topics))
-	for n, x := range v.topics {
-		next.topics[n] = x
-	}
-	next.topics[topic] = nt
+	w := tableWriter{base: &v.tab}
+	w.set(topic, t, nt, slot)
+	next.tab = w.finish()
 	if !t.NeedsRefresh() && nt.NeedsRefresh() {
 		next.refreshing++
 	}

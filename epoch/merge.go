@@ -5,7 +5,6 @@ import (
 	"math"
 	"slices"
 	"sort"
-	"unsafe"
 
 	"github.com/kmeta-go/kmeta/record"
 	"github.com/twmb/franz-go/pkg/kmsg"
@@ -137,14 +136,17 @@ type merger struct {
 	rewind  int
 
 	changed bool
-	// dirty holds the topics this merge replaced (nil: deleted); the next
-	// view's name map is one clone of the receiver's with these applied.
-	dirty      map[string]*Topic
-	put1       bool // the current answer topic was put, as last
-	last       *Topic
-	order      []*Topic // the next view's order, from the first change on
-	replaced   topicFilter
+	// tw writes the next view's name index, copying only the chunks of the
+	// receiver's it touches.
+	tw tableWriter
+	// slot is the slot of the current answer entry's topic in the table
+	// being written (-1: none).
+	slot int32
+	// order is the next view's order from the first entry whose slot differs
+	// from the receiver's on; nil while they agree.
+	order      []int32
 	ids        map[record.UUID]string
+	lists      []int32 // room for the replica lists of the topic being filled
 	refreshing int
 	brokers    []Broker
 	controller int32
@@ -192,7 +194,8 @@ func (v *View) Merge(resp *kmsg.MetadataResponse, opts MergeOptions) (*View, Rep
 		return v, Report{ErrorCode: resp.ErrorCode}
 	}
 	m := merger{v: v, opts: opts, version: resp.Version, rewind: v.cfg.rewindAfter(),
-		refreshing: v.refreshing, brokers: v.brokers, controller: v.controller, clusterID: v.clusterID}
+		refreshing: v.refreshing, brokers: v.brokers, controller: v.controller, clusterID: v.clusterID,
+		tw: tableWriter{base: &v.tab}}
 	m.mergeBrokers(resp)
 	if resp.Version >= 1 && resp.ControllerID != m.controller {
 		m.controller = resp.ControllerID
@@ -206,39 +209,34 @@ func (v *View) Merge(resp *kmsg.MetadataResponse, opts MergeOptions) (*View, Rep
 		m.clusterID = &id
 		m.changed = true
 	}
-	answered, hits := 0, 0
+	answered := 0
 	for i := range resp.Topics {
 		rt := &resp.Topics[i]
-		// The view remembers the order of the answer that made it: the same
-		// broker answers the same topics in the same order, so the topic at
-		// i is found without a map lookup.
-		var hint *Topic
+		// The view remembers, for each entry of the answer that made it, the
+		// slot of that entry's topic: the same broker answers the same topics
+		// in the same order, so the topic at i is found without hashing.
+		hint := int32(-1)
 		if i < len(v.order) && rt.Topic != nil {
-			if h := v.order[i]; h != nil && h.name == *rt.Topic {
-				hint = h
-			}
+			hint = v.order[i]
 		}
-		m.put1 = false
-		cur, known := m.mergeTopic(rt, hint)
-		if known {
+		m.slot = -1
+		if m.mergeTopic(rt, hint) {
 			answered++
 		}
-		if m.put1 {
-			cur = m.last
+		slot := int32(-1)
+		if rt.Topic != nil {
+			slot = m.slot
 		}
-		if hint != nil && hits == i {
-			hits++
-		}
-		if m.changed && m.order == nil {
-			m.startOrder(resp, i, hits)
-		}
-		if m.order != nil {
-			if rt.Topic != nil {
-				m.order[i] = cur
+		if m.order == nil {
+			if i < len(v.order) && v.order[i] == slot {
+				continue
 			}
+			m.order = make([]int32, len(resp.Topics))
+			copy(m.order, v.order[:i])
 		}
+		m.order[i] = slot
 	}
-	if opts.AllTopics && answered < len(v.topics) {
+	if opts.AllTopics && answered < v.tab.n {
 		m.absent(resp)
 	}
 	if !m.changed {
@@ -246,31 +244,23 @@ func (v *View) Merge(resp *kmsg.MetadataResponse, opts MergeOptions) (*View, Rep
 	}
 	m.rep.Changed = true
 	next := &View{cfg: v.cfg, brokers: m.brokers, controller: m.controller, clusterID: m.clusterID,
-		topics: v.topics, ids: v.ids, refreshing: m.refreshing, updates: v.updates + 1}
-	if m.dirty != nil {
-		next.topics = maps.Clone(v.topics)
-		for name, t := range m.dirty {
-			if t == nil {
-				delete(next.topics, name)
-			} else {
-				next.topics[name] = t
+		tab: m.tw.finish(), ids: v.ids, refreshing: m.refreshing, updates: v.updates + 1}
+	switch {
+	case m.tw.rebuilt:
+		// Slots moved: the order is looked up again in the new table.
+		next.order = make([]int32, len(resp.Topics))
+		for i := range resp.Topics {
+			next.order[i] = -1
+			if n := resp.Topics[i].Topic; n != nil {
+				_, next.order[i] = next.tab.find(*n)
 			}
 		}
-	}
-	next.order = m.order
-	if m.dirty != nil {
-		// A name answered twice (or by name and by id), or a topic removed
-		// after the answer's entries: an entry may hold a replaced topic.
-		// The filter of replaced topics' addresses skips the lookup for all
-		// others.
-		for i, t := range next.order {
-			if t == nil || !m.replaced.has(t) {
-				continue
-			}
-			if nt, ok := m.dirty[t.name]; ok && nt != t {
-				next.order[i] = nt
-			}
-		}
+	case m.order != nil:
+		next.order = m.order
+	default:
+		// Every entry's slot is the receiver's: its order is shared (it is
+		// never modified).
+		next.order = v.order[:len(resp.Topics)]
 	}
 	if m.ids != nil {
 		next.ids = m.ids
@@ -280,43 +270,8 @@ func (v *View) Merge(resp *kmsg.MetadataResponse, opts MergeOptions) (*View, Rep
 
 func (m *merger) event(e Event) { m.rep.Events = append(m.rep.Events, e) }
 
-// topicFilter is a Bloom filter of one hash over topic addresses: has may
-// say yes for a topic never added, never no for one added.
-type topicFilter [64]uint64
-
-func filterBit(t *Topic) uint {
-	h := uint64(uintptr(unsafe.Pointer(t))) * 0x9e3779b97f4a7c15
-	return uint(h >> 52) // 4 096 bits
-}
-
-func (f *topicFilter) add(t *Topic) { b := filterBit(t); f[b/64] |= 1 << (b % 64) }
-
-func (f *topicFilter) has(t *Topic) bool { b := filterBit(t); return f[b/64]&(1<<(b%64)) != 0 }
-
-// startOrder allocates the next view's order at the first change, at answer
-// entry i, filling entries before i: from the receiver's order when they
-// were all found there (hits == i), by lookup otherwise.
-func (m *merger) startOrder(resp *kmsg.MetadataResponse, i, hits int) {
-	m.order = make([]*Topic, len(resp.Topics))
-	if hits >= i {
-		copy(m.order, m.v.order[:i])
-		return
-	}
-	for j := range i {
-		if n := resp.Topics[j].Topic; n != nil {
-			m.order[j] = m.get(*n)
-		}
-	}
-}
-
-func (m *merger) get(name string) *Topic {
-	if m.dirty != nil {
-		if t, ok := m.dirty[name]; ok {
-			return t
-		}
-	}
-	return m.v.topics[name]
-}
+// get returns the topic named name as the merge has made it so far.
+func (m *merger) get(name string) *Topic { return m.tw.table().get(name) }
 
 func (m *merger) nameOf(id record.UUID) (string, bool) {
 	if m.ids != nil {
@@ -330,14 +285,7 @@ func (m *merger) nameOf(id record.UUID) (string, bool) {
 // put replaces topic old (nil: none) by nt (nil: delete) under name.
 func (m *merger) put(name string, old, nt *Topic) {
 	m.changed = true
-	if m.dirty == nil {
-		m.dirty = make(map[string]*Topic)
-	}
-	m.dirty[name] = nt
-	m.put1, m.last = true, nt
-	if old != nil {
-		m.replaced.add(old)
-	}
+	m.slot = m.tw.set(name, old, nt, m.slot)
 	if old != nil && old.NeedsRefresh() {
 		m.refreshing--
 	}
@@ -404,10 +352,11 @@ func sortBrokers(bs []Broker) []Broker {
 	return out
 }
 
-// mergeTopic merges one topic of the answer; it returns the topic it found
-// (nil: none) and reports whether the topic was one of the receiver's. hint,
-// when not nil, is the receiver's topic of the answer's name.
-func (m *merger) mergeTopic(rt *kmsg.MetadataResponseTopic, hint *Topic) (*Topic, bool) {
+// mergeTopic merges one topic of the answer and reports whether the topic
+// was one of the receiver's; it leaves in m.slot the slot of the entry's
+// topic in the table being written (-1: none). hint is a slot of the
+// receiver's table where the answer's name may be (-1: none).
+func (m *merger) mergeTopic(rt *kmsg.MetadataResponseTopic, hint int32) bool {
 	var name string
 	id := record.UUID(rt.TopicID)
 	switch {
@@ -416,21 +365,33 @@ func (m *merger) mergeTopic(rt *kmsg.MetadataResponseTopic, hint *Topic) (*Topic
 	case id != record.ZeroUUID:
 		n, ok := m.nameOf(id)
 		if !ok {
-			return nil, false // UNKNOWN_TOPIC_ID for an id the view never knew
+			return false // UNKNOWN_TOPIC_ID for an id the view never knew
 		}
 		name = n
 	default:
 		m.rep.Invalid++
-		return nil, false
+		return false
 	}
-	orig := hint
+	// orig is the receiver's topic, old the topic as this merge has made it
+	// so far (another entry of the answer may have named it already).
+	orig, slot := m.v.tab.topicAt(hint, name), hint
 	if orig == nil {
-		orig = m.v.topics[name]
+		orig, slot = m.v.tab.find(name)
 	}
 	old, known := orig, orig != nil
-	if m.dirty != nil {
-		if t, ok := m.dirty[name]; ok {
-			old = t
+	m.slot = slot
+	if m.tw.started {
+		t := &m.tw.t
+		switch {
+		case m.tw.rebuilt:
+			old = nil
+		case orig != nil && t.at(slot) == orig:
+			// Not replaced yet by this merge: no second name comparison.
+		default:
+			old = t.topicAt(slot, name)
+		}
+		if old == nil {
+			old, m.slot = t.find(name)
 		}
 	}
 	switch rt.ErrorCode {
@@ -438,7 +399,7 @@ func (m *merger) mergeTopic(rt *kmsg.MetadataResponseTopic, hint *Topic) (*Topic
 		if old != nil {
 			m.gone(name, old)
 		}
-		return old, known
+		return known
 	case errTopicAuthorization, errInvalidTopic:
 		// Surfaced to the embedder, not refreshed (Metadata.java records
 		// these and throws them to the caller).
@@ -449,11 +410,11 @@ func (m *merger) mergeTopic(rt *kmsg.MetadataResponseTopic, hint *Topic) (*Topic
 			nt.errorCode = rt.ErrorCode
 			m.put(name, old, &nt)
 		}
-		return old, known
+		return known
 	}
 	if id != record.ZeroUUID && (old == nil || old.id != id) && m.idTaken(id, name) {
 		m.rep.Invalid++
-		return old, known
+		return known
 	}
 	if old == nil {
 		nt := &Topic{name: name, id: id}
@@ -461,14 +422,14 @@ func (m *merger) mergeTopic(rt *kmsg.MetadataResponseTopic, hint *Topic) (*Topic
 		m.event(Event{Kind: TopicAdded, Topic: name, After: int32(len(nt.parts)), TopicID: id})
 		m.rep.Progress = true
 		m.put(name, nil, nt)
-		return old, known
+		return known
 	}
 	if id != record.ZeroUUID && old.id != record.ZeroUUID && id != old.id {
 		m.otherID(name, old, rt, id)
-		return old, known
+		return known
 	}
 	m.mergeInto(name, old, rt, id)
-	return old, known
+	return known
 }
 
 // idTaken reports whether another topic of the view holds id: an answer
@@ -512,11 +473,13 @@ func (m *merger) absent(resp *kmsg.MetadataResponse) {
 			seen[*t] = struct{}{}
 		}
 	}
-	for name := range m.v.topics {
+	for t := range m.v.tab.all() {
+		name := t.name
 		if _, ok := seen[name]; ok {
 			continue
 		}
-		if old := m.get(name); old != nil {
+		var old *Topic
+		if old, m.slot = m.tw.table().find(name); old != nil {
 			m.gone(name, old)
 		}
 	}
@@ -584,6 +547,14 @@ func (m *merger) fill(nt *Topic, rt *kmsg.MetadataResponseTopic, _ *Topic) {
 	for i := range nt.parts {
 		nt.parts[i] = placeholder(int32(i))
 	}
+	// The topic's lists in one array (a partition named twice takes its
+	// second lists from the heap).
+	size := 0
+	for i := range rt.Partitions {
+		ap := &rt.Partitions[i]
+		size += len(clip(ap.Replicas)) + len(clip(ap.ISR)) + len(clip(ap.OfflineReplicas))
+	}
+	m.lists = make([]int32, 0, size)
 	for i := range rt.Partitions {
 		ap := &rt.Partitions[i]
 		if ap.Partition < 0 || int(ap.Partition) >= n {
@@ -592,6 +563,7 @@ func (m *merger) fill(nt *Topic, rt *kmsg.MetadataResponseTopic, _ *Topic) {
 		}
 		nt.parts[ap.Partition], _ = m.mergePartition(&nt.parts[ap.Partition], ap, nt.name)
 	}
+	m.lists = nil
 	nt.recount()
 }
 
@@ -703,10 +675,10 @@ func (m *merger) mergePartition(cur *Partition, ap *kmsg.MetadataResponseTopicPa
 		} else if !reliable {
 			p.Flags |= EpochUnknown
 		}
-		listsChanged = p.setLists(ap)
+		listsChanged = m.setLists(&p, ap)
 		m.rep.Progress = true
 		p.ErrorCode = ap.ErrorCode
-		p.streak = streak{}
+		p.setStreak(streak{})
 	case !reliable && leader < 0:
 		// twmb/franz-go#1331: "no leader, no epoch" is not a rewind. Keep the
 		// last known leader and epoch; ask again soon.
@@ -723,9 +695,9 @@ func (m *merger) mergePartition(cur *Partition, ap *kmsg.MetadataResponseTopicPa
 			p.Flags |= EpochUnknown
 		}
 		p.Flags &^= NoLeader | Stale | Suspect
-		listsChanged = p.setLists(ap)
+		listsChanged = m.setLists(&p, ap)
 		p.ErrorCode = ap.ErrorCode
-		p.streak = streak{}
+		p.setStreak(streak{})
 	case ep > p.SeenEpoch:
 		m.rep.Progress = true
 		listsChanged = m.accept(&p, ap, leader, ep, topic)
@@ -767,8 +739,8 @@ func (m *merger) accept(p *Partition, ap *kmsg.MetadataResponseTopicPartition, l
 	p.SeenEpoch = ep
 	p.Flags &^= Stale | Suspect
 	p.ErrorCode = ap.ErrorCode
-	p.streak = streak{}
-	return p.setLists(ap)
+	p.setStreak(streak{})
+	return m.setLists(p, ap)
 }
 
 // refuse ignores an answer older than the view (flag Stale) or naming
@@ -779,7 +751,7 @@ func (m *merger) refuse(p *Partition, ap *kmsg.MetadataResponseTopicPartition, l
 	if m.opts.HasNode {
 		node = m.opts.Node
 	}
-	s := p.streak
+	s := p.streak()
 	if s.n > 0 && s.epoch == ep && s.leader == leader {
 		if s.n < 255 {
 			s.n++
@@ -795,7 +767,7 @@ func (m *merger) refuse(p *Partition, ap *kmsg.MetadataResponseTopicPartition, l
 		m.rep.Progress = true
 		return m.accept(p, ap, leader, ep, topic)
 	}
-	p.streak = s
+	p.setStreak(s)
 	p.Flags |= flag
 	m.rep.Refused++
 	if flag == Suspect {
@@ -826,15 +798,15 @@ func (t *Topic) settledPrefix(aps []kmsg.MetadataResponseTopicPartition) int {
 // (with no flags set, NeedsRefresh is clear, so the error code is not one of
 // InvalidMetadata's: mergePartition sets NeedsRefresh for those).
 func (p *Partition) unchangedBy(ap *kmsg.MetadataResponseTopicPartition) bool {
-	if p.Flags != 0 || p.streak.n != 0 || ap.ErrorCode != p.ErrorCode || ap.Leader != p.Leader ||
+	if p.Flags != 0 || p.streakN != 0 || ap.ErrorCode != p.ErrorCode || ap.Leader != p.Leader ||
 		ap.LeaderEpoch != p.LeaderEpoch || p.LeaderEpoch != p.SeenEpoch || p.Leader < 0 || p.LeaderEpoch < 0 {
 		return false
 	}
-	l := p.lists
 	nr, ni := int(p.nRep), int(p.nISR)
-	if len(ap.Replicas) != nr || len(ap.ISR) != ni || len(ap.OfflineReplicas) != len(l)-nr-ni {
+	if len(ap.Replicas) != nr || len(ap.ISR) != ni || len(ap.OfflineReplicas) != int(p.nOff) {
 		return false
 	}
+	l := p.allLists()
 	for i, x := range ap.Replicas {
 		if l[i] != x {
 			return false
@@ -854,19 +826,32 @@ func (p *Partition) unchangedBy(ap *kmsg.MetadataResponseTopicPartition) bool {
 }
 
 // setLists takes the answer's replica lists, keeping the current backing
-// array when they are equal. It reports whether they changed.
-func (p *Partition) setLists(ap *kmsg.MetadataResponseTopicPartition) bool {
+// array when they are equal. It reports whether they changed. The new array
+// is carved from m.lists when that has room (a new topic's lists end to end,
+// read in one stream by the next merge), allocated alone otherwise.
+func (m *merger) setLists(p *Partition, ap *kmsg.MetadataResponseTopicPartition) bool {
 	if slices.Equal(p.replicas(), ap.Replicas) && slices.Equal(p.isr(), ap.ISR) &&
 		slices.Equal(p.offline(), ap.OfflineReplicas) {
 		return false
 	}
 	// A replica list longer than 65 535 brokers is bad input: kept clipped.
-	rep, isr := clip(ap.Replicas), clip(ap.ISR)
-	l := make([]int32, 0, len(rep)+len(isr)+len(ap.OfflineReplicas))
+	rep, isr, off := clip(ap.Replicas), clip(ap.ISR), clip(ap.OfflineReplicas)
+	p.lists, p.nRep, p.nISR, p.nOff = nil, uint16(len(rep)), uint16(len(isr)), uint16(len(off))
+	n := len(rep) + len(isr) + len(off)
+	if n == 0 {
+		return true
+	}
+	var l []int32
+	if k := len(m.lists); cap(m.lists)-k >= n {
+		l = m.lists[k : k : k+n]
+		m.lists = m.lists[:k+n]
+	} else {
+		l = make([]int32, 0, n)
+	}
 	l = append(l, rep...)
 	l = append(l, isr...)
-	l = append(l, ap.OfflineReplicas...)
-	p.lists, p.nRep, p.nISR = l, uint16(len(rep)), uint16(len(isr))
+	l = append(l, off...)
+	p.lists = &l[0]
 	return true
 }
 
@@ -875,5 +860,5 @@ func clip(l []int32) []int32 { return l[:min(len(l), math.MaxUint16)] }
 func (p *Partition) sameScalars(q *Partition) bool {
 	return p.ID == q.ID && p.Leader == q.Leader && p.LeaderEpoch == q.LeaderEpoch &&
 		p.SeenEpoch == q.SeenEpoch && p.ErrorCode == q.ErrorCode && p.Flags == q.Flags &&
-		p.streak == q.streak && p.nRep == q.nRep && p.nISR == q.nISR && len(p.lists) == len(q.lists)
+		p.streak() == q.streak() && p.nRep == q.nRep && p.nISR == q.nISR && p.nOff == q.nOff
 }

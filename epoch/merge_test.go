@@ -3,6 +3,7 @@ package epoch
 import (
 	"fmt"
 	"testing"
+	"unsafe"
 
 	"github.com/kmeta-go/kmeta/record"
 	"github.com/twmb/franz-go/pkg/kmsg"
@@ -581,5 +582,13 @@ func TestMergeBadInput(t *testing.T) {
 	v2, rep := v.Merge(top, MergeOptions{})
 	if v2 != v || rep.ErrorCode != 129 {
 		t.Fatal("REBOOTSTRAP_REQUIRED answer merged")
+	}
+}
+
+// TestPartitionSize guards the 48-byte partition layout the merge speed
+// relies on (BENCHMARKS.md, "Client view").
+func TestPartitionSize(t *testing.T) {
+	if n := unsafe.Sizeof(Partition{}); n != 48 {
+		t.Fatalf("Partition is %d bytes, want 48", n)
 	}
 }

@@ -419,8 +419,8 @@ func (r *Refresher) flight(ctx context.Context, force bool) (*View, error) {
 		for n := range r.needed {
 			names[n] = struct{}{}
 		}
-		for t := range r.view.Load().topics {
-			names[t] = struct{}{}
+		for t := range r.view.Load().tab.all() {
+			names[t.name] = struct{}{}
 		}
 		req.Topics = make([]kmsg.MetadataRequestTopic, 0, len(names))
 		for n := range names {

@@ -3,6 +3,7 @@ package epoch
 import (
 	"iter"
 	"sort"
+	"unsafe"
 
 	"github.com/kmeta-go/kmeta/record"
 )
@@ -120,32 +121,53 @@ type Partition struct {
 	ErrorCode int16
 	Flags     Flags
 
-	nRep, nISR uint16  // lengths of the replica and ISR parts of lists
-	lists      []int32 // replicas, then ISR, then offline replicas
-	streak     streak
+	// The rewind streak, flattened so that a Partition is 48 bytes: less to
+	// stream through in a merge and to copy with a changed topic.
+	streakN, streakMulti      uint8
+	nRep, nISR, nOff          uint16 // lengths of the parts of lists
+	streakEpoch, streakLeader int32
+	streakNode                int32
+	lists                     *int32 // replicas, then ISR, then offline replicas; nil if all empty
+}
+
+func (p *Partition) streak() streak {
+	return streak{epoch: p.streakEpoch, leader: p.streakLeader, node: p.streakNode, n: p.streakN,
+		multi: p.streakMulti != 0}
+}
+
+func (p *Partition) setStreak(s streak) {
+	p.streakEpoch, p.streakLeader, p.streakNode, p.streakN = s.epoch, s.leader, s.node, s.n
+	p.streakMulti = 0
+	if s.multi {
+		p.streakMulti = 1
+	}
+}
+
+// allLists is the replica, ISR and offline lists end to end. The array is
+// never modified once in a View.
+func (p *Partition) allLists() []int32 {
+	return unsafe.Slice(p.lists, int(p.nRep)+int(p.nISR)+int(p.nOff))
 }
 
 // Replicas returns a copy of the replica list.
-func (p *Partition) Replicas() []int32 { return append([]int32(nil), p.lists[:p.nRep]...) }
+func (p *Partition) Replicas() []int32 { return append([]int32(nil), p.replicas()...) }
 
 // ISR returns a copy of the in-sync replica list.
-func (p *Partition) ISR() []int32 { return append([]int32(nil), p.lists[p.nRep:p.nRep+p.nISR]...) }
+func (p *Partition) ISR() []int32 { return append([]int32(nil), p.isr()...) }
 
 // OfflineReplicas returns a copy of the offline replica list.
-func (p *Partition) OfflineReplicas() []int32 {
-	return append([]int32(nil), p.lists[p.nRep+p.nISR:]...)
-}
+func (p *Partition) OfflineReplicas() []int32 { return append([]int32(nil), p.offline()...) }
 
 // AppendReplicas appends the replica list to dst.
-func (p *Partition) AppendReplicas(dst []int32) []int32 { return append(dst, p.lists[:p.nRep]...) }
+func (p *Partition) AppendReplicas(dst []int32) []int32 { return append(dst, p.replicas()...) }
 
 // HasLeader reports whether the view knows a leader to send requests to:
 // a leader was named and the last answer did not say there is none.
 func (p *Partition) HasLeader() bool { return p.Leader >= 0 && p.Flags&NoLeader == 0 }
 
-func (p *Partition) replicas() []int32 { return p.lists[:p.nRep] }
-func (p *Partition) isr() []int32      { return p.lists[p.nRep : p.nRep+p.nISR] }
-func (p *Partition) offline() []int32  { return p.lists[p.nRep+p.nISR:] }
+func (p *Partition) replicas() []int32 { return p.allLists()[:p.nRep] }
+func (p *Partition) isr() []int32      { return p.allLists()[p.nRep : p.nRep+p.nISR] }
+func (p *Partition) offline() []int32  { return p.allLists()[p.nRep+p.nISR:] }
 
 // Topic is one topic as a View knows it. A *Topic held by a View is never
 // modified; the next View shares it when nothing about it changed.
@@ -244,19 +266,20 @@ type View struct {
 	brokers    []Broker // sorted by NodeID
 	controller int32
 	clusterID  *string
-	topics     map[string]*Topic
+	tab        topicTable // topics by name
 	ids        map[record.UUID]string
 	// order holds, for each topic entry of the answer that made this view,
-	// the view's topic of that name (nil if none): a lookup hint for the
-	// next answer. Views made otherwise (hints, MarkRefresh) have none.
-	order      []*Topic
+	// the slot of tab holding that entry's topic when the view was made
+	// (-1: none): a lookup hint for the next answer, checked by name. Views
+	// made by hints and MarkRefresh keep it (a replaced topic keeps its slot).
+	order      []int32
 	refreshing int // topics with NeedsRefresh
 	updates    uint64
 }
 
 // NewView returns an empty view.
 func NewView(cfg ViewConfig) *View {
-	return &View{cfg: cfg, controller: -1, topics: map[string]*Topic{}, ids: map[record.UUID]string{}}
+	return &View{cfg: cfg, controller: -1, ids: map[record.UUID]string{}}
 }
 
 // Config returns the view's configuration.
@@ -267,8 +290,8 @@ func (v *View) Updates() uint64 { return v.updates }
 
 // Topic returns the topic named name.
 func (v *View) Topic(name string) (*Topic, bool) {
-	t, ok := v.topics[name]
-	return t, ok
+	t := v.tab.get(name)
+	return t, t != nil
 }
 
 // TopicByID returns the topic with id.
@@ -281,18 +304,18 @@ func (v *View) TopicByID(id record.UUID) (*Topic, bool) {
 }
 
 // NumTopics is the number of topics in the view.
-func (v *View) NumTopics() int { return len(v.topics) }
+func (v *View) NumTopics() int { return v.tab.n }
 
 // Topics iterates over the topics in name order.
 func (v *View) Topics() iter.Seq[*Topic] {
 	return func(yield func(*Topic) bool) {
-		names := make([]string, 0, len(v.topics))
-		for n := range v.topics {
-			names = append(names, n)
+		ts := make([]*Topic, 0, v.tab.n)
+		for t := range v.tab.all() {
+			ts = append(ts, t)
 		}
-		sort.Strings(names)
-		for _, n := range names {
-			if !yield(v.topics[n]) {
+		sort.Slice(ts, func(i, j int) bool { return ts[i].name < ts[j].name })
+		for _, t := range ts {
+			if !yield(t) {
 				return
 			}
 		}
@@ -302,8 +325,8 @@ func (v *View) Topics() iter.Seq[*Topic] {
 // Leader returns the leader of a partition and its leader epoch; ok is false
 // when the partition is unknown or has no leader known to send requests to.
 func (v *View) Leader(topic string, partition int32) (leader, leaderEpoch int32, ok bool) {
-	t, found := v.topics[topic]
-	if !found {
+	t := v.tab.get(topic)
+	if t == nil {
 		return -1, -1, false
 	}
 	p, found := t.Partition(partition)
@@ -348,9 +371,9 @@ func (v *View) RefreshTopics(dst []string) []string {
 		return dst
 	}
 	start := len(dst)
-	for n, t := range v.topics {
+	for t := range v.tab.all() {
 		if t.NeedsRefresh() {
-			dst = append(dst, n)
+			dst = append(dst, t.name)
 		}
 	}
 	sort.Strings(dst[start:])

@@ -119,7 +119,9 @@ func appendJSONDouble(b []byte, v float64) []byte {
 	return strconv.AppendInt(b, int64(e), 10)
 }
 
-func appendJSONInt32s(b []byte, s []int32, nullable bool) []byte {
+// appendJSONArray appends s as a JSON array of elements written by elem, or
+// null for a nil slice of a nullable field.
+func appendJSONArray[T any](b []byte, s []T, nullable bool, elem func([]byte, T) []byte) []byte {
 	if s == nil && nullable {
 		return append(b, "null"...)
 	}
@@ -128,37 +130,23 @@ func appendJSONInt32s(b []byte, s []int32, nullable bool) []byte {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = strconv.AppendInt(b, int64(v), 10)
+		b = elem(b, v)
 	}
 	return append(b, ']')
+}
+
+func appendJSONInt32(b []byte, v int32) []byte { return strconv.AppendInt(b, int64(v), 10) }
+
+func appendJSONInt32s(b []byte, s []int32, nullable bool) []byte {
+	return appendJSONArray(b, s, nullable, appendJSONInt32)
 }
 
 func appendJSONUUIDs(b []byte, s []UUID, nullable bool) []byte {
-	if s == nil && nullable {
-		return append(b, "null"...)
-	}
-	b = append(b, '[')
-	for i, v := range s {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = appendJSONUUID(b, v)
-	}
-	return append(b, ']')
+	return appendJSONArray(b, s, nullable, appendJSONUUID)
 }
 
 func appendJSONStrings(b []byte, s []string, nullable bool) []byte {
-	if s == nil && nullable {
-		return append(b, "null"...)
-	}
-	b = append(b, '[')
-	for i, v := range s {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = appendJSONString(b, v)
-	}
-	return append(b, ']')
+	return appendJSONArray(b, s, nullable, appendJSONString)
 }
 
 // jsonObject parses one JSON object into its raw members.
@@ -291,48 +279,37 @@ func jsonArray(raw json.RawMessage, field string, nullable bool) ([]json.RawMess
 	return elems, false, nil
 }
 
-func jsonInt32s(raw json.RawMessage, field string, nullable bool) ([]int32, error) {
+// jsonSlice parses a JSON array with elem, or returns nil for a null array of
+// a nullable field.
+func jsonSlice[T any](raw json.RawMessage, field string, nullable bool, elem func(json.RawMessage, string) (T, error)) ([]T, error) {
 	elems, isNull, err := jsonArray(raw, field, nullable)
 	if err != nil || isNull {
 		return nil, err
 	}
-	s := make([]int32, len(elems))
+	s := make([]T, len(elems))
 	for i, e := range elems {
-		v, err := jsonInt(e, field, math.MinInt32, math.MaxInt32)
-		if err != nil {
+		if s[i], err = elem(e, field); err != nil {
 			return nil, err
 		}
-		s[i] = int32(v)
 	}
 	return s, nil
+}
+
+func jsonInt32(raw json.RawMessage, field string) (int32, error) {
+	v, err := jsonInt(raw, field, math.MinInt32, math.MaxInt32)
+	return int32(v), err
+}
+
+func jsonInt32s(raw json.RawMessage, field string, nullable bool) ([]int32, error) {
+	return jsonSlice(raw, field, nullable, jsonInt32)
 }
 
 func jsonUUIDs(raw json.RawMessage, field string, nullable bool) ([]UUID, error) {
-	elems, isNull, err := jsonArray(raw, field, nullable)
-	if err != nil || isNull {
-		return nil, err
-	}
-	s := make([]UUID, len(elems))
-	for i, e := range elems {
-		if s[i], err = jsonUUID(e, field); err != nil {
-			return nil, err
-		}
-	}
-	return s, nil
+	return jsonSlice(raw, field, nullable, jsonUUID)
 }
 
 func jsonStrings(raw json.RawMessage, field string, nullable bool) ([]string, error) {
-	elems, isNull, err := jsonArray(raw, field, nullable)
-	if err != nil || isNull {
-		return nil, err
-	}
-	s := make([]string, len(elems))
-	for i, e := range elems {
-		if s[i], err = jsonString(e, field); err != nil {
-			return nil, err
-		}
-	}
-	return s, nil
+	return jsonSlice(raw, field, nullable, jsonString)
 }
 
 func missingFieldError(msg, field string, version int16) error {
