@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"iter"
 	"slices"
+	"sync/atomic"
 
 	"github.com/kmeta-go/kmeta/record"
 )
@@ -142,7 +143,7 @@ func hashString(s string) uint32 {
 type Topics struct {
 	byID   shardMap[record.UUID, *Topic]
 	byName shardMap[nameKey, record.UUID]
-	order  nameOrder // the topics by name, computed on first use
+	order  atomic.Pointer[nameOrder] // the topics by name, computed on first use
 }
 
 var emptyTopics = &Topics{
@@ -190,7 +191,7 @@ func (t *Topics) All() iter.Seq[*Topic] {
 
 // Sorted returns the topics sorted by name, as a new slice the caller owns
 // (a copy of the order AllByName iterates over).
-func (t *Topics) Sorted() []*Topic { return slices.Clone(t.byNameOrder()) }
+func (t *Topics) Sorted() []*Topic { return slices.Clone(t.byNameOrder().list) }
 
 // HostedBy iterates over the partitions that have broker among their
 // replicas, with their topic (KRaftMetadataCache's per-broker view).
