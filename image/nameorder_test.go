@@ -13,7 +13,8 @@ import (
 // TestAllByName: for random batches of creates, renames and deletes, every
 // version of the topics iterates in name order over exactly its own topics,
 // concurrent first readers agree (go test -race checks the lazy
-// computation), and Sorted is a copy the caller may change.
+// computation), SortedAt indexes the same order, and Sorted is a copy the
+// caller may change.
 func TestAllByName(t *testing.T) {
 	for seed := uint64(1); seed <= 3; seed++ {
 		t.Run(fmt.Sprintf("seed=%d", seed), func(t *testing.T) {
@@ -79,6 +80,11 @@ func TestAllByName(t *testing.T) {
 				for g := range got {
 					if !slices.Equal(got[g], want) {
 						t.Fatalf("step %d reader %d: %v, want %v", step, g, got[g], want)
+					}
+				}
+				for i, n := range want {
+					if got := next.SortedAt(i).Name(); got != n {
+						t.Fatalf("step %d: SortedAt(%d) is %s, want %s", step, i, got, n)
 					}
 				}
 				s := next.Sorted()

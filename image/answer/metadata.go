@@ -178,33 +178,30 @@ func allTopicsMetadata(topics *image.Topics, bt *brokers, v int16, o *Options) [
 	n, np := topics.Len(), topics.NumPartitions()
 	var found []*image.Topic
 	if o.Authorizer != nil {
-		n, np = 0, 0
-		for t := range topics.AllByName() {
-			if o.authorize(authz.OpDescribe, authz.ResourceTopic, t.Name()) {
+		np = 0
+		for i := range n {
+			if t := topics.SortedAt(i); o.authorize(authz.OpDescribe, authz.ResourceTopic, t.Name()) {
 				found = append(found, t)
-				n++
 				np += t.NumPartitions()
 			}
 		}
+		n = len(found)
 	}
 	out := make([]kmsg.MetadataResponseTopic, n)
 	names := make([]string, n)
 	var pb partsBuilder
 	pb.init(np)
-	i := 0
-	add := func(t *image.Topic) {
+	if o.Authorizer != nil {
+		for i, t := range found {
+			names[i] = t.Name()
+			out[i] = topicMetadata(t, &names[i], bt, v, &pb)
+		}
+		return out
+	}
+	for i := range n {
+		t := topics.SortedAt(i)
 		names[i] = t.Name()
 		out[i] = topicMetadata(t, &names[i], bt, v, &pb)
-		i++
-	}
-	if o.Authorizer != nil {
-		for _, t := range found {
-			add(t)
-		}
-	} else {
-		for t := range topics.AllByName() {
-			add(t)
-		}
 	}
 	return out
 }
