@@ -418,16 +418,17 @@ func (ids *partsBuilder) fill(s *shape, p *image.Partition, bt *brokers, v int16
 
 // partsBuilder is the memory of one answer's partition entries: one array
 // of entries for all of its topics, the table of shapes (one per distinct
-// assignment), and the id lists. Equal lists are one slice: most partitions of a cluster share a handful
-// of replica sets (5 brokers and replication factor 3 give at most 60), so
-// an answer of 250 000 partitions holds a few lists instead of 750 000,
-// and an ISR equal to its replicas is the replicas' slice. The lists never
-// alias the image, but they alias each other: a caller that changes a list
-// in place must copy it first (appending is safe: every list is capped).
+// assignment), and the id lists. Equal lists are one slice: most partitions
+// of a cluster share a handful of replica sets (5 brokers and replication
+// factor 3 give at most 60), so an answer of 250 000 partitions holds a few
+// lists instead of 750 000, and an ISR equal to its replicas is the
+// replicas' slice. The lists never alias the image, but they alias each
+// other: a caller that changes a list in place must copy it first
+// (appending is safe: every list is capped).
 //
-// The lists are found again through a small direct-mapped table keyed by a
-// hash of the ids (no map, no allocation per lookup); a list not in the
-// table is copied into a chunk of ids and replaces the table's entry.
+// Shapes and lists are found again through small direct-mapped tables keyed
+// by a hash (no map, no allocation per lookup); a list not in its table is
+// copied into a chunk of ids and replaces the table's entry.
 type partsBuilder struct {
 	parts     []kmsg.MetadataResponseTopicPartition
 	shapes    []shape // a power of two, at most maxShapes
