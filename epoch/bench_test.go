@@ -2,6 +2,7 @@ package epoch
 
 import (
 	"fmt"
+	"github.com/kmeta-go/kmeta/internal/benchtest"
 	"runtime"
 	"testing"
 
@@ -43,8 +44,8 @@ func BenchmarkMergeIdentical(b *testing.B) {
 	v, _ := NewView(ViewConfig{}).Merge(r, MergeOptions{})
 	b.ReportAllocs()
 	runtime.GC()
-	cpu := processCPU()
-	defer func() { reportCPU(b, cpu) }()
+	cpu := benchtest.ProcessCPU()
+	defer func() { benchtest.ReportCPU(b, cpu) }()
 	for b.Loop() {
 		if next, _ := v.Merge(r, MergeOptions{}); next != v {
 			b.Fatal("identical answer changed the view")
@@ -60,8 +61,8 @@ func BenchmarkMergeChanged1pct(b *testing.B) {
 	r := bigAnswer(5000, 10, 100)
 	b.ReportAllocs()
 	runtime.GC()
-	cpu := processCPU()
-	defer func() { reportCPU(b, cpu) }()
+	cpu := benchtest.ProcessCPU()
+	defer func() { benchtest.ReportCPU(b, cpu) }()
 	for b.Loop() {
 		next, rep := v.Merge(r, MergeOptions{})
 		if next == v || len(rep.Events) != 500 {
@@ -78,8 +79,8 @@ func BenchmarkMergeStale1pct(b *testing.B) {
 	r := bigAnswer(5000, 10, 0)
 	b.ReportAllocs()
 	runtime.GC()
-	cpu := processCPU()
-	defer func() { reportCPU(b, cpu) }()
+	cpu := benchtest.ProcessCPU()
+	defer func() { benchtest.ReportCPU(b, cpu) }()
 	for b.Loop() {
 		if _, rep := v.Merge(r, MergeOptions{}); rep.Refused != 500 {
 			b.Fatalf("refused %d", rep.Refused)

@@ -1,6 +1,7 @@
 package epoch
 
 import (
+	"github.com/kmeta-go/kmeta/internal/benchtest"
 	"strconv"
 	"testing"
 
@@ -112,7 +113,7 @@ func BenchmarkCheck(b *testing.B) {
 	t, _ := img.Topic("orders")
 	b.Run("topic", func(b *testing.B) {
 		b.ReportAllocs()
-		defer reportCPU(b, processCPU())
+		defer benchtest.ReportCPU(b, benchtest.ProcessCPU())
 		for b.Loop() {
 			if Check(t, 0, 5, 1, true).ErrorCode != 0 {
 				b.Fatal()
@@ -121,7 +122,7 @@ func BenchmarkCheck(b *testing.B) {
 	})
 	b.Run("name", func(b *testing.B) {
 		b.ReportAllocs()
-		defer reportCPU(b, processCPU())
+		defer benchtest.ReportCPU(b, benchtest.ProcessCPU())
 		for b.Loop() {
 			if CheckName(img, "orders", 0, 5, 1, true).ErrorCode != 0 {
 				b.Fatal()
@@ -174,7 +175,7 @@ func BenchmarkCheckFetchRequest(b *testing.B) {
 		}
 	}
 	b.ReportAllocs()
-	defer reportCPU(b, processCPU())
+	defer benchtest.ReportCPU(b, benchtest.ProcessCPU())
 	checked := 0
 	for b.Loop() {
 		checked = 0

@@ -2,6 +2,7 @@ package publisher
 
 import (
 	"fmt"
+	"github.com/kmeta-go/kmeta/internal/benchtest"
 	"runtime"
 	"sync"
 	"testing"
@@ -77,8 +78,8 @@ func BenchmarkCommitDeltaOnly(b *testing.B) {
 	runtime.GC()
 	b.ReportAllocs()
 	b.ResetTimer()
-	cpu := processCPU()
-	defer func() { reportCPU(b, cpu) }()
+	cpu := benchtest.ProcessCPU()
+	defer func() { benchtest.ReportCPU(b, cpu) }()
 	i := 0
 	for b.Loop() {
 		d := delta.New(img)
@@ -131,8 +132,8 @@ func BenchmarkCommitLoader3Publishers(b *testing.B) {
 	runtime.GC()
 	b.ReportAllocs()
 	b.ResetTimer()
-	cpu := processCPU()
-	defer func() { reportCPU(b, cpu) }()
+	cpu := benchtest.ProcessCPU()
+	defer func() { benchtest.ReportCPU(b, cpu) }()
 	i := 0
 	recs := make([]record.Record, 1)
 	for b.Loop() {
@@ -150,8 +151,8 @@ func BenchmarkCacheLoad(b *testing.B) {
 	c := NewCache("")
 	c.OnUpdate(nil, image.Empty(), Manifest{})
 	b.ReportAllocs()
-	cpu := processCPU()
-	defer func() { reportCPU(b, cpu) }()
+	cpu := benchtest.ProcessCPU()
+	defer func() { benchtest.ReportCPU(b, cpu) }()
 	var sink *image.Image
 	for b.Loop() {
 		sink = c.Load()
@@ -168,8 +169,8 @@ func BenchmarkCacheLoadLeader(b *testing.B) {
 	c.OnUpdate(nil, benchImg, Manifest{})
 	b.ReportAllocs()
 	b.ResetTimer()
-	cpu := processCPU()
-	defer func() { reportCPU(b, cpu) }()
+	cpu := benchtest.ProcessCPU()
+	defer func() { benchtest.ReportCPU(b, cpu) }()
 	i := 0
 	for b.Loop() {
 		if _, _, ok := c.Load().Leader(benchNames[i&1023], int32(i%benchPartitions)); !ok {
@@ -195,8 +196,8 @@ func BenchmarkCacheLoadParallel(b *testing.B) {
 	c := NewCache("")
 	c.OnUpdate(nil, image.Empty(), Manifest{})
 	b.ReportAllocs()
-	cpu := processCPU()
-	defer func() { reportCPU(b, cpu) }()
+	cpu := benchtest.ProcessCPU()
+	defer func() { benchtest.ReportCPU(b, cpu) }()
 	b.RunParallel(func(pb *testing.PB) {
 		var sink *image.Image
 		for pb.Next() {
@@ -213,8 +214,8 @@ func BenchmarkCacheLoadLeaderParallel(b *testing.B) {
 	c.OnUpdate(nil, benchImg, Manifest{})
 	b.ReportAllocs()
 	b.ResetTimer()
-	cpu := processCPU()
-	defer func() { reportCPU(b, cpu) }()
+	cpu := benchtest.ProcessCPU()
+	defer func() { benchtest.ReportCPU(b, cpu) }()
 	b.RunParallel(func(pb *testing.PB) {
 		i := 0
 		for pb.Next() {

@@ -2,7 +2,7 @@ package deltatest
 
 import (
 	"fmt"
-	"syscall"
+	"github.com/kmeta-go/kmeta/internal/benchtest"
 	"testing"
 )
 
@@ -30,22 +30,13 @@ func BenchmarkSimulatorCreate1MPartitions(b *testing.B) {
 			b.Fatal(err)
 		}
 		b.StartTimer()
-		start := cpuTime()
+		start := int64(benchtest.ProcessCPU())
 		for _, name := range names {
 			if _, err := s.CreateTopic(TopicSpec{Name: name, Partitions: 10, ReplicationFactor: 3}); err != nil {
 				b.Fatal(err)
 			}
 		}
-		cpu += cpuTime() - start
+		cpu += int64(benchtest.ProcessCPU()) - start
 	}
 	b.ReportMetric(float64(cpu)/float64(b.N)/1e6, "cpu-ms/op")
-}
-
-// cpuTime is the process's user + system CPU time in nanoseconds.
-func cpuTime() int64 {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return ru.Utime.Nano() + ru.Stime.Nano()
 }

@@ -3,6 +3,7 @@ package answer
 import (
 	"bytes"
 	"fmt"
+	"github.com/kmeta-go/kmeta/internal/benchtest"
 	"strconv"
 	"testing"
 
@@ -74,7 +75,7 @@ func BenchmarkMetadataRequestAllTopics(b *testing.B) {
 		name := fmt.Sprintf("topics=%d,partitions=%d", s.topics, s.partitions)
 		b.Run(name+"/build", func(b *testing.B) {
 			b.ReportAllocs()
-			defer reportCPU(b, processCPU())
+			defer benchtest.ReportCPU(b, benchtest.ProcessCPU())
 			for b.Loop() {
 				Metadata(img, req, o)
 			}
@@ -82,7 +83,7 @@ func BenchmarkMetadataRequestAllTopics(b *testing.B) {
 		b.Run(name+"/encode", func(b *testing.B) {
 			b.ReportAllocs()
 			var buf []byte
-			defer reportCPU(b, processCPU())
+			defer benchtest.ReportCPU(b, benchtest.ProcessCPU())
 			for b.Loop() {
 				r, _ := Metadata(img, req, o)
 				buf = r.AppendTo(buf[:0])
@@ -94,7 +95,7 @@ func BenchmarkMetadataRequestAllTopics(b *testing.B) {
 			var m Memo
 			buf, _ := m.AppendMetadata(nil, img, req, o)
 			b.SetBytes(int64(len(buf)))
-			defer reportCPU(b, processCPU())
+			defer benchtest.ReportCPU(b, benchtest.ProcessCPU())
 			for b.Loop() {
 				buf, _ = m.AppendMetadata(buf[:0], img, req, o)
 			}
@@ -112,7 +113,7 @@ func BenchmarkMetadataOneTopic(b *testing.B) {
 	req.Topics = []kmsg.MetadataRequestTopic{{Topic: &n}}
 	o := &Options{Listener: "PLAINTEXT"}
 	b.ReportAllocs()
-	defer reportCPU(b, processCPU())
+	defer benchtest.ReportCPU(b, benchtest.ProcessCPU())
 	for b.Loop() {
 		r, _ := Metadata(img, req, o)
 		if len(r.Topics[0].Partitions) != 10 {
@@ -139,7 +140,7 @@ func BenchmarkFindCoordinator(b *testing.B) {
 	img = image.New(c, image.EmptyProvenance)
 	o := &Options{Listener: "PLAINTEXT"}
 	b.ReportAllocs()
-	defer reportCPU(b, processCPU())
+	defer benchtest.ReportCPU(b, benchtest.ProcessCPU())
 	for b.Loop() {
 		if c, _ := FindCoordinatorKey(img, 4, CoordinatorGroup, "orders-consumer-group", o); c.ErrorCode != 0 {
 			b.Fatal(c.ErrorCode)
