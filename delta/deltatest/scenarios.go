@@ -157,20 +157,30 @@ func BrokerFallsBehind(seed int64, stall time.Duration) (*Scenario, error) {
 	return s.finish(sc)
 }
 
+// ordersCluster is the small cluster scenarios 3 and 4 start from: three
+// brokers and the topic "orders" with 6 partitions, RF 3; the scenario's
+// Before image is taken.
+func ordersCluster(seed int64) (*Simulator, *Scenario, error) {
+	s, err := New(Config{Seed: seed})
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := s.AddBrokers(3); err != nil {
+		return nil, nil, err
+	}
+	if _, err := s.CreateTopic(TopicSpec{Name: "orders", Partitions: 6, ReplicationFactor: 3}); err != nil {
+		return nil, nil, err
+	}
+	return s, &Scenario{Broker: -1, Before: s.Image()}, nil
+}
+
 // DoublePartitions is scenario 3: topic "orders" grows from 6 to 12
 // partitions; the delta reports the growth (delta.PartitionGrowth).
 func DoublePartitions(seed int64) (*Scenario, error) {
-	s, err := New(Config{Seed: seed})
+	s, sc, err := ordersCluster(seed)
 	if err != nil {
 		return nil, err
 	}
-	if err := s.AddBrokers(3); err != nil {
-		return nil, err
-	}
-	if _, err := s.CreateTopic(TopicSpec{Name: "orders", Partitions: 6, ReplicationFactor: 3}); err != nil {
-		return nil, err
-	}
-	sc := &Scenario{Broker: -1, Before: s.Image()}
 	if err := s.CreatePartitions("orders", 12, nil); err != nil {
 		return nil, err
 	}
@@ -181,17 +191,10 @@ func DoublePartitions(seed int64) (*Scenario, error) {
 // log gains a new raft leader epoch and its LeaderChange control batch, and
 // no metadata record: the delta is empty.
 func ControllerFailover(seed int64) (*Scenario, error) {
-	s, err := New(Config{Seed: seed})
+	s, sc, err := ordersCluster(seed)
 	if err != nil {
 		return nil, err
 	}
-	if err := s.AddBrokers(3); err != nil {
-		return nil, err
-	}
-	if _, err := s.CreateTopic(TopicSpec{Name: "orders", Partitions: 6, ReplicationFactor: 3}); err != nil {
-		return nil, err
-	}
-	sc := &Scenario{Broker: -1, Before: s.Image()}
 	if err := s.Advance(3 * time.Second); err != nil {
 		return nil, err
 	}
