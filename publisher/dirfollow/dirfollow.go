@@ -54,15 +54,26 @@ func Load(l *publisher.Loader, dir string) error {
 
 // LoadWith is Load with options.
 func LoadWith(l *publisher.Loader, dir string, opts Options) error {
-	d, err := record.OpenDir(dir, record.Follow)
+	d, err := openAndLoadSnapshot(l, dir)
 	if err != nil {
 		return err
 	}
 	defer d.Close()
-	if err := loadSnapshot(l, d); err != nil {
-		return err
-	}
 	return feed(l, d, opts)
+}
+
+// openAndLoadSnapshot opens dir for following and feeds the loader its
+// latest snapshot; the caller reads the log after it and closes the reader.
+func openAndLoadSnapshot(l *publisher.Loader, dir string) (*record.DirReader, error) {
+	d, err := record.OpenDir(dir, record.Follow)
+	if err != nil {
+		return nil, err
+	}
+	if err := loadSnapshot(l, d); err != nil {
+		d.Close()
+		return nil, err
+	}
+	return d, nil
 }
 
 // Follow is Load followed by polling the directory until ctx ends: each
@@ -70,14 +81,11 @@ func LoadWith(l *publisher.Loader, dir string, opts Options) error {
 // are fed as commits. It returns ctx's error, or the first error reading
 // the directory or feeding the loader.
 func Follow(ctx context.Context, l *publisher.Loader, dir string, opts Options) error {
-	d, err := record.OpenDir(dir, record.Follow)
+	d, err := openAndLoadSnapshot(l, dir)
 	if err != nil {
 		return err
 	}
 	defer d.Close()
-	if err := loadSnapshot(l, d); err != nil {
-		return err
-	}
 	poll := opts.Poll
 	if poll <= 0 {
 		poll = DefaultPoll
