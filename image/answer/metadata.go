@@ -69,7 +69,7 @@ func Metadata(img *image.Image, req *kmsg.MetadataRequest, o *Options) (*kmsg.Me
 	// Topic ids (v10+; honoured from v12 after the check above).
 	var unknownIDs []kmsg.MetadataResponseTopic
 	var candidates []string // names to authorize, in answer order
-	useIDs := false
+	useIDs, nullName := false, false
 	if !all {
 		for i := range req.Topics {
 			id := req.Topics[i].TopicID
@@ -89,7 +89,7 @@ func Metadata(img *image.Image, req *kmsg.MetadataRequest, o *Options) (*kmsg.Me
 			}
 		}
 		if !useIDs {
-			candidates = dedupNames(req.Topics)
+			candidates, nullName = dedupNames(req.Topics)
 		}
 	}
 
@@ -126,13 +126,30 @@ func Metadata(img *image.Image, req *kmsg.MetadataRequest, o *Options) (*kmsg.Me
 		out = make([]kmsg.MetadataResponseTopic, 0, len(unknownIDs)+len(authorized)+len(deniedCreate)+len(deniedDescribe))
 		out = append(out, unknownIDs...)
 		out, create = namedTopicsMetadata(out, topics, authorized, bt, v, req, o)
+		if nullName {
+			// A null name (v12+, without a topic id): Kafka 4.3 throws
+			// NullPointerException from Topic.validate(null) and answers
+			// UNKNOWN_SERVER_ERROR for the whole request
+			// (MetadataRequest.getErrorResponse). kmeta answers as
+			// getTopicMetadata would without the exception: Topic.validate
+			// rejects the name, INVALID_TOPIC_EXCEPTION, name null, nothing
+			// created, no authorization asked (Kafka's authorizer cannot
+			// take a null name either).
+			e := kmsg.NewMetadataResponseTopic()
+			e.ErrorCode = ErrInvalidTopic
+			out = append(out, e)
+		}
 	}
 
 	// Authorized operations (v8+), for the entries built above (not the
 	// unknown ids).
 	if v >= 8 && req.IncludeTopicAuthorizedOperations {
 		for i := len(unknownIDs); i < len(out); i++ {
-			out[i].AuthorizedOperations = o.authorizedOps(authz.ResourceTopic, *out[i].Topic)
+			name := ""
+			if out[i].Topic != nil {
+				name = *out[i].Topic
+			}
+			out[i].AuthorizedOperations = o.authorizedOps(authz.ResourceTopic, name)
 		}
 	}
 
@@ -278,18 +295,20 @@ func containsID(ts []kmsg.MetadataResponseTopic, id [16]byte) bool {
 }
 
 // dedupNames returns the requested names without repeats, in request order
-// (Kafka takes them as a set).
-func dedupNames(ts []kmsg.MetadataRequestTopic) []string {
+// (Kafka takes them as a set), and whether a null name was among them.
+func dedupNames(ts []kmsg.MetadataRequestTopic) ([]string, bool) {
 	out := make([]string, 0, len(ts))
+	null := false
 	var seen map[string]struct{}
 	if len(ts) > 16 {
 		seen = make(map[string]struct{}, len(ts))
 	}
 	for i := range ts {
-		n := ""
-		if ts[i].Topic != nil {
-			n = *ts[i].Topic
+		if ts[i].Topic == nil {
+			null = true
+			continue
 		}
+		n := *ts[i].Topic
 		if seen != nil {
 			if _, ok := seen[n]; ok {
 				continue
@@ -300,7 +319,7 @@ func dedupNames(ts []kmsg.MetadataRequestTopic) []string {
 		}
 		out = append(out, n)
 	}
-	return out
+	return out, null
 }
 
 func errorTopic(code int16, name string, internal bool) kmsg.MetadataResponseTopic {

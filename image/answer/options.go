@@ -9,12 +9,14 @@ import (
 
 // Kafka error codes the answers use (org.apache.kafka.common.protocol.Errors).
 const (
+	ErrUnknownServerError                 int16 = -1
 	ErrNone                               int16 = 0
 	ErrUnknownTopicOrPartition            int16 = 3
 	ErrLeaderNotAvailable                 int16 = 5
 	ErrNotLeaderOrFollower                int16 = 6
 	ErrReplicaNotAvailable                int16 = 9
 	ErrCoordinatorNotAvailable            int16 = 15
+	ErrUnsupportedVersion                 int16 = 35
 	ErrInvalidTopic                       int16 = 17
 	ErrTopicAuthorizationFailed           int16 = 29
 	ErrGroupAuthorizationFailed           int16 = 30
