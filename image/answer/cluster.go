@@ -25,7 +25,7 @@ type ControllerListener struct {
 
 // DescribeCluster answers a DescribeCluster request (v0-v2) as Kafka 4.x's
 // KafkaApis.handleDescribeCluster and AuthHelper.computeDescribeClusterResponse
-// do (spec §6.5): the registered brokers with the request's listener, fenced
+// do: the registered brokers with the request's listener, fenced
 // ones only when IncludeFencedBrokers (v2, KIP-1073); ControllerId an alive
 // broker id, or -1 when that id is not among the brokers answered. The
 // endpoint type is checked first, against the listener's

@@ -77,7 +77,7 @@ type Coordinator struct {
 }
 
 // FindCoordinatorKey answers one key of type keyType for a request of
-// version v, as KafkaApis.getCoordinator does (spec §6.7), and says whether
+// version v, as KafkaApis.getCoordinator does, and says whether
 // the internal topic should be created (it does not exist yet).
 //
 // Two of getCoordinator's outcomes are exceptions in Kafka that fail the
@@ -170,7 +170,7 @@ func errorMessage(code int16) string {
 }
 
 // FindCoordinator answers a FindCoordinator request (v0-v6) as Kafka's
-// KafkaApis.handleFindCoordinatorRequest does (spec §6.7): before v4 one key
+// KafkaApis.handleFindCoordinatorRequest does: before v4 one key
 // in the top-level fields (handleFindCoordinatorRequestLessThanV4: the
 // error's Errors.message() as ErrorMessage, "NONE" on success, v1+); from v4
 // one Coordinator entry per key, in request order

@@ -28,10 +28,10 @@ func allowAutoTopicCreation(req *kmsg.MetadataRequest) bool {
 
 // Metadata answers a Metadata request (v0-v13) from img as Kafka's
 // KafkaApis.handleTopicMetadataRequest does with a KRaftMetadataCache
-// (spec §6.2-6.4), and returns the topics the embedder should ask its
-// controller to create (auto-creation, §6.4).
+// (getTopicMetadata, partitionMetadata), and returns the topics the embedder
+// should ask its controller to create (AutoTopicCreationManager).
 //
-// Order (Kafka iterates hash sets; kmeta fixes an order, spec §10 #8):
+// Order (Kafka iterates hash sets; kmeta fixes an order):
 // entries for unknown topic ids in request order; then the topics found, in
 // request order (all-topics requests: by name); then the requested topics
 // that do not exist (invalid names first, then the auto-created ones, each
@@ -47,7 +47,12 @@ func allowAutoTopicCreation(req *kmsg.MetadataRequest) bool {
 //
 // A request Kafka rejects with InvalidRequestException (a null name or a
 // topic id before v12) is answered as Kafka's MetadataRequest.getErrorResponse
-// answers it: every requested topic with INVALID_REQUEST.
+// answers it: every requested topic with INVALID_REQUEST. A null name at
+// v12 or later, on which Kafka 4.3 throws NullPointerException
+// (Topic.validate(null)) and answers UNKNOWN_SERVER_ERROR for the whole
+// request, is answered as Kafka would answer it without the exception: an
+// INVALID_TOPIC_EXCEPTION entry with a null name, the rest of the request
+// answered as usual.
 func Metadata(img *image.Image, req *kmsg.MetadataRequest, o *Options) (*kmsg.MetadataResponse, []CreateTopic) {
 	o = orDefault(o)
 	v := req.Version
@@ -350,7 +355,7 @@ func invalidMetadataRequest(req *kmsg.MetadataRequest, resp *kmsg.MetadataRespon
 }
 
 // topicMetadata is one found topic's entry (KRaftMetadataCache
-// .getPartitionMetadata, spec §6.2) with name pointing at *name.
+// .partitionMetadata) with name pointing at *name.
 func topicMetadata(t *image.Topic, name *string, bt *brokers, v int16, ids *partsBuilder) kmsg.MetadataResponseTopic {
 	e := kmsg.NewMetadataResponseTopic()
 	e.Topic = name

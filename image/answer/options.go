@@ -76,7 +76,7 @@ type Options struct {
 	// GroupCoordinatorPartitions, TransactionCoordinatorPartitions and
 	// ShareCoordinatorPartitions are the partition counts FindCoordinator
 	// hashes keys over. Kafka fixes them when the coordinator starts
-	// (spec §10 #14): the internal topic's partition count then, or the
+	// (BrokerMetadataPublisher starts them): the internal topic's partition count then, or the
 	// config default (offsets.topic.num.partitions,
 	// transaction.state.log.num.partitions,
 	// share.coordinator.state.topic.num.partitions, all 50) when the topic
