@@ -35,7 +35,7 @@ func allowAutoTopicCreation(req *kmsg.MetadataRequest) bool {
 // entries for unknown topic ids in request order; then the topics found, in
 // request order (all-topics requests: by name); then the requested topics
 // that do not exist (invalid names first, then the auto-created ones, each
-// in request order); then TOPIC_AUTHORIZATION_FAILED entries for CREATE,
+// in request order, then a null name); then TOPIC_AUTHORIZATION_FAILED entries for CREATE,
 // then for DESCRIBE, in request order. Partitions are in ascending id order.
 // Brokers are the alive brokers with the listener, by id.
 //
