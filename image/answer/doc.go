@@ -22,6 +22,13 @@
 // order). ControllerId, a random alive broker in Kafka
 // (KIP-590), is the lowest alive broker id unless Options.ControllerID picks.
 //
+// Kafka's own answers are the reference: the package's tests replay Kafka
+// 4.3.1's answers to every version of these requests, for real metadata logs
+// and snapshots, and compare them byte for byte. Where Kafka throws instead
+// of answering (a null Metadata topic name at v12, a DescribeTopicPartitions
+// topic named "" without a cursor), kmeta answers as Kafka's code would
+// without the exception; Metadata and DescribeTopicPartitions say how.
+//
 // For request storms, Memo hands out a Metadata answer's encoded bytes,
 // built once per image and distinct request.
 //
