@@ -11,7 +11,7 @@ import (
 
 // Memo answers Metadata requests as encoded bytes and remembers, per image,
 // the answer to each distinct request, so that a storm of identical requests
-// against an unchanged image (scenarios.md, story 1) costs a map lookup and a
+// against an unchanged image costs a map lookup and a
 // copy. An answer depends on nothing but the image, the Options' broker
 // configuration, and the request's (listener, version, flags, topic list,
 // principal and host); the memo keys on exactly the request-side part, and
