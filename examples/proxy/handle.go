@@ -1,0 +1,132 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"regexp"
+
+	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/kmeta-go/kmeta/image"
+	"github.com/kmeta-go/kmeta/image/answer"
+	"github.com/kmeta-go/kmeta/internal/wire"
+)
+
+// Kafka error codes the proxy answers with (Errors).
+const (
+	errUnsupportedVersion  = 35
+	errInvalidRequest      = 42
+	errRebootstrapRequired = 129
+)
+
+// handle answers one request frame (the bytes after its size), appending the
+// whole response frame to out. An error means the connection is to be
+// closed, as Kafka closes it: a frame that cannot be decoded, an API key it
+// does not know, an API or version the proxy does not serve (except
+// ApiVersions, which is answered at any version).
+func (s *Server) handle(out, frame []byte) ([]byte, error) {
+	img := s.img.Load()
+	if img == nil {
+		return nil, errors.New("no image published yet")
+	}
+	h, err := wire.ParseHeader(frame)
+	if err != nil {
+		return nil, err
+	}
+	if wire.IsUnsupportedApiVersions(h) {
+		return wire.AppendResponse(out, h, unsupportedApiVersions().AppendTo(nil)), nil
+	}
+	req, err := wire.DecodeBody(h, frame)
+	if err != nil {
+		return nil, err
+	}
+	var body []byte
+	switch r := req.(type) {
+	case *kmsg.ApiVersionsRequest:
+		body = s.apiVersions(img, r).AppendTo(nil)
+	case *kmsg.MetadataRequest:
+		body, _ = s.memo.AppendMetadata(nil, img, r, &s.opts)
+	case *kmsg.DescribeClusterRequest:
+		body = answer.DescribeCluster(img, r, &s.opts, nil).AppendTo(nil)
+	case *kmsg.DescribeTopicPartitionsRequest:
+		body = answer.DescribeTopicPartitions(img, r, &s.opts).AppendTo(nil)
+	case *kmsg.FindCoordinatorRequest:
+		fr, _ := answer.FindCoordinator(img, r, &s.opts)
+		body = fr.AppendTo(nil)
+	default:
+		return nil, fmt.Errorf("api %d not served", h.APIKey)
+	}
+	return wire.AppendResponse(out, h, body), nil
+}
+
+// supported are the APIs and versions the proxy answers: all the decoder
+// reads.
+var supported = wire.Supported
+
+// softwareNameVersion is ApiVersionsRequest's SOFTWARE_NAME_VERSION_PATTERN.
+var softwareNameVersion = regexp.MustCompile(`^[a-zA-Z0-9](?:[a-zA-Z0-9\-.]*[a-zA-Z0-9])?$`)
+
+// apiVersions answers an ApiVersions request at a supported version as
+// KafkaApis.handleApiVersionsRequest does in Kafka 4.4: INVALID_REQUEST when
+// ApiVersionsRequest.isValid fails (from v3 a client software name and
+// version matching Kafka's pattern; from v5 ClusterId and NodeId both set or
+// both unset), REBOOTSTRAP_REQUIRED when a v5 request names a cluster id
+// other than the proxy's or a node the proxy does not answer for (KIP-1242),
+// else the supported APIs. Error answers carry no API keys
+// (ApiVersionsRequest.getErrorResponse).
+func (s *Server) apiVersions(img *image.Image, r *kmsg.ApiVersionsRequest) *kmsg.ApiVersionsResponse {
+	resp := kmsg.NewPtrApiVersionsResponse()
+	resp.Version = r.Version
+	switch {
+	case !apiVersionsValid(r):
+		resp.ErrorCode = errInvalidRequest
+	case r.Version >= 5 && r.ClusterID != nil && (*r.ClusterID != s.opts.ClusterID || !s.servesNode(img, r.NodeID)):
+		resp.ErrorCode = errRebootstrapRequired
+	default:
+		for _, a := range supported {
+			k := kmsg.NewApiVersionsResponseApiKey()
+			k.ApiKey, k.MinVersion, k.MaxVersion = a.Key, a.Min, a.Max
+			resp.ApiKeys = append(resp.ApiKeys, k)
+		}
+	}
+	return resp
+}
+
+// apiVersionsValid is ApiVersionsRequest.isValid.
+func apiVersionsValid(r *kmsg.ApiVersionsRequest) bool {
+	if r.Version >= 5 && (r.ClusterID == nil) != (r.NodeID == -1) {
+		return false
+	}
+	if r.Version >= 3 {
+		return softwareNameVersion.MatchString(r.ClientSoftwareName) && softwareNameVersion.MatchString(r.ClientSoftwareVersion)
+	}
+	return true
+}
+
+// servesNode reports whether a client expecting node id at this address is
+// where it meant to be: the proxy answers for every broker of the image
+// (with -advertise they are all at its address), so any registered broker
+// id is, where Kafka's broker accepts only its own (KafkaApis'
+// clusterIdOrNodeIdIsInvalid).
+func (s *Server) servesNode(img *image.Image, id int32) bool {
+	_, ok := img.Cluster().Broker(id)
+	return ok
+}
+
+// unsupportedApiVersions is Kafka's answer to an ApiVersions request at a
+// version it does not know: version 0, UNSUPPORTED_VERSION, and only
+// ApiVersions' own range (ApiVersionsRequest.getErrorResponse, KIP-511), so
+// that the client retries at a version both sides know.
+func unsupportedApiVersions() *kmsg.ApiVersionsResponse {
+	resp := kmsg.NewPtrApiVersionsResponse()
+	resp.Version = 0
+	resp.ErrorCode = errUnsupportedVersion
+	for _, a := range supported {
+		if a.Key == 18 {
+			k := kmsg.NewApiVersionsResponseApiKey()
+			k.ApiKey, k.MinVersion, k.MaxVersion = a.Key, a.Min, a.Max
+			resp.ApiKeys = append(resp.ApiKeys, k)
+		}
+	}
+	return resp
+}
