@@ -1,10 +1,10 @@
 package main
 
 import (
-	"fmt"
-	"strconv"
 	"flag"
+	"fmt"
 	"math"
+	"strconv"
 	"time"
 
 	"github.com/kmeta-go/kmeta/internal/wire"
