@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"log"
 	"os"
+	"strings"
 	"sync"
 	"time"
 
@@ -54,12 +55,15 @@ func loadDir(l *publisher.Loader, dir string) error {
 	return dirfollow.Load(l, dir)
 }
 
-// followDir follows dir until ctx ends, first waiting for it to exist.
+// followDir follows dir until ctx ends, first waiting for it to hold a log
+// segment or a finished snapshot: dirfollow.Follow finds the segments and
+// the snapshot when it opens the directory and follows them from there, so
+// it is opened once Kafka has written one.
 func followDir(ctx context.Context, l *publisher.Loader, dir string) error {
-	t := time.NewTicker(500 * time.Millisecond)
+	t := time.NewTicker(200 * time.Millisecond)
 	defer t.Stop()
 	for {
-		if _, err := os.Stat(dir); err == nil {
+		if hasMetadataFiles(dir) {
 			break
 		}
 		select {
@@ -69,6 +73,21 @@ func followDir(ctx context.Context, l *publisher.Loader, dir string) error {
 		}
 	}
 	return dirfollow.Follow(ctx, l, dir, dirfollow.Options{})
+}
+
+// hasMetadataFiles reports whether dir holds a log segment or a finished
+// snapshot (not only a .checkpoint.part Kafka is still writing).
+func hasMetadataFiles(dir string) bool {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return false
+	}
+	for _, e := range entries {
+		if n := e.Name(); !e.IsDir() && (strings.HasSuffix(n, ".log") || strings.HasSuffix(n, ".checkpoint")) {
+			return true
+		}
+	}
+	return false
 }
 
 // waitFirst waits, with -follow on a directory that has published nothing,
