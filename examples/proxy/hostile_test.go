@@ -193,7 +193,7 @@ func procStat(tb testing.TB, pid int) (ticks int64, rssKiB int64) {
 
 // startProxyProcess builds the proxy and runs it with args; it returns the
 // process, its listening address, and its log so far.
-func startProxyProcess(t *testing.T, args ...string) (*exec.Cmd, string, *syncBuffer) {
+func startProxyProcess(t testing.TB, args ...string) (*exec.Cmd, string, *syncBuffer) {
 	t.Helper()
 	bin := filepath.Join(t.TempDir(), "proxy")
 	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {

@@ -25,6 +25,21 @@
 // topics orders, payments and __consumer_offsets, as Kafka's controller
 // would have written them) and implies -advertise, since the simulated brokers'
 // hosts do not exist.
+//
+// Nothing a network sends ends the proxy. Requests are read and decoded by
+// internal/wire (bounded framing, header and bodies; an undecodable request,
+// an unknown API key or an unserved API or version closes that connection,
+// as Kafka's SocketServer does; ApiVersions at an unknown version is
+// answered at v0 with UNSUPPORTED_VERSION). A panic while serving a
+// connection closes it, is logged with the remote address and counted. The
+// limits are flags named after Kafka's broker configs:
+// -socket.request.max.bytes (100 MiB), -connections.max.idle.ms (10 min),
+// -max.connections (2147483647), plus -request.read.timeout.ms (30 s from a
+// request's first byte to its last, and for writing its answer) and
+// -metadata.cache.max.bytes (64 MiB of memoised Metadata answers, keys
+// included). A directory with nothing to load yet (missing, empty, or only a
+// .checkpoint.part) is served as an empty cluster, or with -follow waited
+// for until Kafka writes a segment or snapshot.
 package main
 
 import (

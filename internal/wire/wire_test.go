@@ -357,3 +357,33 @@ func TestFrameReaderDeadlines(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// BenchmarkDecode decodes a Metadata v12 request for 100 topics and an
+// ApiVersions v4 request, header and body, per iteration.
+//
+//	go test ./internal/wire -run '^$' -bench Decode -cpu 1
+func BenchmarkDecode(b *testing.B) {
+	md := kmsg.NewPtrMetadataRequest()
+	md.Version = 12
+	for i := 0; i < 100; i++ {
+		t := kmsg.NewMetadataRequestTopic()
+		t.Topic = str(fmt.Sprintf("topic-%03d", i))
+		md.Topics = append(md.Topics, t)
+	}
+	av := kmsg.NewPtrApiVersionsRequest()
+	av.Version = 4
+	av.ClientSoftwareName, av.ClientSoftwareVersion = "kmeta", "1.0"
+	frames := [][]byte{
+		md.AppendTo(appendHeader(nil, 3, 12, 1, str("client"))),
+		av.AppendTo(appendHeader(nil, 18, 4, 2, str("client"))),
+	}
+	b.SetBytes(int64(len(frames[0]) + len(frames[1])))
+	b.ReportAllocs()
+	for b.Loop() {
+		for _, f := range frames {
+			if _, _, err := Decode(f); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+}
