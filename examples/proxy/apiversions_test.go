@@ -128,3 +128,65 @@ func TestUnservedClosesConnection(t *testing.T) {
 	defer conn.Close()
 	checkDemoMetadata(t, conn)
 }
+
+// TestApiVersionsFeatures: from v3 the answer carries the image's finalized
+// features (metadata.version among them) with the image's last offset as
+// their epoch, and the supported features of the lowest broker id's
+// registration, without those whose minimum is 0 below v4 (KAFKA-17492).
+func TestApiVersionsFeatures(t *testing.T) {
+	s, addr := demoServer(t, DefaultLimits())
+	img := s.img.Load()
+	mv, ok := img.Features().MetadataVersion()
+	if !ok {
+		t.Fatal("the demo image has no metadata.version")
+	}
+	conn, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	for v := int16(3); v <= 5; v++ {
+		req := kmsg.NewPtrApiVersionsRequest()
+		req.Version = v
+		req.ClientSoftwareName, req.ClientSoftwareVersion = "kmeta-test", "1"
+		resp := kmsg.NewPtrApiVersionsResponse()
+		resp.Version = v
+		if err := roundTrip(conn, req, resp, int32(v)); err != nil {
+			t.Fatal(err)
+		}
+		if resp.FinalizedFeaturesEpoch != img.Provenance().LastContainedOffset {
+			t.Errorf("v%d: finalized features epoch %d, want %d", v, resp.FinalizedFeaturesEpoch, img.Provenance().LastContainedOffset)
+		}
+		fin := map[string]int16{}
+		for _, f := range resp.FinalizedFeatures {
+			if f.MinVersionLevel != f.MaxVersionLevel || f.MaxVersionLevel == 0 {
+				t.Errorf("v%d: finalized %+v", v, f)
+			}
+			fin[f.Name] = f.MaxVersionLevel
+		}
+		if fin["metadata.version"] != int16(mv) || len(fin) != len(img.Features().Finalized())+1 {
+			t.Errorf("v%d: finalized %v, image %v at metadata.version %d", v, fin, img.Features().Finalized(), mv)
+		}
+		var zeroMin, total int
+		for b := range img.Cluster().Brokers() {
+			if b.ID() == 1 {
+				for _, r := range b.SupportedFeatures() {
+					total++
+					if r.Min == 0 {
+						zeroMin++
+					}
+				}
+			}
+		}
+		if v == 3 {
+			t.Logf("lowest broker: %d supported features, %d with minimum 0; finalized %v", total, zeroMin, fin)
+		}
+		want := total
+		if v < 4 {
+			want = total - zeroMin
+		}
+		if len(resp.SupportedFeatures) != want || total == 0 {
+			t.Errorf("v%d: %d supported features, want %d of %d (%d with minimum 0)", v, len(resp.SupportedFeatures), want, total, zeroMin)
+		}
+	}
+}

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"slices"
+	"strings"
 
 	"github.com/twmb/franz-go/pkg/kmsg"
 
@@ -88,8 +90,55 @@ func (s *Server) apiVersions(img *image.Image, r *kmsg.ApiVersionsRequest) *kmsg
 			k.ApiKey, k.MinVersion, k.MaxVersion = a.Key, a.Min, a.Max
 			resp.ApiKeys = append(resp.ApiKeys, k)
 		}
+		apiVersionsFeatures(resp, img, r.Version < 4)
 	}
 	return resp
+}
+
+// apiVersionsFeatures fills the features of an ApiVersions answer (tagged
+// fields, carried from v3) as DefaultApiVersionManager.apiVersionResponse
+// does from KRaftMetadataCache.features: the finalized features of the image
+// at non-zero levels with metadata.version among them, and as their epoch
+// the image's last contained offset; an image without a metadata.version
+// has none and epoch -1 (FinalizedFeatures.unknown). The supported features
+// are the broker's own ranges (BrokerFeatures.supportedFeatures); the proxy
+// has none of its own and reports those the lowest broker id registered
+// with. Below v4 a supported feature whose minimum is 0 is left out
+// (ApiVersionsResponse.maybeFilterSupportedFeatureKeys, KAFKA-17492). The
+// kraft.version Kafka adds from its raft client is not in the image and not
+// reported.
+func apiVersionsFeatures(resp *kmsg.ApiVersionsResponse, img *image.Image, alterLevel0 bool) {
+	resp.FinalizedFeaturesEpoch = -1
+	f := img.Features()
+	if mv, ok := f.MetadataVersion(); ok {
+		resp.FinalizedFeaturesEpoch = img.Provenance().LastContainedOffset
+		levels := append(f.Finalized(), image.FeatureLevel{Name: image.MetadataVersionFeature, Level: int16(mv)})
+		slices.SortFunc(levels, func(a, b image.FeatureLevel) int { return strings.Compare(a.Name, b.Name) })
+		for _, l := range levels {
+			if l.Level != 0 {
+				k := kmsg.NewApiVersionsResponseFinalizedFeature()
+				k.Name, k.MinVersionLevel, k.MaxVersionLevel = l.Name, l.Level, l.Level
+				resp.FinalizedFeatures = append(resp.FinalizedFeatures, k)
+			}
+		}
+	}
+	var lowest *image.Broker
+	for b := range img.Cluster().Brokers() {
+		if lowest == nil || b.ID() < lowest.ID() {
+			lowest = b
+		}
+	}
+	if lowest == nil {
+		return
+	}
+	for _, r := range lowest.SupportedFeatures() {
+		if alterLevel0 && r.Min == 0 {
+			continue
+		}
+		k := kmsg.NewApiVersionsResponseSupportedFeature()
+		k.Name, k.MinVersion, k.MaxVersion = r.Name, r.Min, r.Max
+		resp.SupportedFeatures = append(resp.SupportedFeatures, k)
+	}
 }
 
 // apiVersionsValid is ApiVersionsRequest.isValid.
