@@ -106,3 +106,9 @@ func checkDemoMetadata(tb testing.TB, conn net.Conn) {
 		tb.Fatalf("metadata: %d brokers, topics %v", len(resp.Brokers), parts)
 	}
 }
+
+func metadataV12() *kmsg.MetadataRequest {
+	r := kmsg.NewPtrMetadataRequest()
+	r.Version = 12
+	return r
+}
