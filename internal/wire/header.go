@@ -69,8 +69,7 @@ func ParseHeader(frame []byte) (Header, error) {
 		h.ClientID = *id
 	}
 	if hv >= 2 {
-		r.field = "Header"
-		r.tags()
+		r.tags("HeaderTaggedFields")
 	}
 	if r.failed {
 		return h, r.err
