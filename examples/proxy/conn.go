@@ -6,7 +6,6 @@ import (
 	"log"
 	"net"
 	"runtime/debug"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -33,41 +32,35 @@ type Stats struct {
 // to be accepted.
 func (s *Server) Serve(ln net.Listener) error {
 	lim := s.limits()
-	slots := make(chan struct{}, max(lim.MaxConnections, 1))
-	if lim.MaxConnections >= 1<<20 {
-		slots = nil // no bound worth a channel
-	}
-	var wg sync.WaitGroup
-	defer wg.Wait()
+	slots := make(chan struct{}, lim.MaxConnections) // elements of size 0: no buffer however large
+	backoff := time.Duration(0)
 	for {
-		if slots != nil {
-			slots <- struct{}{}
-		}
+		slots <- struct{}{}
 		conn, err := ln.Accept()
 		if err != nil {
-			if slots != nil {
-				<-slots
-			}
-			var ne net.Error
-			if errors.As(err, &ne) && ne.Timeout() {
-				time.Sleep(10 * time.Millisecond) // transient, e.g. out of file descriptors
-				continue
-			}
+			<-slots
 			if errors.Is(err, net.ErrClosed) {
 				return nil
 			}
-			return err
+			// Out of file descriptors, or a connection reset before it
+			// was accepted: wait and go on, as Kafka's Acceptor does,
+			// rather than end the server.
+			if backoff == 0 {
+				backoff = 5 * time.Millisecond
+				log.Printf("proxy: accepting: %v (retrying)", err)
+			} else if backoff *= 2; backoff > time.Second {
+				backoff = time.Second
+			}
+			time.Sleep(backoff)
+			continue
 		}
+		backoff = 0
 		s.stats.Accepted.Add(1)
 		s.stats.Open.Add(1)
-		wg.Add(1)
 		go func() {
-			defer wg.Done()
 			defer func() {
 				s.stats.Open.Add(-1)
-				if slots != nil {
-					<-slots
-				}
+				<-slots
 			}()
 			s.serveConn(conn)
 		}()

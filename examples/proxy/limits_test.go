@@ -188,3 +188,30 @@ func TestThousandConnections(t *testing.T) {
 		t.Fatalf("%d connections open, want 1000", open)
 	}
 }
+
+// TestNonReadingClientCut: a client that sends requests and never reads the
+// answers is cut once writing an answer has waited the request timeout
+// (400 ms here), instead of holding its connection for ever.
+func TestNonReadingClientCut(t *testing.T) {
+	s, addr := demoServer(t, shortLimits())
+	c, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if tc, ok := c.(*net.TCPConn); ok {
+		tc.SetReadBuffer(4 << 10)
+	}
+	var frames []byte
+	for i := 0; i < 5000; i++ {
+		frames = append(frames, requestFrame(metadataV12(), int32(i))...)
+	}
+	go c.Write(frames) // the server stops reading once its writes block
+	deadline := time.Now().Add(20 * time.Second)
+	for s.stats.Slow.Load() == 0 && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	if s.stats.Slow.Load() != 1 {
+		t.Fatalf("a client not reading its answers was not cut (answered %d requests)", s.stats.Requests.Load())
+	}
+}
