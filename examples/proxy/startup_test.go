@@ -73,8 +73,8 @@ func metadataAll(t *testing.T, addr string) *kmsg.MetadataResponse {
 }
 
 // TestStartOnEmptyDirectories: an empty metadata directory, one holding only
-// a .checkpoint.part (a snapshot Kafka is still writing), and one that does
-// not exist yet start the proxy serving an empty cluster, with a line
+// a .checkpoint.part (a snapshot Kafka is still writing), one whose only
+// segment is still empty, and one that does not exist yet start the proxy serving an empty cluster, with a line
 // saying so.
 func TestStartOnEmptyDirectories(t *testing.T) {
 	empty := t.TempDir()
@@ -83,7 +83,11 @@ func TestStartOnEmptyDirectories(t *testing.T) {
 		t.Fatal(err)
 	}
 	missing := filepath.Join(t.TempDir(), "not-yet")
-	for name, dir := range map[string]string{"empty": empty, "checkpoint.part only": part, "missing": missing} {
+	emptyLog := t.TempDir() // a segment Kafka created and has not written to yet
+	if err := os.WriteFile(filepath.Join(emptyLog, "00000000000000000000.log"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for name, dir := range map[string]string{"empty": empty, "checkpoint.part only": part, "missing": missing, "empty segment": emptyLog} {
 		t.Run(name, func(t *testing.T) {
 			logs := captureLog(t)
 			addr, _ := startRun(t, 20*time.Second, dir)
