@@ -118,8 +118,8 @@ func (s *Server) serveConn(conn net.Conn) {
 			}
 			return
 		}
-		if cap(out) > 1<<20 {
-			out = nil // do not keep a large answer's buffer on an idle connection
+		if cap(out) > 64<<10 {
+			out = nil // keep no large answer's buffer on an idle connection
 		}
 	}
 }

@@ -35,30 +35,34 @@ func (s *Server) handle(out, frame []byte) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
+	start := len(out)
+	out = wire.AppendResponseHeader(out, h)
 	if wire.IsUnsupportedApiVersions(h) {
-		return wire.AppendResponse(out, h, unsupportedApiVersions().AppendTo(nil)), nil
+		out = unsupportedApiVersions().AppendTo(out)
+		wire.FinishResponse(out, start)
+		return out, nil
 	}
 	req, err := wire.DecodeBody(h, frame)
 	if err != nil {
 		return nil, err
 	}
-	var body []byte
 	switch r := req.(type) {
 	case *kmsg.ApiVersionsRequest:
-		body = s.apiVersions(img, r).AppendTo(nil)
+		out = s.apiVersions(img, r).AppendTo(out)
 	case *kmsg.MetadataRequest:
-		body, _ = s.memo.AppendMetadata(nil, img, r, &s.opts)
+		out, _ = s.memo.AppendMetadata(out, img, r, &s.opts)
 	case *kmsg.DescribeClusterRequest:
-		body = answer.DescribeCluster(img, r, &s.opts, nil).AppendTo(nil)
+		out = answer.DescribeCluster(img, r, &s.opts, nil).AppendTo(out)
 	case *kmsg.DescribeTopicPartitionsRequest:
-		body = answer.DescribeTopicPartitions(img, r, &s.opts).AppendTo(nil)
+		out = answer.DescribeTopicPartitions(img, r, &s.opts).AppendTo(out)
 	case *kmsg.FindCoordinatorRequest:
 		fr, _ := answer.FindCoordinator(img, r, &s.opts)
-		body = fr.AppendTo(nil)
+		out = fr.AppendTo(out)
 	default:
 		return nil, fmt.Errorf("api %d not served", h.APIKey)
 	}
-	return wire.AppendResponse(out, h, body), nil
+	wire.FinishResponse(out, start)
+	return out, nil
 }
 
 // supported are the APIs and versions the proxy answers: all the decoder

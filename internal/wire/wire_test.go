@@ -271,6 +271,16 @@ func TestUnsupportedApiVersions(t *testing.T) {
 	if out := AppendResponse(nil, mh, []byte{9}); !bytes.Equal(out, []byte{0, 0, 0, 6, 0, 0, 0, 6, 0, 9}) {
 		t.Fatalf("flexible response header: %x", out)
 	}
+	// Encoding in place gives the same frames, after what dst held.
+	for _, hh := range []Header{h, mh} {
+		dst := []byte{7, 7}
+		out := AppendResponseHeader(dst, hh)
+		out = append(out, 9)
+		FinishResponse(out, len(dst))
+		if want := AppendResponse([]byte{7, 7}, hh, []byte{9}); !bytes.Equal(out, want) {
+			t.Fatalf("in place %x, want %x", out, want)
+		}
+	}
 }
 
 // TestFrameReaderBounds: a size above the maximum or negative is refused
