@@ -82,6 +82,7 @@ type Server struct {
 	memo      answer.Memo
 	lim       Limits // see limits.go
 	stats     Stats  // see conn.go
+	connLog   connLog
 }
 
 // run parses args, loads the image and serves until the listener fails. If
