@@ -157,6 +157,9 @@ func (d *Delta) Replay(r record.Record) error {
 		return d.replayBrokerChange(r)
 	case *record.RegisterControllerRecord:
 		return d.replayRegisterController(r)
+	case *record.UnregisterControllerRecord:
+		d.replayUnregisterController(r)
+		return nil
 	case *record.TopicRecord:
 		return d.replayTopic(r)
 	case *record.PartitionRecord:
@@ -305,8 +308,10 @@ func (d *Delta) replayFence(r record.Record, id int32, epoch int64, fenced bool)
 
 // replayBrokerChange follows ClusterDelta.replay(BrokerRegistrationChangeRecord):
 // Fenced 1/-1/0 = fence/unfence/unchanged, InControlledShutdown 1/0 =
-// set/unchanged, LogDirs non-empty = replace; other values are errors; a
-// change that leaves the registration equal records nothing.
+// set/unchanged, LogDirs non-empty = replace, CordonedLogDirs (v3, KIP-1066)
+// non-null = replace, an empty list included (null = unchanged); other
+// values are errors; a change that leaves the registration equal records
+// nothing (BrokerRegistration.cloneWith returns the same registration).
 func (d *Delta) replayBrokerChange(r *record.BrokerRegistrationChangeRecord) error {
 	b, ok := d.currentBroker(r.BrokerID)
 	if !ok {
@@ -335,6 +340,9 @@ func (d *Delta) replayBrokerChange(r *record.BrokerRegistrationChangeRecord) err
 	if len(r.LogDirs) > 0 {
 		nb = nb.WithDirectories(r.LogDirs)
 	}
+	if r.CordonedLogDirs != nil {
+		nb = nb.WithCordonedDirectories(r.CordonedLogDirs)
+	}
 	if !nb.Equal(b) {
 		d.putBroker(r.BrokerID, nb)
 	}
@@ -352,6 +360,19 @@ func (d *Delta) replayRegisterController(r *record.RegisterControllerRecord) err
 	}
 	d.controllers[r.ControllerID] = c
 	return nil
+}
+
+// replayUnregisterController follows
+// ClusterDelta.replay(UnregisterControllerRecord) of Kafka 4.4 (KIP-1312):
+// the controller leaves the image when the delta is applied. As in Kafka's
+// image, an id with no registration is not an error (only the controller's
+// ClusterControlManager checks), and a later RegisterControllerRecord in the
+// same delta registers the id again.
+func (d *Delta) replayUnregisterController(r *record.UnregisterControllerRecord) {
+	if d.controllers == nil {
+		d.controllers = map[int32]*image.Controller{}
+	}
+	d.controllers[r.ControllerID] = nil
 }
 
 // liveTopicID returns the id a live topic named name has in the delta's
