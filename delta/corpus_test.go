@@ -78,44 +78,47 @@ func readIndex(t *testing.T, path string) []indexRow {
 	return rows
 }
 
-// TestCorpusImagesFiles: every file of the corpus that loads on its own gives
-// the image Kafka's own code built from it (vectors/corpus-images/INDEX.tsv).
+// TestCorpusImagesFiles: every file of every corpus folder (kraft, kraft-2,
+// kraft-4.3) that loads on its own gives the image Kafka's own code built
+// from it (vectors/corpus-images*/INDEX.tsv).
 func TestCorpusImagesFiles(t *testing.T) {
-	corpus := sharedtest.Corpus(t)
-	images := filepath.Join(sharedtest.Vectors(t), "corpus-images")
-	for _, row := range readIndex(t, filepath.Join(images, "INDEX.tsv")) {
-		if row["status"] != "ok" {
-			continue
-		}
-		path := row["path"]
-		t.Run(path, func(t *testing.T) {
-			src := filepath.Join(corpus, path)
-			var img *image.Image
-			switch {
-			case strings.HasSuffix(path, ".log"):
-				img = replayLogFiles(t, image.Empty(), 0, -1, src)
-			default:
-				img = loadSnapshotFile(t, image.Empty(), src)
+	for _, folder := range sharedtest.CorpusFolders(t) {
+		for _, row := range readIndex(t, filepath.Join(folder.Images, "INDEX.tsv")) {
+			if row["status"] != "ok" {
+				continue
 			}
-			imagetest.CompareImage(t, img, imagetest.ReadLines(t, filepath.Join(images, path+".image-records.jsonl")))
-		})
+			path := row["path"]
+			t.Run(folder.Name+"/"+path, func(t *testing.T) {
+				src := filepath.Join(folder.Root, path)
+				var img *image.Image
+				switch {
+				case strings.HasSuffix(path, ".log"):
+					img = replayLogFiles(t, image.Empty(), 0, -1, src)
+				default:
+					img = loadSnapshotFile(t, image.Empty(), src)
+				}
+				imagetest.CompareImage(t, img, imagetest.ReadLines(t, filepath.Join(folder.Images, path+".image-records.jsonl")))
+			})
+		}
 	}
 }
 
-// TestCorpusImagesDirs: every __cluster_metadata-0 directory of the corpus,
-// loaded as a broker loads it, gives Kafka's image (corpus-images/dirs).
+// TestCorpusImagesDirs: every __cluster_metadata-0 directory of every corpus
+// folder, loaded as a broker loads it, gives Kafka's image
+// (corpus-images*/dirs).
 func TestCorpusImagesDirs(t *testing.T) {
-	corpus := sharedtest.Corpus(t)
-	images := filepath.Join(sharedtest.Vectors(t), "corpus-images", "dirs")
-	for _, row := range readIndex(t, filepath.Join(images, "INDEX.tsv")) {
-		if row["status"] != "ok" {
-			continue
+	for _, folder := range sharedtest.CorpusFolders(t) {
+		images := filepath.Join(folder.Images, "dirs")
+		for _, row := range readIndex(t, filepath.Join(images, "INDEX.tsv")) {
+			if row["status"] != "ok" {
+				continue
+			}
+			dir := row["directory"]
+			t.Run(folder.Name+"/"+dir, func(t *testing.T) {
+				img := loadDir(t, filepath.Join(folder.Root, dir))
+				imagetest.CompareImage(t, img, imagetest.ReadLines(t, filepath.Join(images, dir+".image-records.jsonl")))
+			})
 		}
-		dir := row["directory"]
-		t.Run(dir, func(t *testing.T) {
-			img := loadDir(t, filepath.Join(corpus, dir))
-			imagetest.CompareImage(t, img, imagetest.ReadLines(t, filepath.Join(images, dir+".image-records.jsonl")))
-		})
 	}
 }
 
