@@ -13,6 +13,17 @@ import (
 // contradicts the image (errors.Is(err, ErrRejected)).
 var ErrRejected = errors.New("record rejected")
 
+// ErrNewerVersion is wrapped (with ErrRejected) by the error Replay returns
+// for a record that only a newer Kafka than kmeta knows can have written: a
+// FeatureLevelRecord for a metadata.version feature level above
+// image.LatestMetadataVersion (Kafka's MetadataVersion.fromFeatureLevel
+// throws "No MetadataVersion with feature level N"). Unlike a record that
+// contradicts the image, such a record cannot be skipped without serving a
+// wrong image: publisher's loader halts on it in every mode. Record versions
+// and apiKeys kmeta does not know fail earlier, when the record is decoded
+// (record.ErrUnsupportedVersion, record.ErrUnknownType).
+var ErrNewerVersion = errors.New("written by a newer Kafka than kmeta knows")
+
 // RecordError is the error Replay returns: the rejected record and why.
 type RecordError struct {
 	Record record.Record
@@ -226,13 +237,17 @@ func (d *Delta) Replay(r record.Record) error {
 }
 
 // replayFeatureLevel follows FeaturesDelta.replay: metadata.version must be
-// a level kmeta knows; kraft.version is skipped (Kafka 4.x, KAFKA-18979);
-// level 0 removes any other feature.
+// a level kmeta knows (a higher one is ErrNewerVersion); kraft.version is
+// skipped (Kafka 4.x, KAFKA-18979); level 0 removes any other feature.
 func (d *Delta) replayFeatureLevel(r *record.FeatureLevelRecord) error {
 	switch r.Name {
 	case image.MetadataVersionFeature:
 		mv, err := image.ParseMetadataVersionLevel(r.FeatureLevel)
 		if err != nil {
+			if r.FeatureLevel > int16(image.LatestMetadataVersion) {
+				return &RecordError{Record: r, Err: fmt.Errorf("%w: metadata.version feature level %d (kmeta knows %d to %d, %s)",
+					ErrNewerVersion, r.FeatureLevel, image.MV3_0_IV1, image.LatestMetadataVersion, image.LatestMetadataVersion)}
+			}
 			return reject(r, "%v", err)
 		}
 		d.mv = mv
