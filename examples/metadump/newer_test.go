@@ -1,9 +1,12 @@
 package main
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
+	"sort"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/kmeta-go/kmeta/internal/sharedtest"
@@ -127,5 +130,65 @@ func TestNewerRecordVersionRefused(t *testing.T) {
 			require.Contains(t, errs, c.want, "%v", args)
 			require.Contains(t, errs, filepath.Dir(path), "%v", args)
 		}
+	}
+}
+
+// TestImageCordonedDirsAndControllers: -image of the Kafka 4.3 and 4.4
+// scenarios shows each broker's cordoned log directories (null, empty, one,
+// two out of UUID order) and the registered controllers, the unregistered
+// one gone, as Kafka's image node tree printed them (BrokerRegistration's
+// cordonedDirectories, ClusterImage's controllers).
+func TestImageCordonedDirsAndControllers(t *testing.T) {
+	for _, sc := range []string{"mv-4.3-IV0-cordoned", "mv-4.4-IV2-unregistered-controller-cidr-acls"} {
+		t.Run(sc, func(t *testing.T) {
+			dir := sharedtest.Path(t, "vectors", "snapshots-4.4", sc, record.MetadataPartitionDir)
+			snaps, err := filepath.Glob(filepath.Join(dir, "*.checkpoint.image.json"))
+			require.NoError(t, err)
+			require.Len(t, snaps, 1)
+			data, err := os.ReadFile(snaps[0])
+			require.NoError(t, err)
+			var kafka struct {
+				Cluster struct {
+					Brokers     map[string]string `json:"brokers"`
+					Controllers map[string]string `json:"controllers"`
+				} `json:"cluster"`
+			}
+			require.NoError(t, json.Unmarshal(data, &kafka))
+
+			out, errs, code := runDump(t, "-image", dir)
+			require.Equal(t, 0, code, errs)
+			var img struct {
+				Brokers []struct {
+					ID       int32     `json:"id"`
+					Cordoned *[]string `json:"cordonedDirectories"`
+				} `json:"brokers"`
+				Controllers []struct {
+					ID int32 `json:"id"`
+				} `json:"controllers"`
+			}
+			require.NoError(t, json.Unmarshal([]byte(out), &img))
+			require.Len(t, img.Brokers, len(kafka.Cluster.Brokers))
+			for _, b := range img.Brokers {
+				s := kafka.Cluster.Brokers[strconv.Itoa(int(b.ID))]
+				_, want, ok := strings.Cut(s, "cordonedDirectories=")
+				require.True(t, ok, s)
+				want = strings.TrimSuffix(want, ")")
+				got := "null"
+				if b.Cordoned != nil {
+					got = "[" + strings.Join(*b.Cordoned, ", ") + "]"
+				}
+				require.Equal(t, want, got, "broker %d", b.ID)
+			}
+			var ids []string
+			for _, c := range img.Controllers {
+				ids = append(ids, strconv.Itoa(int(c.ID)))
+			}
+			var want []string
+			for id := range kafka.Cluster.Controllers {
+				want = append(want, id)
+			}
+			sort.Strings(want)
+			require.Equal(t, want, ids)
+		})
 	}
 }
