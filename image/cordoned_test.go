@@ -167,3 +167,32 @@ func TestMetadataVersionLevels(t *testing.T) {
 		t.Error("partitionRecordVersion changed at 4.4")
 	}
 }
+
+// TestMetadataChanged follows MetadataVersion.checkIfMetadataChanged: 4.4-IV0
+// (level 31) changed nothing, so 4.3-IV0 <-> 4.4-IV0 is not lossy, while
+// 4.4-IV1 and 4.4-IV2 did; 4.2-IV0 -> 4.2-IV1 -> 4.3-IV0 is lossy because of
+// 4.3-IV0.
+func TestMetadataChanged(t *testing.T) {
+	for _, c := range []struct {
+		a, b MetadataVersion
+		want bool
+	}{
+		{MV4_3_IV0, MV4_4_IV0, false},
+		{MV4_4_IV0, MV4_3_IV0, false},
+		{MV4_3_IV0, MV4_4_IV1, true},
+		{MV4_4_IV1, MV4_4_IV2, true},
+		{MV4_2_IV0, MV4_2_IV1, false},
+		{MV4_2_IV1, MV4_3_IV0, true},
+		{MV4_0_IV1, MV4_2_IV1, false},
+		{MV4_0_IV0, MV4_0_IV1, true},
+		{MV4_4_IV2, MV4_4_IV2, false},
+		{MV3_0_IV1, MV3_1_IV0, false},
+	} {
+		if got := MetadataChanged(c.a, c.b); got != c.want {
+			t.Errorf("MetadataChanged(%s, %s) = %v", c.a, c.b, got)
+		}
+	}
+	if !MV4_3_IV0.DidMetadataChange() || MV4_4_IV0.DidMetadataChange() || MetadataVersion(34).DidMetadataChange() {
+		t.Error("didMetadataChange of 30, 31 or 34")
+	}
+}

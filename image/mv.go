@@ -56,6 +56,35 @@ var mvNames = [...]string{"", "3.0-IV1", "3.1-IV0", "3.2-IV0", "3.3-IV0", "3.3-I
 	"3.7-IV2", "3.7-IV3", "3.7-IV4", "3.8-IV0", "3.9-IV0", "4.0-IV0", "4.0-IV1", "4.0-IV2", "4.0-IV3",
 	"4.1-IV0", "4.1-IV1", "4.2-IV0", "4.2-IV1", "4.3-IV0", "4.4-IV0", "4.4-IV1", "4.4-IV2"}
 
+// didMetadataChange is MetadataVersion's didMetadataChange flag by level
+// (Kafka 3.9 for levels 1-6, Kafka 4.4 from level 7).
+var didMetadataChange = [...]bool{1: true, 2: false, 3: true, 4: false, 5: true, 6: true, 7: true, 8: true,
+	9: false, 10: false, 11: true, 12: false, 13: true, 14: true, 15: true, 16: false, 17: true, 18: false,
+	19: false, 20: false, 21: false, 22: false, 23: true, 24: false, 25: false, 26: false, 27: false, 28: false,
+	29: false, 30: true, 31: false, 32: true, 33: true}
+
+// DidMetadataChange is MetadataVersion.didMetadataChange: whether the level
+// changed the metadata format (4.3-IV0, 4.4-IV1 and 4.4-IV2 did; 4.4-IV0
+// did not). False for a level kmeta does not know.
+func (v MetadataVersion) DidMetadataChange() bool {
+	return v > 0 && int(v) < len(didMetadataChange) && didMetadataChange[v]
+}
+
+// MetadataChanged is MetadataVersion.checkIfMetadataChanged: whether going
+// from one level to the other crosses a level that changed the metadata
+// format, i.e. whether a downgrade between them loses metadata.
+func MetadataChanged(from, to MetadataVersion) bool {
+	if from == to {
+		return false
+	}
+	hi, lo := max(from, to), min(from, to)
+	v := hi
+	for !v.DidMetadataChange() && v != lo && v > MV3_0_IV1 {
+		v--
+	}
+	return v != lo
+}
+
 // ParseMetadataVersionLevel checks a feature level
 // (MetadataVersion.fromFeatureLevel): levels kmeta does not know are an error.
 func ParseMetadataVersionLevel(level int16) (MetadataVersion, error) {
