@@ -78,44 +78,47 @@ func readIndex(t *testing.T, path string) []indexRow {
 	return rows
 }
 
-// TestCorpusImagesFiles: every file of the corpus that loads on its own gives
-// the image Kafka's own code built from it (vectors/corpus-images/INDEX.tsv).
+// TestCorpusImagesFiles: every file of every corpus folder (kraft, kraft-2,
+// kraft-4.3) that loads on its own gives the image Kafka's own code built
+// from it (vectors/corpus-images*/INDEX.tsv).
 func TestCorpusImagesFiles(t *testing.T) {
-	corpus := sharedtest.Corpus(t)
-	images := filepath.Join(sharedtest.Vectors(t), "corpus-images")
-	for _, row := range readIndex(t, filepath.Join(images, "INDEX.tsv")) {
-		if row["status"] != "ok" {
-			continue
-		}
-		path := row["path"]
-		t.Run(path, func(t *testing.T) {
-			src := filepath.Join(corpus, path)
-			var img *image.Image
-			switch {
-			case strings.HasSuffix(path, ".log"):
-				img = replayLogFiles(t, image.Empty(), 0, -1, src)
-			default:
-				img = loadSnapshotFile(t, image.Empty(), src)
+	for _, folder := range sharedtest.CorpusFolders(t) {
+		for _, row := range readIndex(t, filepath.Join(folder.Images, "INDEX.tsv")) {
+			if row["status"] != "ok" {
+				continue
 			}
-			imagetest.CompareImage(t, img, imagetest.ReadLines(t, filepath.Join(images, path+".image-records.jsonl")))
-		})
+			path := row["path"]
+			t.Run(folder.Name+"/"+path, func(t *testing.T) {
+				src := filepath.Join(folder.Root, path)
+				var img *image.Image
+				switch {
+				case strings.HasSuffix(path, ".log"):
+					img = replayLogFiles(t, image.Empty(), 0, -1, src)
+				default:
+					img = loadSnapshotFile(t, image.Empty(), src)
+				}
+				imagetest.CompareImage(t, img, imagetest.ReadLines(t, filepath.Join(folder.Images, path+".image-records.jsonl")))
+			})
+		}
 	}
 }
 
-// TestCorpusImagesDirs: every __cluster_metadata-0 directory of the corpus,
-// loaded as a broker loads it, gives Kafka's image (corpus-images/dirs).
+// TestCorpusImagesDirs: every __cluster_metadata-0 directory of every corpus
+// folder, loaded as a broker loads it, gives Kafka's image
+// (corpus-images*/dirs).
 func TestCorpusImagesDirs(t *testing.T) {
-	corpus := sharedtest.Corpus(t)
-	images := filepath.Join(sharedtest.Vectors(t), "corpus-images", "dirs")
-	for _, row := range readIndex(t, filepath.Join(images, "INDEX.tsv")) {
-		if row["status"] != "ok" {
-			continue
+	for _, folder := range sharedtest.CorpusFolders(t) {
+		images := filepath.Join(folder.Images, "dirs")
+		for _, row := range readIndex(t, filepath.Join(images, "INDEX.tsv")) {
+			if row["status"] != "ok" {
+				continue
+			}
+			dir := row["directory"]
+			t.Run(folder.Name+"/"+dir, func(t *testing.T) {
+				img := loadDir(t, filepath.Join(folder.Root, dir))
+				imagetest.CompareImage(t, img, imagetest.ReadLines(t, filepath.Join(images, dir+".image-records.jsonl")))
+			})
 		}
-		dir := row["directory"]
-		t.Run(dir, func(t *testing.T) {
-			img := loadDir(t, filepath.Join(corpus, dir))
-			imagetest.CompareImage(t, img, imagetest.ReadLines(t, filepath.Join(images, dir+".image-records.jsonl")))
-		})
 	}
 }
 
@@ -138,33 +141,69 @@ func TestVectorCheckpointAndLogEqualSnapshot(t *testing.T) {
 	}
 }
 
-// TestMetamorphicCorpusSnapshotVersusLog: for each corpus directory holding a
-// snapshot and the log that led to it, replaying the log up to the
-// snapshot's offset gives the image the snapshot holds; and snapshot-then-log
-// equals the whole log. ogs59: kafka-2's log against kafka-1's snapshot.
+// TestMetamorphicCorpusSnapshotVersusLog: in every corpus directory of
+// every folder (kraft, kraft-2, kraft-4.3) that holds the log from offset 0
+// and snapshots, replaying the log up to a snapshot's offset gives the image
+// the snapshot holds, for every snapshot the log covers; and the snapshot
+// followed by the rest of the log gives the image of the whole log.
 func TestMetamorphicCorpusSnapshotVersusLog(t *testing.T) {
-	corpus := sharedtest.Corpus(t)
-	cases := []struct{ snapDir, logDir string }{
-		{"greenlemonT__kafka-temp/data/kafka1/__cluster_metadata-0", ""},
-		{"rjmfernandes__flink-on-prem/data/__cluster_metadata-0", ""},
-		{"Eb-raheeem__Real-Time-Stock-Market-Analysis/kafka-data/__cluster_metadata-0", ""},
-		{"ogs59__docker-compose-kafka4.10/data/kafka-1/__cluster_metadata-0", "ogs59__docker-compose-kafka4.10/data/kafka-2/__cluster_metadata-0"},
-	}
-	for _, c := range cases {
-		t.Run(c.snapDir, func(t *testing.T) {
-			snap, segs := dirFiles(t, filepath.Join(corpus, c.snapDir))
-			if c.logDir != "" {
-				_, segs = dirFiles(t, filepath.Join(corpus, c.logDir))
+	checked := 0
+	for _, folder := range sharedtest.CorpusFolders(t) {
+		err := filepath.WalkDir(folder.Root, func(p string, d os.DirEntry, err error) error {
+			if err != nil || !d.IsDir() || d.Name() != record.MetadataPartitionDir {
+				return err
 			}
-			fromSnap := loadSnapshotFile(t, image.Empty(), snap)
-			upTo := fromSnap.Provenance().LastContainedOffset
-			fromLog := replayLogFiles(t, image.Empty(), 0, upTo, segs...)
-			imagetest.CompareImage(t, fromLog, imagetest.ImageLines(t, fromSnap))
-			if c.logDir == "" {
-				whole := replayLogFiles(t, image.Empty(), 0, -1, segs...)
-				snapThenLog := replayLogFiles(t, fromSnap, upTo+1, -1, segs...)
-				imagetest.CompareImage(t, snapThenLog, imagetest.ImageLines(t, whole))
+			snaps, _ := filepath.Glob(filepath.Join(p, "*"+record.SnapshotSuffix))
+			_, segs := dirFiles(t, p)
+			if len(snaps) == 0 || len(segs) == 0 {
+				return nil
 			}
+			if base, _ := record.ParseSegmentName(filepath.Base(segs[0])); base != 0 {
+				return nil // the log before the first segment is gone
+			}
+			var whole *image.Image
+			for _, snap := range snaps {
+				id, err := record.ParseSnapshotName(filepath.Base(snap))
+				if err != nil {
+					return err
+				}
+				rel, _ := filepath.Rel(folder.Root, snap)
+				t.Run(folder.Name+"/"+rel, func(t *testing.T) {
+					upTo := id.EndOffset - 1
+					fromLog := replayLogFiles(t, image.Empty(), 0, upTo, segs...)
+					if got := fromLog.Provenance().LastContainedOffset; got != upTo {
+						t.Fatalf("the log ends at offset %d, before the snapshot's %d", got, upTo)
+					}
+					fromSnap := loadSnapshotFile(t, image.Empty(), snap)
+					imagetest.CompareImage(t, fromLog, imagetest.ImageLines(t, fromSnap))
+					if whole == nil {
+						whole = replayLogFiles(t, image.Empty(), 0, -1, segs...)
+					}
+					snapThenLog := replayLogFiles(t, fromSnap, upTo+1, -1, segs...)
+					imagetest.CompareImage(t, snapThenLog, imagetest.ImageLines(t, whole))
+					checked++
+				})
+			}
+			return nil
 		})
+		if err != nil {
+			t.Fatal(err)
+		}
 	}
+	if checked == 0 {
+		t.Fatal("no corpus snapshot with its log")
+	}
+	t.Logf("%d snapshots checked against their logs", checked)
+}
+
+// TestMetamorphicReplicatedLog: the metadata log is replicated, so one
+// node's snapshot equals the image of another node's log up to the same
+// offset (ogs59: kafka-1 kept a snapshot, kafka-2 the log).
+func TestMetamorphicReplicatedLog(t *testing.T) {
+	corpus := sharedtest.Corpus(t)
+	snap, _ := dirFiles(t, filepath.Join(corpus, "ogs59__docker-compose-kafka4.10/data/kafka-1/__cluster_metadata-0"))
+	_, segs := dirFiles(t, filepath.Join(corpus, "ogs59__docker-compose-kafka4.10/data/kafka-2/__cluster_metadata-0"))
+	fromSnap := loadSnapshotFile(t, image.Empty(), snap)
+	fromLog := replayLogFiles(t, image.Empty(), 0, fromSnap.Provenance().LastContainedOffset, segs...)
+	imagetest.CompareImage(t, fromLog, imagetest.ImageLines(t, fromSnap))
 }

@@ -13,6 +13,17 @@ import (
 // contradicts the image (errors.Is(err, ErrRejected)).
 var ErrRejected = errors.New("record rejected")
 
+// ErrNewerVersion is wrapped (with ErrRejected) by the error Replay returns
+// for a record that only a newer Kafka than kmeta knows can have written: a
+// FeatureLevelRecord for a metadata.version feature level above
+// image.LatestMetadataVersion (Kafka's MetadataVersion.fromFeatureLevel
+// throws "No MetadataVersion with feature level N"). Unlike a record that
+// contradicts the image, such a record cannot be skipped without serving a
+// wrong image: publisher's loader halts on it in every mode. Record versions
+// and apiKeys kmeta does not know fail earlier, when the record is decoded
+// (record.ErrUnsupportedVersion, record.ErrUnknownType).
+var ErrNewerVersion = errors.New("written by a newer Kafka than kmeta knows")
+
 // RecordError is the error Replay returns: the rejected record and why.
 type RecordError struct {
 	Record record.Record
@@ -157,6 +168,9 @@ func (d *Delta) Replay(r record.Record) error {
 		return d.replayBrokerChange(r)
 	case *record.RegisterControllerRecord:
 		return d.replayRegisterController(r)
+	case *record.UnregisterControllerRecord:
+		d.replayUnregisterController(r)
+		return nil
 	case *record.TopicRecord:
 		return d.replayTopic(r)
 	case *record.PartitionRecord:
@@ -223,13 +237,17 @@ func (d *Delta) Replay(r record.Record) error {
 }
 
 // replayFeatureLevel follows FeaturesDelta.replay: metadata.version must be
-// a level kmeta knows; kraft.version is skipped (Kafka 4.x, KAFKA-18979);
-// level 0 removes any other feature.
+// a level kmeta knows (a higher one is ErrNewerVersion); kraft.version is
+// skipped (Kafka 4.x, KAFKA-18979); level 0 removes any other feature.
 func (d *Delta) replayFeatureLevel(r *record.FeatureLevelRecord) error {
 	switch r.Name {
 	case image.MetadataVersionFeature:
 		mv, err := image.ParseMetadataVersionLevel(r.FeatureLevel)
 		if err != nil {
+			if r.FeatureLevel > int16(image.LatestMetadataVersion) {
+				return &RecordError{Record: r, Err: fmt.Errorf("%w: metadata.version feature level %d (kmeta knows %d to %d, %s)",
+					ErrNewerVersion, r.FeatureLevel, image.MV3_0_IV1, image.LatestMetadataVersion, image.LatestMetadataVersion)}
+			}
 			return reject(r, "%v", err)
 		}
 		d.mv = mv
@@ -305,8 +323,10 @@ func (d *Delta) replayFence(r record.Record, id int32, epoch int64, fenced bool)
 
 // replayBrokerChange follows ClusterDelta.replay(BrokerRegistrationChangeRecord):
 // Fenced 1/-1/0 = fence/unfence/unchanged, InControlledShutdown 1/0 =
-// set/unchanged, LogDirs non-empty = replace; other values are errors; a
-// change that leaves the registration equal records nothing.
+// set/unchanged, LogDirs non-empty = replace, CordonedLogDirs (v3, KIP-1066)
+// non-null = replace, an empty list included (null = unchanged); other
+// values are errors; a change that leaves the registration equal records
+// nothing (BrokerRegistration.cloneWith returns the same registration).
 func (d *Delta) replayBrokerChange(r *record.BrokerRegistrationChangeRecord) error {
 	b, ok := d.currentBroker(r.BrokerID)
 	if !ok {
@@ -335,6 +355,9 @@ func (d *Delta) replayBrokerChange(r *record.BrokerRegistrationChangeRecord) err
 	if len(r.LogDirs) > 0 {
 		nb = nb.WithDirectories(r.LogDirs)
 	}
+	if r.CordonedLogDirs != nil {
+		nb = nb.WithCordonedDirectories(r.CordonedLogDirs)
+	}
 	if !nb.Equal(b) {
 		d.putBroker(r.BrokerID, nb)
 	}
@@ -352,6 +375,19 @@ func (d *Delta) replayRegisterController(r *record.RegisterControllerRecord) err
 	}
 	d.controllers[r.ControllerID] = c
 	return nil
+}
+
+// replayUnregisterController follows
+// ClusterDelta.replay(UnregisterControllerRecord) of Kafka 4.4 (KIP-1312):
+// the controller leaves the image when the delta is applied. As in Kafka's
+// image, an id with no registration is not an error (only the controller's
+// ClusterControlManager checks), and a later RegisterControllerRecord in the
+// same delta registers the id again.
+func (d *Delta) replayUnregisterController(r *record.UnregisterControllerRecord) {
+	if d.controllers == nil {
+		d.controllers = map[int32]*image.Controller{}
+	}
+	d.controllers[r.ControllerID] = nil
 }
 
 // liveTopicID returns the id a live topic named name has in the delta's

@@ -36,6 +36,14 @@
 // by another id, a change to an unknown broker or another broker epoch) are
 // rejected with a *RecordError.
 //
+// Metadata written by Kafka 3.2 to 4.4 replays: metadata.version up to
+// 4.4-IV2 (level 33), cordoned log directories (KIP-1066) and controller
+// unregistration (KIP-1312). A FeatureLevelRecord for a higher
+// metadata.version, which only a newer Kafka writes, is refused with an
+// error wrapping ErrNewerVersion (and ErrRejected) that names the level; the
+// metadata.version is never dropped silently, and publisher's loader halts
+// on it, serving the last good image.
+//
 // A Delta is used by one goroutine; the images it reads and produces may be
 // shared freely.
 package delta

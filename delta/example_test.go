@@ -1,6 +1,7 @@
 package delta_test
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/kmeta-go/kmeta/delta"
@@ -57,4 +58,15 @@ func ExampleDelta_Replay_leader() {
 	ep, _ := img.LeaderEndpoint("orders", 0, "PLAINTEXT")
 	fmt.Printf("leader %d epoch %d at %s:%d\n", leader, epoch, ep.Host, ep.Port)
 	// Output: leader 4 epoch 1 at broker-4:9092
+}
+
+// A metadata.version only a newer Kafka than kmeta knows writes is refused,
+// never dropped silently.
+func ExampleErrNewerVersion() {
+	r := record.NewFeatureLevelRecord()
+	r.Name, r.FeatureLevel = "metadata.version", 99
+	err := delta.New(nil).Replay(r)
+	fmt.Println(errors.Is(err, delta.ErrNewerVersion))
+	// Output:
+	// true
 }

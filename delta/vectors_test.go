@@ -1,7 +1,6 @@
 package delta
 
 import (
-	"os"
 	"path/filepath"
 	"testing"
 
@@ -10,20 +9,7 @@ import (
 	"github.com/kmeta-go/kmeta/internal/sharedtest"
 )
 
-func scenarios(t *testing.T) []string {
-	dir := filepath.Join(sharedtest.Vectors(t), "snapshots")
-	ents, err := os.ReadDir(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out []string
-	for _, e := range ents {
-		if e.IsDir() {
-			out = append(out, filepath.Join(dir, e.Name()))
-		}
-	}
-	return out
-}
+func scenarios(t *testing.T) []string { return sharedtest.Scenarios(t) }
 
 func replayAll(t testing.TB, d *Delta, recs []image.VersionedRecord) {
 	t.Helper()

@@ -31,7 +31,9 @@ type VersionRange struct {
 
 // Broker is a broker registration, Kafka's BrokerRegistration. Its listeners
 // and features are kept sorted by name; directories sorted ascending as
-// Kafka sorts them. A *Broker held by an image is never modified.
+// Kafka sorts them; cordoned directories (KIP-1066) in the order given, and
+// null (never reported) is not the same as an empty list. A *Broker held by
+// an image is never modified.
 type Broker struct {
 	id                   int32
 	epoch                int64
@@ -43,6 +45,8 @@ type Broker struct {
 	inControlledShutdown bool
 	migratingZK          bool
 	dirs                 []record.UUID
+	cordonedSet          bool          // false: cordonedDirectories is null
+	cordoned             []record.UUID // in the order given; nil when empty or null
 }
 
 // NewBroker builds a registration from a RegisterBrokerRecord
@@ -74,7 +78,15 @@ func NewBroker(r *record.RegisterBrokerRecord) (*Broker, error) {
 	}
 	slices.SortStableFunc(b.features, func(x, y VersionRange) int { return strings.Compare(x.Name, y.Name) })
 	b.dirs = sortedDirs(r.LogDirs)
+	b.cordonedSet, b.cordoned = r.CordonedLogDirs != nil, cloneDirs(r.CordonedLogDirs)
 	return b, nil
+}
+
+func cloneDirs(d []record.UUID) []record.UUID {
+	if len(d) == 0 {
+		return nil
+	}
+	return slices.Clone(d)
 }
 
 func sortedDirs(d []record.UUID) []record.UUID {
@@ -174,6 +186,59 @@ func (b *Broker) HasOnlineDir(dir record.UUID) bool {
 	return ok
 }
 
+// CordonedDirectories returns a copy of the broker's cordoned log
+// directories (KIP-1066) in the order the controller recorded them, and
+// false when they are null: the broker has not reported them yet (a
+// registration before metadata.version 4.3-IV0, or before its first
+// heartbeat that carries them). An empty, non-null list means none is
+// cordoned.
+func (b *Broker) CordonedDirectories() ([]record.UUID, bool) {
+	if !b.cordonedSet {
+		return nil, false
+	}
+	return append([]record.UUID{}, b.cordoned...), true
+}
+
+// HasUncordonedDirs is BrokerRegistration.hasUncordonedDirs: true when the
+// broker has no registered directories, has not reported its cordoned ones,
+// or has a directory that is not cordoned. The controller places no new
+// replicas on a broker for which it is false.
+func (b *Broker) HasUncordonedDirs() bool {
+	if len(b.dirs) == 0 || !b.cordonedSet {
+		return true
+	}
+	for _, d := range b.dirs {
+		if !slices.Contains(b.cordoned, d) {
+			return true
+		}
+	}
+	return false
+}
+
+// CordonedDirChanged is BrokerRegistration.cordonedDirChanged: true when the
+// registration's cordoned directories are null or differ, as a set, from
+// dirs (the list a heartbeat reports).
+func (b *Broker) CordonedDirChanged(dirs []record.UUID) bool {
+	if !b.cordonedSet {
+		return true
+	}
+	return !sameDirSet(b.cordoned, dirs)
+}
+
+func sameDirSet(a, b []record.UUID) bool {
+	for _, d := range a {
+		if !slices.Contains(b, d) {
+			return false
+		}
+	}
+	for _, d := range b {
+		if !slices.Contains(a, d) {
+			return false
+		}
+	}
+	return true
+}
+
 func (b *Broker) clone() *Broker { c := *b; return &c }
 
 // WithFenced returns b with the fenced flag set to f.
@@ -193,6 +258,17 @@ func (b *Broker) WithDirectories(dirs []record.UUID) *Broker {
 	return c
 }
 
+// WithCordonedDirectories returns b with dirs as its cordoned log
+// directories, kept in the given order (BrokerRegistration.cloneWith); nil
+// or empty both mean a non-null empty list. Only a null field of a
+// BrokerRegistrationChangeRecord leaves them unchanged, and no change record
+// sets them back to null.
+func (b *Broker) WithCordonedDirectories(dirs []record.UUID) *Broker {
+	c := b.clone()
+	c.cordonedSet, c.cordoned = true, cloneDirs(dirs)
+	return c
+}
+
 // Equal reports whether two registrations are equal (BrokerRegistration.equals).
 func (b *Broker) Equal(o *Broker) bool {
 	if b.id != o.id || b.epoch != o.epoch || b.incarnationID != o.incarnationID || b.fenced != o.fenced ||
@@ -200,7 +276,8 @@ func (b *Broker) Equal(o *Broker) bool {
 		(b.rack == nil) != (o.rack == nil) || (b.rack != nil && *b.rack != *o.rack) {
 		return false
 	}
-	return slices.Equal(b.listeners, o.listeners) && slices.Equal(b.features, o.features) && slices.Equal(b.dirs, o.dirs)
+	return slices.Equal(b.listeners, o.listeners) && slices.Equal(b.features, o.features) && slices.Equal(b.dirs, o.dirs) &&
+		b.cordonedSet == o.cordonedSet && slices.Equal(b.cordoned, o.cordoned)
 }
 
 // Record returns the RegisterBrokerRecord that writes b back.
@@ -229,26 +306,18 @@ func (b *Broker) Record() *record.RegisterBrokerRecord {
 	if r.LogDirs == nil {
 		r.LogDirs = []record.UUID{}
 	}
+	r.CordonedLogDirs, _ = b.CordonedDirectories()
 	return r
 }
 
-// String is Java's BrokerRegistration.toString.
+// String is Java's BrokerRegistration.toString as of Kafka 4.3 (which added
+// cordonedDirectories after directories).
 func (b *Broker) String() string {
 	var s strings.Builder
 	fmt.Fprintf(&s, "BrokerRegistration(id=%d, epoch=%d, incarnationId=%s, listeners=[", b.id, b.epoch, b.incarnationID)
-	for i, e := range b.listeners {
-		if i > 0 {
-			s.WriteString(", ")
-		}
-		fmt.Fprintf(&s, "Endpoint(listenerName='%s', securityProtocol=%s, host='%s', port=%d)", e.Name, securityProtocolName(e.SecurityProtocol), e.Host, e.Port)
-	}
+	writeEndpoints(&s, b.listeners)
 	s.WriteString("], supportedFeatures={")
-	for i, f := range b.features {
-		if i > 0 {
-			s.WriteString(", ")
-		}
-		fmt.Fprintf(&s, "%s: %d-%d", f.Name, f.Min, f.Max)
-	}
+	writeFeatures(&s, b.features)
 	s.WriteString("}, rack=")
 	if b.rack != nil {
 		s.WriteString("Optional[" + *b.rack + "]")
@@ -256,14 +325,44 @@ func (b *Broker) String() string {
 		s.WriteString("Optional.empty")
 	}
 	fmt.Fprintf(&s, ", fenced=%t, inControlledShutdown=%t, isMigratingZkBroker=%t, directories=[", b.fenced, b.inControlledShutdown, b.migratingZK)
-	for i, d := range b.dirs {
+	writeDirs(&s, b.dirs)
+	s.WriteString("], cordonedDirectories=")
+	if b.cordonedSet {
+		s.WriteString("[")
+		writeDirs(&s, b.cordoned)
+		s.WriteString("]")
+	} else {
+		s.WriteString("null")
+	}
+	s.WriteString(")")
+	return s.String()
+}
+
+func writeDirs(s *strings.Builder, dirs []record.UUID) {
+	for i, d := range dirs {
 		if i > 0 {
 			s.WriteString(", ")
 		}
 		s.WriteString(d.String())
 	}
-	s.WriteString("])")
-	return s.String()
+}
+
+func writeEndpoints(s *strings.Builder, es []Endpoint) {
+	for i, e := range es {
+		if i > 0 {
+			s.WriteString(", ")
+		}
+		fmt.Fprintf(s, "Endpoint(listenerName='%s', securityProtocol=%s, host='%s', port=%d)", e.Name, securityProtocolName(e.SecurityProtocol), e.Host, e.Port)
+	}
+}
+
+func writeFeatures(s *strings.Builder, fs []VersionRange) {
+	for i, f := range fs {
+		if i > 0 {
+			s.WriteString(", ")
+		}
+		fmt.Fprintf(s, "%s: %d-%d", f.Name, f.Min, f.Max)
+	}
 }
 
 func securityProtocolName(p int16) string {
@@ -322,6 +421,18 @@ func (c *Controller) Listeners() []Endpoint { return slices.Clone(c.listeners) }
 
 // SupportedFeatures returns a copy of the supported features, by name.
 func (c *Controller) SupportedFeatures() []VersionRange { return slices.Clone(c.features) }
+
+// String is Java's ControllerRegistration.toString (listeners by name,
+// features by name).
+func (c *Controller) String() string {
+	var s strings.Builder
+	fmt.Fprintf(&s, "ControllerRegistration(id=%d, incarnationId=%s, zkMigrationReady=%t, listeners=[", c.id, c.incarnationID, c.zkMigrationReady)
+	writeEndpoints(&s, c.listeners)
+	s.WriteString("], supportedFeatures={")
+	writeFeatures(&s, c.features)
+	s.WriteString("})")
+	return s.String()
+}
 
 // Record returns the RegisterControllerRecord that writes c back.
 func (c *Controller) Record() *record.RegisterControllerRecord {

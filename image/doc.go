@@ -30,4 +30,12 @@
 // what that version cannot carry; WriteJSON prints the image for the dump
 // tool. An image with no metadata.version is read and written as 3.0-IV1, as
 // Kafka 3.x did.
+//
+// MetadataVersion knows every level from 3.0-IV1 to 4.4-IV2 (level 33), with
+// the gates of Kafka's MetadataVersion: at 4.3-IV0 a broker registration
+// carries its cordoned log directories (KIP-1066; Broker.CordonedDirectories,
+// null until the broker reports them, written back as RegisterBrokerRecord
+// v4 and a loss below), 4.4-IV1 allows CIDR ACL hosts (KIP-1276) and 4.4-IV2
+// controller unregistration (KIP-1312). A level above 4.4-IV2 is not one
+// kmeta can read (ParseMetadataVersionLevel fails).
 package image

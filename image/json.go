@@ -79,6 +79,9 @@ type jsonBroker struct {
 	InControlledShutdown bool           `json:"inControlledShutdown"`
 	IsMigratingZKBroker  bool           `json:"isMigratingZkBroker"`
 	Directories          []string       `json:"directories"`
+	// CordonedDirectories: null until the broker reports them (KIP-1066),
+	// in the order the controller recorded them.
+	CordonedDirectories []string `json:"cordonedDirectories"`
 }
 
 type jsonController struct {
@@ -213,6 +216,9 @@ func WriteJSON(w io.Writer, img *Image, opts JSONOptions) error {
 		jb := jsonBroker{ID: b.id, Epoch: b.epoch, IncarnationID: b.incarnationID.String(), Listeners: jsonEndpoints(b.listeners),
 			SupportedFeatures: jsonRanges(b.features), Fenced: b.fenced, InControlledShutdown: b.inControlledShutdown,
 			IsMigratingZKBroker: b.migratingZK, Directories: uuidStrings(b.dirs)}
+		if b.cordonedSet {
+			jb.CordonedDirectories = uuidStrings(b.cordoned)
+		}
 		if r, ok := b.Rack(); ok {
 			jb.Rack = &r
 		}

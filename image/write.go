@@ -98,6 +98,12 @@ func (img *Image) Write(opts WriteOptions, emit Emit) error {
 			}
 			r.LogDirs = []record.UUID{}
 		}
+		if r.CordonedLogDirs != nil && !mv.CordonedLogDirsSupported() {
+			if err := loss("the cordoned log directories of one or more brokers"); err != nil {
+				return err
+			}
+			r.CordonedLogDirs = nil
+		}
 		if err := emit(r, mv.RegisterBrokerRecordVersion()); err != nil {
 			return err
 		}

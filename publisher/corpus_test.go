@@ -2,7 +2,6 @@ package publisher_test
 
 import (
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/kmeta-go/kmeta/internal/imagetest"
@@ -11,23 +10,26 @@ import (
 	"github.com/kmeta-go/kmeta/publisher/dirfollow"
 )
 
-// corpusDirs returns the corpus metadata directories Kafka's own code loaded
-// (vectors/corpus-images/dirs/INDEX.tsv, status ok), with the path of
-// Kafka's image records for each.
-func corpusDirs(t *testing.T) (dirs, images []string) {
-	corpus := sharedtest.Corpus(t)
-	root := filepath.Join(sharedtest.Vectors(t), "corpus-images", "dirs")
-	for _, row := range imagetest.ReadIndex(t, filepath.Join(root, "INDEX.tsv")) {
-		if row["status"] != "ok" {
-			continue
+// corpusDirs returns the metadata directories of every corpus folder (kraft,
+// kraft-2, kraft-4.3) that Kafka's own code loaded
+// (vectors/corpus-images*/dirs/INDEX.tsv, status ok), with the path of
+// Kafka's image records for each and a name for the subtest.
+func corpusDirs(t *testing.T) (dirs, images, names []string) {
+	for _, folder := range sharedtest.CorpusFolders(t) {
+		root := filepath.Join(folder.Images, "dirs")
+		for _, row := range imagetest.ReadIndex(t, filepath.Join(root, "INDEX.tsv")) {
+			if row["status"] != "ok" {
+				continue
+			}
+			dirs = append(dirs, filepath.Join(folder.Root, row["directory"]))
+			images = append(images, filepath.Join(root, row["directory"]+".image-records.jsonl"))
+			names = append(names, folder.Name+"/"+row["directory"])
 		}
-		dirs = append(dirs, filepath.Join(corpus, row["directory"]))
-		images = append(images, filepath.Join(root, row["directory"]+".image-records.jsonl"))
 	}
 	if len(dirs) == 0 {
 		t.Fatal("no corpus directories in the index")
 	}
-	return dirs, images
+	return dirs, images, names
 }
 
 // TestCorpusDirsThroughLoader: every corpus __cluster_metadata-0 directory
@@ -35,9 +37,9 @@ func corpusDirs(t *testing.T) (dirs, images []string) {
 // a broker's raft client delivers them: KafkaRaftClient, MetadataLoader)
 // publishes Kafka's own image of that directory.
 func TestCorpusDirsThroughLoader(t *testing.T) {
-	dirs, images := corpusDirs(t)
+	dirs, images, names := corpusDirs(t)
 	for i, dir := range dirs {
-		t.Run(rel(dir), func(t *testing.T) {
+		t.Run(names[i], func(t *testing.T) {
 			l := publisher.NewLoader(publisher.Options{ReplayErrors: publisher.Halt})
 			cache := publisher.NewCache("")
 			if err := l.Install(cache); err != nil {
@@ -59,12 +61,4 @@ func TestCorpusDirsThroughLoader(t *testing.T) {
 			imagetest.CompareImage(t, img, imagetest.ReadLines(t, images[i]))
 		})
 	}
-}
-
-func rel(dir string) string {
-	const mark = "/corpus/kraft/"
-	if i := strings.LastIndex(dir, mark); i >= 0 {
-		return dir[i+len(mark):]
-	}
-	return dir
 }

@@ -48,7 +48,9 @@
 //     fault. With Options.ReplayErrors = Skip, Kafka's broker behaviour,
 //     the commit is published without it and it is counted; with Halt the
 //     last good image keeps being served and the loader refuses input until
-//     a snapshot is loaded.
+//     a snapshot is loaded. A metadata.version only a newer Kafka than kmeta
+//     knows writes (delta.ErrNewerVersion) halts in both modes: an image
+//     without it would be wrong, so none is published.
 //   - A batch that does not continue the log (ErrOffset) is refused and
 //     changes nothing; Kafka trusts its raft client here.
 //

@@ -15,7 +15,9 @@ const (
 	// Skip reports the record to the fault handler, counts it and goes on
 	// without it: the commit is published without the bad record. This is
 	// what Kafka's broker does (MetadataBatchLoader: "Error loading
-	// metadata log record", fault handler logs only on a broker).
+	// metadata log record", fault handler logs only on a broker). A record
+	// only a newer Kafka can have written (delta.ErrNewerVersion: a
+	// metadata.version level kmeta does not know) halts even in this mode.
 	Skip ReplayErrorMode = iota
 	// Halt reports the record, keeps serving the last good image, discards
 	// everything loaded since, and refuses further input (ErrHalted) until

@@ -2,6 +2,7 @@ package publisher
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -470,10 +471,17 @@ func (l *Loader) replayFault(off int64, r record.Record, err error) error {
 	re := &ReplayError{Offset: off, Record: r, Err: err}
 	l.setStats(func(s *Stats) { s.ReplayErrors++ })
 	l.fault(&Fault{Kind: FaultReplay, Offset: off, Err: re})
-	if l.opts.ReplayErrors == Halt {
+	if l.mustHalt(err) {
 		return l.halt(re)
 	}
 	return nil
+}
+
+// mustHalt reports whether a replay error halts the loader: always in Halt
+// mode, and in every mode for a record only a newer Kafka can have written
+// (delta.ErrNewerVersion), which no image kmeta builds could represent.
+func (l *Loader) mustHalt(err error) bool {
+	return l.opts.ReplayErrors == Halt || errors.Is(err, delta.ErrNewerVersion)
 }
 
 // halt discards everything loaded since the last good image and refuses
@@ -698,7 +706,7 @@ func (l *Loader) loadSnapshot(p image.Provenance, name string, next func() ([]re
 				re := &ReplayError{Offset: base + int64(i), Record: r, Err: fmt.Errorf("%s: %w", name, err)}
 				l.setStats(func(s *Stats) { s.ReplayErrors++ })
 				l.fault(&Fault{Kind: FaultReplay, Offset: re.Offset, Err: re})
-				if l.opts.ReplayErrors == Halt {
+				if l.mustHalt(err) {
 					return l.halt(re)
 				}
 			}

@@ -18,8 +18,9 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// manifestRow is one row of ../shared/corpus/kraft/MANIFEST.md: what the
-// corpus author counted in each file Kafka wrote.
+// manifestRow is one row of the first table of a corpus folder's MANIFEST.md
+// (../shared/corpus/kraft, kraft-2, kraft-4.3): what the corpus author
+// counted in each file Kafka wrote.
 type manifestRow struct {
 	num                     int
 	path                    string // under the corpus root
@@ -170,24 +171,52 @@ func readAll(t testing.TB, path string) fileStats {
 	return st
 }
 
+// corpusFiles lists the regular files of a corpus folder other than its
+// MANIFEST.md, relative to the folder.
+func corpusFiles(t testing.TB, root string) []string {
+	var out []string
+	require.NoError(t, filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.Type().IsRegular() && p != filepath.Join(root, "MANIFEST.md") {
+			rel, _ := filepath.Rel(root, p)
+			out = append(out, rel)
+		}
+		return nil
+	}))
+	sort.Strings(out)
+	return out
+}
+
+// TestCorpusManifest reads every file of every corpus folder (kraft,
+// kraft-2, kraft-4.3) with a BatchReader and checks what its MANIFEST.md
+// counted; each MANIFEST lists exactly the files of its folder.
 func TestCorpusManifest(t *testing.T) {
-	root := sharedtest.Corpus(t)
-	rows := readManifest(t, root)
-	require.Len(t, rows, 32, "MANIFEST.md lists 32 files")
-	for _, row := range rows {
-		t.Run(fmt.Sprintf("%02d_%s", row.num, filepath.Base(row.path)), func(t *testing.T) {
-			st := readAll(t, filepath.Join(root, row.path))
-			assert.Equal(t, row.batches, st.batches, "batches")
-			assert.Equal(t, row.ctlB, st.ctlB, "control batches")
-			assert.Equal(t, row.dataB, st.dataB, "data batches")
-			assert.Equal(t, row.records, st.records, "records")
-			assert.Equal(t, row.ctlR, st.ctlR, "control records")
-			assert.Equal(t, row.dataR, st.dataR, "data records")
-			assert.Equal(t, row.firstOffset, st.first, "first offset")
-			assert.Equal(t, row.lastOffset, st.last, "last offset")
-			assert.Equal(t, row.hist, st.hist, "apiKey:version histogram")
-			assert.Equal(t, row.ctl, st.ctl, "control record types")
-		})
+	for _, folder := range sharedtest.CorpusFolders(t) {
+		root := folder.Root
+		rows := readManifest(t, root)
+		var listed []string
+		for _, row := range rows {
+			listed = append(listed, row.path)
+		}
+		sort.Strings(listed)
+		require.Equal(t, corpusFiles(t, root), listed, "%s/MANIFEST.md lists every file of the folder once", folder.Name)
+		for _, row := range rows {
+			t.Run(fmt.Sprintf("%s/%03d_%s", folder.Name, row.num, filepath.Base(row.path)), func(t *testing.T) {
+				st := readAll(t, filepath.Join(root, row.path))
+				assert.Equal(t, row.batches, st.batches, "batches")
+				assert.Equal(t, row.ctlB, st.ctlB, "control batches")
+				assert.Equal(t, row.dataB, st.dataB, "data batches")
+				assert.Equal(t, row.records, st.records, "records")
+				assert.Equal(t, row.ctlR, st.ctlR, "control records")
+				assert.Equal(t, row.dataR, st.dataR, "data records")
+				assert.Equal(t, row.firstOffset, st.first, "first offset")
+				assert.Equal(t, row.lastOffset, st.last, "last offset")
+				assert.Equal(t, row.hist, st.hist, "apiKey:version histogram")
+				assert.Equal(t, row.ctl, st.ctl, "control record types")
+			})
+		}
 	}
 }
 
@@ -195,59 +224,64 @@ func TestCorpusManifest(t *testing.T) {
 // kind: segments with OpenSegment, snapshots with OpenSnapshot,
 // bootstrap.checkpoint with ReadBootstrap.
 func TestCorpusFileReaders(t *testing.T) {
-	root := sharedtest.Corpus(t)
-	for _, row := range readManifest(t, root) {
-		path := filepath.Join(root, row.path)
-		name := filepath.Base(path)
-		t.Run(fmt.Sprintf("%02d_%s", row.num, name), func(t *testing.T) {
-			switch {
-			case name == BootstrapFileName:
-				es, err := ReadBootstrap(path)
-				require.NoError(t, err)
-				assert.Len(t, es, row.dataR)
-				for i, e := range es {
-					assert.Equal(t, int64(1+i), e.Offset, "bootstrap records follow the header record")
-				}
-			case strings.HasSuffix(name, SegmentSuffix):
-				s, err := OpenSegment(path, Finished)
-				require.NoError(t, err)
-				defer s.Close()
-				assert.Equal(t, row.firstOffset, s.BaseOffset())
-				n, last := 0, int64(-1)
-				for {
-					b, err := s.Next()
-					if errors.Is(err, io.EOF) {
-						break
-					}
-					require.NoError(t, err)
-					n += len(b.Entries)
-					last = b.LastOffset()
-				}
-				assert.Equal(t, row.records, n)
-				assert.Equal(t, row.lastOffset, last)
-			default:
-				s, err := OpenSnapshot(path)
-				require.NoError(t, err)
-				defer s.Close()
-				id, err := ParseSnapshotName(name)
-				require.NoError(t, err)
-				assert.Equal(t, id.EndOffset-1, s.LastContainedLogOffset())
-				assert.Equal(t, id.Epoch, s.LastContainedLogEpoch())
-				_, ok := s.KRaftVersion()
-				assert.False(t, ok, "no corpus snapshot has kraft.version 1")
-				n := 0
-				for {
-					b, err := s.Next()
-					if errors.Is(err, io.EOF) {
-						break
-					}
-					require.NoError(t, err)
-					assert.Equal(t, id.Epoch, b.PartitionLeaderEpoch, "snapshot batches carry the snapshot epoch")
-					n += len(b.Entries)
-				}
-				assert.Equal(t, row.records, n)
+	for _, folder := range sharedtest.CorpusFolders(t) {
+		for _, row := range readManifest(t, folder.Root) {
+			path := filepath.Join(folder.Root, row.path)
+			t.Run(fmt.Sprintf("%s/%03d_%s", folder.Name, row.num, filepath.Base(path)), func(t *testing.T) {
+				checkCorpusFile(t, path, row)
+			})
+		}
+	}
+}
+
+func checkCorpusFile(t *testing.T, path string, row manifestRow) {
+	name := filepath.Base(path)
+	switch {
+	case name == BootstrapFileName:
+		es, err := ReadBootstrap(path)
+		require.NoError(t, err)
+		assert.Len(t, es, row.dataR)
+		for i, e := range es {
+			assert.Equal(t, int64(1+i), e.Offset, "bootstrap records follow the header record")
+		}
+	case strings.HasSuffix(name, SegmentSuffix):
+		s, err := OpenSegment(path, Finished)
+		require.NoError(t, err)
+		defer s.Close()
+		assert.Equal(t, row.firstOffset, s.BaseOffset())
+		n, last := 0, int64(-1)
+		for {
+			b, err := s.Next()
+			if errors.Is(err, io.EOF) {
+				break
 			}
-		})
+			require.NoError(t, err)
+			n += len(b.Entries)
+			last = b.LastOffset()
+		}
+		assert.Equal(t, row.records, n)
+		assert.Equal(t, row.lastOffset, last)
+	default:
+		s, err := OpenSnapshot(path)
+		require.NoError(t, err)
+		defer s.Close()
+		id, err := ParseSnapshotName(name)
+		require.NoError(t, err)
+		assert.Equal(t, id.EndOffset-1, s.LastContainedLogOffset())
+		assert.Equal(t, id.Epoch, s.LastContainedLogEpoch())
+		_, ok := s.KRaftVersion()
+		assert.Equal(t, row.ctl["KRaftVersion"] > 0, ok, "a KRaftVersion record exactly where MANIFEST.md counts one")
+		n := 0
+		for {
+			b, err := s.Next()
+			if errors.Is(err, io.EOF) {
+				break
+			}
+			require.NoError(t, err)
+			assert.Equal(t, id.Epoch, b.PartitionLeaderEpoch, "snapshot batches carry the snapshot epoch")
+			n += len(b.Entries)
+		}
+		assert.Equal(t, row.records, n)
 	}
 }
 
@@ -258,8 +292,8 @@ type dirIndexRow struct {
 	lastOffset int64 // -1 when the column is empty (snapshot only)
 }
 
-func readDirIndex(t testing.TB) map[string]dirIndexRow {
-	p := sharedtest.Path(t, "vectors", "corpus-images", "dirs", "INDEX.tsv")
+func readDirIndex(t testing.TB, images string) map[string]dirIndexRow {
+	p := filepath.Join(images, "dirs", "INDEX.tsv")
 	data, err := os.ReadFile(p)
 	require.NoError(t, err)
 	out := map[string]dirIndexRow{}
@@ -280,64 +314,66 @@ func readDirIndex(t testing.TB) map[string]dirIndexRow {
 	return out
 }
 
-// TestCorpusDirs reads every __cluster_metadata-0 directory of the corpus as
-// a broker loads it at start-up (KafkaMetadataLog, KafkaRaftClient, the
-// metadata loader) and, where Kafka's own loader was run on it, checks that
-// the same files are chosen and the same last offset reached.
+// TestCorpusDirs reads every __cluster_metadata-0 directory of every corpus
+// folder as a broker loads it at start-up (KafkaMetadataLog,
+// KafkaRaftClient, the metadata loader) and checks that the same files are
+// chosen and the same last offset reached as by Kafka's own loader
+// (corpus-images*/dirs/INDEX.tsv, which lists every directory).
 func TestCorpusDirs(t *testing.T) {
-	root := sharedtest.Corpus(t)
-	index := readDirIndex(t)
-	var dirs []string
-	require.NoError(t, filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.IsDir() && d.Name() == MetadataPartitionDir {
-			rel, _ := filepath.Rel(root, p)
-			dirs = append(dirs, rel)
-		}
-		return nil
-	}))
-	sort.Strings(dirs)
-	require.GreaterOrEqual(t, len(dirs), 20)
-	checked := 0
-	for _, rel := range dirs {
-		t.Run(rel, func(t *testing.T) {
-			d, err := OpenDir(filepath.Join(root, rel), Finished)
-			require.NoError(t, err)
-			defer d.Close()
-			if s := d.Snapshot(); s != nil {
+	for _, folder := range sharedtest.CorpusFolders(t) {
+		root := folder.Root
+		index := readDirIndex(t, folder.Images)
+		var dirs []string
+		require.NoError(t, filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
+			if err != nil {
+				return err
+			}
+			if d.IsDir() && d.Name() == MetadataPartitionDir {
+				rel, _ := filepath.Rel(root, p)
+				dirs = append(dirs, rel)
+			}
+			return nil
+		}))
+		sort.Strings(dirs)
+		require.NotEmpty(t, dirs)
+		checked := 0
+		for _, rel := range dirs {
+			t.Run(folder.Name+"/"+rel, func(t *testing.T) {
+				d, err := OpenDir(filepath.Join(root, rel), Finished)
+				require.NoError(t, err)
+				defer d.Close()
+				if s := d.Snapshot(); s != nil {
+					for {
+						_, err := s.Next()
+						if errors.Is(err, io.EOF) {
+							break
+						}
+						require.NoError(t, err)
+					}
+				}
+				next := d.StartOffset()
 				for {
-					_, err := s.Next()
+					b, err := d.Next()
 					if errors.Is(err, io.EOF) {
 						break
 					}
 					require.NoError(t, err)
+					require.Equal(t, next, b.BaseOffset, "offsets continue across batches and segments")
+					next = b.NextOffset()
 				}
-			}
-			next := d.StartOffset()
-			for {
-				b, err := d.Next()
-				if errors.Is(err, io.EOF) {
-					break
+				want, ok := index[rel]
+				if !assert.True(t, ok, "directory not in %s/dirs/INDEX.tsv; chose %v, last offset %d", folder.Images, d.Files(), d.LastOffset()) {
+					return
 				}
-				require.NoError(t, err)
-				require.Equal(t, next, b.BaseOffset, "offsets continue across batches and segments")
-				next = b.NextOffset()
-			}
-			want, ok := index[rel]
-			if !ok {
-				t.Logf("not in INDEX.tsv; chose %v, last offset %d", d.Files(), d.LastOffset())
-				return
-			}
-			checked++
-			assert.Equal(t, want.files, d.Files(), "files used")
-			if want.lastOffset >= 0 {
-				assert.Equal(t, want.lastOffset, d.LastOffset(), "last offset replayed")
-			} else {
-				assert.Equal(t, d.Snapshot().LastContainedLogOffset(), d.LastOffset())
-			}
-		})
+				checked++
+				assert.Equal(t, want.files, d.Files(), "files used")
+				if want.lastOffset >= 0 {
+					assert.Equal(t, want.lastOffset, d.LastOffset(), "last offset replayed")
+				} else {
+					assert.Equal(t, d.Snapshot().LastContainedLogOffset(), d.LastOffset())
+				}
+			})
+		}
+		assert.Equal(t, len(index), checked, "every %s/dirs/INDEX.tsv directory was read", folder.Images)
 	}
-	assert.Equal(t, len(index), checked, "every INDEX.tsv directory was read")
 }

@@ -147,10 +147,16 @@ func batchAt(refs []refBatch, p int) int {
 }
 
 func TestDamageTruncateAndFlip(t *testing.T) {
-	root := sharedtest.Corpus(t)
-	for _, row := range readManifest(t, root) {
-		path := filepath.Join(root, row.path)
-		t.Run(fmt.Sprintf("%02d_%s", row.num, filepath.Base(path)), func(t *testing.T) {
+	type file struct{ name, path string }
+	var files []file
+	for _, folder := range sharedtest.CorpusFolders(t) {
+		for _, row := range readManifest(t, folder.Root) {
+			files = append(files, file{fmt.Sprintf("%s/%03d_%s", folder.Name, row.num, filepath.Base(row.path)), filepath.Join(folder.Root, row.path)})
+		}
+	}
+	for _, f := range files {
+		path := f.path
+		t.Run(f.name, func(t *testing.T) {
 			t.Parallel()
 			raw, err := os.ReadFile(path)
 			require.NoError(t, err)

@@ -1,6 +1,6 @@
 // Package record reads and writes the bytes of Apache Kafka's KRaft metadata:
-// every metadata record (apiKeys 0-28) and KRaft control record at every
-// version Kafka defines, their frame, Kafka's JSON form, record batches, log
+// every metadata record (apiKeys 0-29) and KRaft control record at every
+// version Kafka 4.4 defines, their frame, Kafka's JSON form, record batches, log
 // segments, snapshot files, bootstrap files and whole __cluster_metadata-0
 // directories.
 //
@@ -15,8 +15,19 @@
 // to mean "unchanged"). Append and Decode read and write the framed value of
 // the log (MetadataRecordSerde); AppendEnvelopeJSON and ParseEnvelopeJSON the
 // JSON line Kafka's tools print. A version that cannot carry a value refuses
-// it, as Kafka's writers do; tagged fields this version of kmeta does not know
-// are kept and written back.
+// it, as Kafka's writers do; tagged fields no version of a record defines are
+// kept and written back, while a tag the record defines only at other
+// versions is refused, as Kafka's generated readers refuse it.
+//
+// # Files of a newer Kafka
+//
+// The record versions and apiKeys are those of Kafka 4.4 (RegisterBrokerRecord
+// v4 and BrokerRegistrationChangeRecord v3 with CordonedLogDirs, KIP-1066;
+// UnregisterControllerRecord, apiKey 29, KIP-1312). A record of a version or
+// apiKey kmeta does not know, as a newer Kafka may write, is never skipped:
+// decoding it is an error wrapping ErrUnsupportedVersion or ErrUnknownType
+// that names the record's offset, type and version. Package delta refuses a
+// metadata.version level kmeta does not know (delta.ErrNewerVersion).
 //
 // # Files
 //

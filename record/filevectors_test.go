@@ -95,18 +95,11 @@ func scenarioCounts(t *testing.T, dir string) map[string][3]int {
 }
 
 // TestVectorSnapshots reads the snapshots Kafka's RecordsSnapshotWriter wrote
-// for the three scenarios, their directories as a broker loads them, and the
+// for the scenarios of vectors/snapshots and snapshots-4.4, their directories as a broker loads them, and the
 // history logs.
 func TestVectorSnapshots(t *testing.T) {
-	root := sharedtest.Path(t, "vectors", "snapshots")
-	scen, err := os.ReadDir(root)
-	require.NoError(t, err)
-	for _, sc := range scen {
-		if !sc.IsDir() {
-			continue
-		}
-		dir := filepath.Join(root, sc.Name())
-		t.Run(sc.Name(), func(t *testing.T) {
+	for _, dir := range sharedtest.Scenarios(t) {
+		t.Run(filepath.Base(dir), func(t *testing.T) {
 			counts := scenarioCounts(t, dir)
 			require.NotEmpty(t, counts)
 			for rel, want := range counts {
@@ -128,11 +121,11 @@ func TestVectorSnapshots(t *testing.T) {
 			assert.Equal(t, int32(5), s.LastContainedLogEpoch())
 			kv, hasKV := s.KRaftVersion()
 			voters := s.Voters()
-			if strings.Contains(sc.Name(), "kraft1") {
+			if n := readmeVoters(t, dir); n > 0 {
 				assert.True(t, hasKV)
 				assert.Equal(t, int16(1), kv)
 				require.NotNil(t, voters)
-				assert.Len(t, voters.Voters, 3)
+				assert.Len(t, voters.Voters, n)
 			} else {
 				assert.False(t, hasKV)
 				assert.Nil(t, voters)
@@ -157,6 +150,27 @@ func TestVectorSnapshots(t *testing.T) {
 			assert.Equal(t, []string{s.ID().FileName(), SegmentName(0)}, d.Files())
 		})
 	}
+}
+
+// readmeVoters counts the voters of the KRAFT_VOTERS control record that a
+// scenario's README.txt lists for its checkpoint (0 without one: a
+// kraft.version 0 snapshot).
+func readmeVoters(t testing.TB, dir string) int {
+	data, err := os.ReadFile(filepath.Join(dir, "README.txt"))
+	require.NoError(t, err)
+	for _, l := range strings.Split(string(data), "\n") {
+		if !strings.HasPrefix(l, MetadataPartitionDir+"/") || !strings.Contains(l, SnapshotSuffix+":") {
+			continue
+		}
+		_, rest, ok := strings.Cut(l, "KRAFT_VOTERS")
+		if !ok {
+			return 0
+		}
+		rest, _, _ = strings.Cut(rest, "SNAPSHOT_FOOTER")
+		return strings.Count(rest, "Voter(voterId=")
+	}
+	t.Fatalf("%s/README.txt describes no checkpoint", dir)
+	return 0
 }
 
 // snapshotInputs is what a snapshot file says about how it was written.
@@ -214,7 +228,11 @@ func clock(t testing.TB, times []int64) func() int64 {
 // expects Kafka's bytes.
 func TestSnapshotWriterRoundTrip(t *testing.T) {
 	var paths []string
-	for _, root := range []string{sharedtest.Corpus(t), sharedtest.Path(t, "vectors", "snapshots")} {
+	roots := sharedtest.Scenarios(t)
+	for _, folder := range sharedtest.CorpusFolders(t) {
+		roots = append(roots, folder.Root)
+	}
+	for _, root := range roots {
 		require.NoError(t, filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
 			if err == nil && !d.IsDir() && strings.HasSuffix(p, SnapshotSuffix) {
 				paths = append(paths, p)

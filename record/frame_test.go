@@ -127,12 +127,14 @@ func TestDefaultsMatchKafka(t *testing.T) {
 	require.Nil(t, NewBeginTransactionRecord().Name)
 }
 
-// TestUnknownTaggedFieldsKeptAndReemitted: tagged fields a version does not
-// know are kept in UnknownTags and written back in ascending tag order among
-// the known ones, as Kafka's RawTaggedFieldWriter does.
+// TestUnknownTaggedFieldsKeptAndReemitted: tagged fields no version of a
+// record defines are kept in UnknownTags and written back in ascending tag
+// order among the known ones, as Kafka's RawTaggedFieldWriter does; a tag the
+// record defines only at other versions is refused, as Kafka's generated
+// read methods throw "Tag N is not valid for version V".
 func TestUnknownTaggedFieldsKeptAndReemitted(t *testing.T) {
-	// PartitionChangeRecord v0 knows tags 0-5; tag 8 (Directories) is unknown
-	// at v0 and tag 30 is unknown everywhere.
+	// PartitionChangeRecord v0 knows tags 0-5; tag 8 (Directories) is only
+	// valid from v1 and tag 30 is unknown everywhere.
 	pc := NewPartitionChangeRecord()
 	pc.PartitionID = 3
 	pc.TopicID = UUID{7}
@@ -147,13 +149,13 @@ func TestUnknownTaggedFieldsKeptAndReemitted(t *testing.T) {
 	require.ErrorIs(t, err, ErrUnsupportedVersion, "an unknown tag colliding with a known one")
 
 	// Hand-build a v0 body: partitionId, topicId, then tags 1 (leader), 5
-	// (recovery state), 8 (unknown at v0) and 30 (unknown).
+	// (recovery state), 29 and 30 (unknown).
 	body := binary.BigEndian.AppendUint32(nil, 3)
 	body = append(body, UUID{7}.bytes()...)
 	body = append(body, 4)                // 4 tagged fields
 	body = append(body, 1, 4, 0, 0, 0, 4) // tag 1, size 4, leader 4
 	body = append(body, 5, 1, 1)          // tag 5, size 1, recovery 1
-	body = append(body, 8, 3, 0xaa, 0xbb, 0xcc)
+	body = append(body, 29, 3, 0xaa, 0xbb, 0xcc)
 	body = append(body, 30, 0)
 	value := append(frame(1, 5, 0), body...)
 	rec, v, err := Decode(value)
@@ -161,11 +163,18 @@ func TestUnknownTaggedFieldsKeptAndReemitted(t *testing.T) {
 	got := rec.(*PartitionChangeRecord)
 	require.Equal(t, int32(4), got.Leader)
 	require.Equal(t, int8(1), got.LeaderRecoveryState)
-	require.Nil(t, got.Directories, "tag 8 is not Directories at v0")
-	require.Equal(t, []TaggedField{{Tag: 8, Data: []byte{0xaa, 0xbb, 0xcc}}, {Tag: 30, Data: []byte{}}}, got.UnknownTags)
+	require.Equal(t, []TaggedField{{Tag: 29, Data: []byte{0xaa, 0xbb, 0xcc}}, {Tag: 30, Data: []byte{}}}, got.UnknownTags)
 	again, err := Append(nil, rec, v)
 	require.NoError(t, err)
 	require.Equal(t, value, again)
+
+	// Tag 8 at v0: Directories is not valid for version 0.
+	body0 := binary.BigEndian.AppendUint32(nil, 3)
+	body0 = append(body0, UUID{7}.bytes()...)
+	body0 = append(body0, 1, 8, 1, 1)
+	_, _, err = Decode(append(frame(1, 5, 0), body0...))
+	require.ErrorIs(t, err, ErrCorrupt)
+	require.ErrorContains(t, err, "tag 8 (Directories) is not valid for version 0")
 
 	// The same tag 8 at v1 is Directories: 0 uuids.
 	body1 := binary.BigEndian.AppendUint32(nil, 3)
@@ -246,7 +255,7 @@ func TestTypeNames(t *testing.T) {
 			n++
 		}
 	}
-	require.Equal(t, 26, n, "apiKeys 0-28 without 6, 13 and 16")
+	require.Equal(t, 27, n, "apiKeys 0-29 without 6, 13 and 16")
 }
 
 func TestControlKey(t *testing.T) {

@@ -11,23 +11,26 @@ import (
 	"github.com/kmeta-go/kmeta/internal/sharedtest"
 )
 
-// fuzzSeeds adds the first bytes of every corpus file and every control
+// fuzzSeeds adds the first bytes of every corpus file (kraft, kraft-2,
+// kraft-4.3) and every control
 // vector batch as seeds, when ../shared is there.
 func fuzzSeeds(f *testing.F, limit int) {
 	if sharedtest.Dir(skipless{f}) == "" {
 		return
 	}
-	root := filepath.Join(sharedtest.Dir(f), "corpus", "kraft")
-	filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
-		if err != nil || d.IsDir() || filepath.Ext(p) == ".md" {
+	for _, folder := range []string{"kraft", "kraft-2", "kraft-4.3"} {
+		root := filepath.Join(sharedtest.Dir(f), "corpus", folder)
+		filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
+			if err != nil || d.IsDir() || filepath.Ext(p) == ".md" {
+				return nil
+			}
+			data, err := os.ReadFile(p)
+			if err == nil {
+				f.Add(data[:min(len(data), limit)])
+			}
 			return nil
-		}
-		data, err := os.ReadFile(p)
-		if err == nil {
-			f.Add(data[:min(len(data), limit)])
-		}
-		return nil
-	})
+		})
+	}
 	vecs, _ := filepath.Glob(filepath.Join(sharedtest.Dir(f), "vectors", "records", "*", "v*.batch.bin"))
 	for _, p := range vecs {
 		if data, err := os.ReadFile(p); err == nil {

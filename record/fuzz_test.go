@@ -15,7 +15,7 @@ import (
 // ../shared is present (plain go test then runs them as regression cases).
 func addVectorSeeds(f *testing.F, kind string, add func(row vectorRow, bin, key []byte)) {
 	dir := filepath.Join(sharedtest.Find(), "vectors", "records")
-	idx, err := os.ReadFile(filepath.Join(dir, "INDEX.tsv"))
+	idx, err := os.ReadFile(filepath.Join(dir, "INDEX-4.4.tsv"))
 	if err != nil {
 		return
 	}

@@ -15,8 +15,9 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// vectorRow is one row of ../shared/vectors/records/INDEX.tsv: a record
-// encoded by Kafka's own generated classes (MetadataRecordSerde for metadata
+// vectorRow is one row of ../shared/vectors/records/INDEX-4.4.tsv (the
+// vectors of every record version up to Kafka 4.4): a record encoded by
+// Kafka's own generated classes (MetadataRecordSerde for metadata
 // records, the message classes for control values).
 type vectorRow struct {
 	file, record, kind string
@@ -26,7 +27,7 @@ type vectorRow struct {
 
 func readVectorIndex(t *testing.T) (string, []vectorRow) {
 	dir := filepath.Join(sharedtest.Vectors(t), "records")
-	f, err := os.Open(filepath.Join(dir, "INDEX.tsv"))
+	f, err := os.Open(filepath.Join(dir, "INDEX-4.4.tsv"))
 	require.NoError(t, err)
 	defer f.Close()
 	var rows []vectorRow

@@ -267,9 +267,11 @@ func (r *reader) strings(old []string, field string, nullable bool) []string {
 }
 
 // reuseOrMake returns old[:n] when reusing and old has the room, else a new
-// slice of n elements.
+// slice of n elements. The result is never nil: an empty array is not a null
+// one (a nil old slice is not reused, and make of 0 elements allocates
+// nothing).
 func reuseOrMake[T any](reuse bool, old []T, n int) []T {
-	if reuse && cap(old) >= n {
+	if reuse && old != nil && cap(old) >= n {
 		return old[:n]
 	}
 	return make([]T, n)

@@ -39,9 +39,10 @@ const (
 	TypeRemoveDelegationTokenRecord     Type = 26 // REMOVE_DELEGATION_TOKEN_RECORD
 	TypeRegisterControllerRecord        Type = 27 // REGISTER_CONTROLLER_RECORD
 	TypeClearElrRecord                  Type = 28 // CLEAR_ELR_RECORD
+	TypeUnregisterControllerRecord      Type = 29 // UNREGISTER_CONTROLLER_RECORD
 )
 
-var recordFactories = [29]func() Record{
+var recordFactories = [30]func() Record{
 	0:  func() Record { return new(RegisterBrokerRecord) },
 	1:  func() Record { return new(UnregisterBrokerRecord) },
 	2:  func() Record { return new(TopicRecord) },
@@ -68,9 +69,10 @@ var recordFactories = [29]func() Record{
 	26: func() Record { return new(RemoveDelegationTokenRecord) },
 	27: func() Record { return new(RegisterControllerRecord) },
 	28: func() Record { return new(ClearElrRecord) },
+	29: func() Record { return new(UnregisterControllerRecord) },
 }
 
-var recordTypeNames = [29]string{
+var recordTypeNames = [30]string{
 	0:  "REGISTER_BROKER_RECORD",
 	1:  "UNREGISTER_BROKER_RECORD",
 	2:  "TOPIC_RECORD",
@@ -97,10 +99,11 @@ var recordTypeNames = [29]string{
 	26: "REMOVE_DELEGATION_TOKEN_RECORD",
 	27: "REGISTER_CONTROLLER_RECORD",
 	28: "CLEAR_ELR_RECORD",
+	29: "UNREGISTER_CONTROLLER_RECORD",
 }
 
-var recordVersionRanges = [29][2]int16{
-	0:  {0, 3},
+var recordVersionRanges = [30][2]int16{
+	0:  {0, 4},
 	1:  {0, 0},
 	2:  {0, 0},
 	3:  {0, 2},
@@ -114,7 +117,7 @@ var recordVersionRanges = [29][2]int16{
 	12: {0, 0},
 	14: {0, 0},
 	15: {0, 0},
-	17: {0, 2},
+	17: {0, 3},
 	18: {0, 0},
 	19: {0, 0},
 	20: {0, 0},
@@ -126,6 +129,7 @@ var recordVersionRanges = [29][2]int16{
 	26: {0, 0},
 	27: {0, 0},
 	28: {0, 0},
+	29: {0, 0},
 }
 
 var controlFactories = [7]func() ControlRecord{
@@ -1890,11 +1894,11 @@ func (m *VotersRecord) UnmarshalJSONVersion(data []byte, v int16) error {
 
 // BrokerFeature is an element of RegisterBrokerRecord (Kafka's BrokerFeature).
 type BrokerFeature struct {
-	// Name (Kafka's Name): versions 0-3, map key.
+	// Name (Kafka's Name): versions 0-4, map key.
 	Name string
-	// MinSupportedVersion (Kafka's MinSupportedVersion): versions 0-3.
+	// MinSupportedVersion (Kafka's MinSupportedVersion): versions 0-4.
 	MinSupportedVersion int16
-	// MaxSupportedVersion (Kafka's MaxSupportedVersion): versions 0-3.
+	// MaxSupportedVersion (Kafka's MaxSupportedVersion): versions 0-4.
 	MaxSupportedVersion int16
 	// UnknownTags holds tagged fields this version of kmeta does not know; they are written back as read.
 	UnknownTags []TaggedField
@@ -2033,13 +2037,13 @@ func (m *BrokerFeature) fromJSON(o jsonObject, v int16) error {
 
 // BrokerEndpoint is an element of RegisterBrokerRecord (Kafka's BrokerEndpoint).
 type BrokerEndpoint struct {
-	// Name (Kafka's Name): The listener name. versions 0-3, map key.
+	// Name (Kafka's Name): The listener name. versions 0-4, map key.
 	Name string
-	// Host (Kafka's Host): versions 0-3.
+	// Host (Kafka's Host): versions 0-4.
 	Host string
-	// Port (Kafka's Port): versions 0-3.
+	// Port (Kafka's Port): versions 0-4.
 	Port uint16
-	// SecurityProtocol (Kafka's SecurityProtocol): 0 PLAINTEXT, 1 SSL, 2 SASL_PLAINTEXT, 3 SASL_SSL. versions 0-3.
+	// SecurityProtocol (Kafka's SecurityProtocol): 0 PLAINTEXT, 1 SSL, 2 SASL_PLAINTEXT, 3 SASL_SSL. versions 0-4.
 	SecurityProtocol int16
 	// UnknownTags holds tagged fields this version of kmeta does not know; they are written back as read.
 	UnknownTags []TaggedField
@@ -2198,29 +2202,31 @@ func (m *BrokerEndpoint) fromJSON(o jsonObject, v int16) error {
 	return nil
 }
 
-// RegisterBrokerRecord is the metadata record with apiKey 0 (REGISTER_BROKER_RECORD): a broker registers with the controller quorum (Kafka's RegisterBrokerRecord).
-// Valid versions: 0-3. Build one with NewRegisterBrokerRecord, which sets Kafka's defaults.
+// RegisterBrokerRecord is the metadata record with apiKey 0 (REGISTER_BROKER_RECORD): a broker registers with the controller quorum (Kafka's RegisterBrokerRecord; v4 adds CordonedLogDirs, KIP-1066).
+// Valid versions: 0-4. Build one with NewRegisterBrokerRecord, which sets Kafka's defaults.
 type RegisterBrokerRecord struct {
-	// BrokerID (Kafka's BrokerId): versions 0-3.
+	// BrokerID (Kafka's BrokerId): versions 0-4.
 	BrokerID int32
-	// IsMigratingZKBroker (Kafka's IsMigratingZkBroker): True for a ZooKeeper broker in migration mode; on the wire right after BrokerID. versions 2-3, default false.
+	// IsMigratingZKBroker (Kafka's IsMigratingZkBroker): True for a ZooKeeper broker in migration mode; on the wire right after BrokerID. versions 2-4, default false.
 	IsMigratingZKBroker bool
-	// IncarnationID (Kafka's IncarnationId): The incarnation id of the broker process. versions 0-3.
+	// IncarnationID (Kafka's IncarnationId): The incarnation id of the broker process. versions 0-4.
 	IncarnationID UUID
-	// BrokerEpoch (Kafka's BrokerEpoch): The broker epoch the controller assigned. versions 0-3.
+	// BrokerEpoch (Kafka's BrokerEpoch): The broker epoch the controller assigned. versions 0-4.
 	BrokerEpoch int64
-	// EndPoints (Kafka's EndPoints): versions 0-3.
+	// EndPoints (Kafka's EndPoints): versions 0-4.
 	EndPoints []BrokerEndpoint
-	// Features (Kafka's Features): versions 0-3.
+	// Features (Kafka's Features): versions 0-4.
 	Features []BrokerFeature
-	// Rack (Kafka's Rack): versions 0-3, nullable 0+.
+	// Rack (Kafka's Rack): versions 0-4, nullable 0+.
 	Rack *string
-	// Fenced (Kafka's Fenced): versions 0-3, default true.
+	// Fenced (Kafka's Fenced): versions 0-4, default true.
 	Fenced bool
-	// InControlledShutdown (Kafka's InControlledShutdown): versions 1-3, default false.
+	// InControlledShutdown (Kafka's InControlledShutdown): versions 1-4, default false.
 	InControlledShutdown bool
-	// LogDirs (Kafka's LogDirs): The broker's online log directories, sorted. versions 3, tag 0.
+	// LogDirs (Kafka's LogDirs): The broker's online log directories, sorted. versions 3-4, tag 0.
 	LogDirs []UUID
+	// CordonedLogDirs (Kafka's CordonedLogDirs): The cordoned log directories (KIP-1066), or null before the broker has reported them. versions 4, tag 1, nullable 4+, default null.
+	CordonedLogDirs []UUID
 	// UnknownTags holds tagged fields this version of kmeta does not know; they are written back as read.
 	UnknownTags []TaggedField
 }
@@ -2240,11 +2246,12 @@ func (m *RegisterBrokerRecord) Default() {
 	m.Fenced = true
 	m.InControlledShutdown = false
 	m.LogDirs = nil
+	m.CordonedLogDirs = nil
 	m.UnknownTags = nil
 }
 
 func (m *RegisterBrokerRecord) isDefault() bool {
-	return len(m.UnknownTags) == 0 && !(m.BrokerID != 0) && !(m.IsMigratingZKBroker) && !(m.IncarnationID != (UUID{})) && !(m.BrokerEpoch != 0) && !(len(m.EndPoints) != 0) && !(len(m.Features) != 0) && !(m.Rack == nil || *m.Rack != "") && !(!m.Fenced) && !(m.InControlledShutdown) && !(len(m.LogDirs) != 0)
+	return len(m.UnknownTags) == 0 && !(m.BrokerID != 0) && !(m.IsMigratingZKBroker) && !(m.IncarnationID != (UUID{})) && !(m.BrokerEpoch != 0) && !(len(m.EndPoints) != 0) && !(len(m.Features) != 0) && !(m.Rack == nil || *m.Rack != "") && !(!m.Fenced) && !(m.InControlledShutdown) && !(len(m.LogDirs) != 0) && !(m.CordonedLogDirs != nil)
 }
 
 func (m *RegisterBrokerRecord) validate(v int16) error {
@@ -2290,11 +2297,19 @@ func (m *RegisterBrokerRecord) validate(v int16) error {
 		}
 	} else {
 	}
+	if !(v >= 4) {
+		if m.CordonedLogDirs != nil {
+			return versionError("RegisterBrokerRecord", "CordonedLogDirs", v)
+		}
+	} else {
+	}
 	if len(m.UnknownTags) > 0 {
 		return checkUnknownTags(m.UnknownTags, func(t uint32) bool {
 			switch t {
 			case 0:
 				return v >= 3
+			case 1:
+				return v >= 4
 			}
 			return false
 		})
@@ -2331,6 +2346,12 @@ func (m *RegisterBrokerRecord) size(v int16) int {
 		sz += sizeUUIDs(m.LogDirs, false)
 		n += sizeUvarint(0) + sizeUvarint(uint32(sz)) + sz
 	}
+	if v >= 4 && m.CordonedLogDirs != nil {
+		nt++
+		sz := 0
+		sz += sizeUUIDs(m.CordonedLogDirs, v >= 4)
+		n += sizeUvarint(1) + sizeUvarint(uint32(sz)) + sz
+	}
 	return n + sizeUvarint(nt)
 }
 
@@ -2360,6 +2381,10 @@ func (m *RegisterBrokerRecord) appendTo(b []byte, v int16) []byte {
 	if has0 {
 		nt++
 	}
+	has1 := v >= 4 && m.CordonedLogDirs != nil
+	if has1 {
+		nt++
+	}
 	b = appendUvarint(b, nt)
 	next := 0
 	if has0 {
@@ -2369,6 +2394,14 @@ func (m *RegisterBrokerRecord) appendTo(b []byte, v int16) []byte {
 		b = appendUvarint(b, 0)
 		b = appendUvarint(b, uint32(sz))
 		b = appendUUIDs(b, m.LogDirs, false)
+	}
+	if has1 {
+		b = appendUnknownTags(b, m.UnknownTags, &next, 1)
+		sz := 0
+		sz += sizeUUIDs(m.CordonedLogDirs, v >= 4)
+		b = appendUvarint(b, 1)
+		b = appendUvarint(b, uint32(sz))
+		b = appendUUIDs(b, m.CordonedLogDirs, v >= 4)
 	}
 	return appendUnknownTags(b, m.UnknownTags, &next, math.MaxUint32+1)
 }
@@ -2414,6 +2447,7 @@ func (m *RegisterBrokerRecord) decode(r *reader, v int16) {
 		m.InControlledShutdown = false
 	}
 	m.LogDirs = nil
+	m.CordonedLogDirs = nil
 	m.UnknownTags = nil
 	last := int64(-1)
 	for i, n := uint32(0), r.uvarint(); i < n && r.err == nil; i++ {
@@ -2431,6 +2465,16 @@ func (m *RegisterBrokerRecord) decode(r *reader, v int16) {
 			m.LogDirs = (&sub).uuids(m.LogDirs, "LogDirs", false)
 			sub.end(r, tag)
 			continue
+		case tag == 0:
+			r.fail("tag 0 (LogDirs) is not valid for version %d", v)
+			return
+		case tag == 1 && v >= 4:
+			m.CordonedLogDirs = (&sub).uuids(m.CordonedLogDirs, "CordonedLogDirs", v >= 4)
+			sub.end(r, tag)
+			continue
+		case tag == 1:
+			r.fail("tag 1 (CordonedLogDirs) is not valid for version %d", v)
+			return
 		}
 		m.UnknownTags = append(m.UnknownTags, r.unknownTag(tag, sub))
 	}
@@ -2518,6 +2562,13 @@ func (m *RegisterBrokerRecord) appendJSON(b []byte, v int16) []byte {
 		}
 		b = append(b, `"logDirs":`...)
 		b = appendJSONUUIDs(b, m.LogDirs, false)
+	}
+	if v >= 4 && m.CordonedLogDirs != nil {
+		if len(b) > start {
+			b = append(b, ',')
+		}
+		b = append(b, `"cordonedLogDirs":`...)
+		b = appendJSONUUIDs(b, m.CordonedLogDirs, v >= 4)
 	}
 	return append(b, '}')
 }
@@ -2654,6 +2705,14 @@ func (m *RegisterBrokerRecord) fromJSON(o jsonObject, v int16) error {
 		}
 		m.LogDirs = val
 	}
+	if raw, ok := o["cordonedLogDirs"]; !ok {
+	} else {
+		val, err := jsonUUIDs(raw, "cordonedLogDirs", v >= 4)
+		if err != nil {
+			return err
+		}
+		m.CordonedLogDirs = val
+	}
 	return nil
 }
 
@@ -2670,13 +2729,13 @@ func (*RegisterBrokerRecord) Type() Type { return TypeRegisterBrokerRecord }
 // LowestVersion returns 0.
 func (*RegisterBrokerRecord) LowestVersion() int16 { return 0 }
 
-// HighestVersion returns 3.
-func (*RegisterBrokerRecord) HighestVersion() int16 { return 3 }
+// HighestVersion returns 4.
+func (*RegisterBrokerRecord) HighestVersion() int16 { return 4 }
 
 // AppendBody appends the body of m encoded at version v.
 func (m *RegisterBrokerRecord) AppendBody(dst []byte, v int16) ([]byte, error) {
-	if v < 0 || v > 3 {
-		return dst, versionRangeError("RegisterBrokerRecord", v, 0, 3)
+	if v < 0 || v > 4 {
+		return dst, versionRangeError("RegisterBrokerRecord", v, 0, 4)
 	}
 	if err := m.validate(v); err != nil {
 		return dst, err
@@ -2686,8 +2745,8 @@ func (m *RegisterBrokerRecord) AppendBody(dst []byte, v int16) ([]byte, error) {
 
 // BodySize returns the size of the body of m encoded at version v.
 func (m *RegisterBrokerRecord) BodySize(v int16) (int, error) {
-	if v < 0 || v > 3 {
-		return 0, versionRangeError("RegisterBrokerRecord", v, 0, 3)
+	if v < 0 || v > 4 {
+		return 0, versionRangeError("RegisterBrokerRecord", v, 0, 4)
 	}
 	if err := m.validate(v); err != nil {
 		return 0, err
@@ -2697,8 +2756,8 @@ func (m *RegisterBrokerRecord) BodySize(v int16) (int, error) {
 
 // DecodeBody sets m from a body encoded at version v, which must use all of b.
 func (m *RegisterBrokerRecord) DecodeBody(b []byte, v int16) error {
-	if v < 0 || v > 3 {
-		return versionRangeError("RegisterBrokerRecord", v, 0, 3)
+	if v < 0 || v > 4 {
+		return versionRangeError("RegisterBrokerRecord", v, 0, 4)
 	}
 	r := reader{b: b}
 	m.decode(&r, v)
@@ -2713,8 +2772,8 @@ func (m *RegisterBrokerRecord) DecodeBody(b []byte, v int16) error {
 
 // AppendJSON appends Kafka's JSON form of m at version v (RegisterBrokerRecordJsonConverter.write).
 func (m *RegisterBrokerRecord) AppendJSON(dst []byte, v int16) ([]byte, error) {
-	if v < 0 || v > 3 {
-		return dst, versionRangeError("RegisterBrokerRecord", v, 0, 3)
+	if v < 0 || v > 4 {
+		return dst, versionRangeError("RegisterBrokerRecord", v, 0, 4)
 	}
 	if err := m.validate(v); err != nil {
 		return dst, err
@@ -2724,8 +2783,8 @@ func (m *RegisterBrokerRecord) AppendJSON(dst []byte, v int16) ([]byte, error) {
 
 // UnmarshalJSONVersion sets m from Kafka's JSON form at version v (RegisterBrokerRecordJsonConverter.read).
 func (m *RegisterBrokerRecord) UnmarshalJSONVersion(data []byte, v int16) error {
-	if v < 0 || v > 3 {
-		return versionRangeError("RegisterBrokerRecord", v, 0, 3)
+	if v < 0 || v > 4 {
+		return versionRangeError("RegisterBrokerRecord", v, 0, 4)
 	}
 	o, err := parseJSONObject(data, "RegisterBrokerRecord")
 	if err != nil {
@@ -3366,10 +3425,16 @@ func (m *PartitionRecord) decode(r *reader, v int16) {
 			m.EligibleLeaderReplicas = (&sub).int32s(m.EligibleLeaderReplicas, "EligibleLeaderReplicas", v >= 2)
 			sub.end(r, tag)
 			continue
+		case tag == 1:
+			r.fail("tag 1 (EligibleLeaderReplicas) is not valid for version %d", v)
+			return
 		case tag == 2 && v >= 2:
 			m.LastKnownELR = (&sub).int32s(m.LastKnownELR, "LastKnownELR", v >= 2)
 			sub.end(r, tag)
 			continue
+		case tag == 2:
+			r.fail("tag 2 (LastKnownElr) is not valid for version %d", v)
+			return
 		}
 		m.UnknownTags = append(m.UnknownTags, r.unknownTag(tag, sub))
 	}
@@ -4259,14 +4324,23 @@ func (m *PartitionChangeRecord) decode(r *reader, v int16) {
 			m.EligibleLeaderReplicas = (&sub).int32s(m.EligibleLeaderReplicas, "EligibleLeaderReplicas", v >= 2)
 			sub.end(r, tag)
 			continue
+		case tag == 6:
+			r.fail("tag 6 (EligibleLeaderReplicas) is not valid for version %d", v)
+			return
 		case tag == 7 && v >= 2:
 			m.LastKnownELR = (&sub).int32s(m.LastKnownELR, "LastKnownELR", v >= 2)
 			sub.end(r, tag)
 			continue
+		case tag == 7:
+			r.fail("tag 7 (LastKnownElr) is not valid for version %d", v)
+			return
 		case tag == 8 && v >= 1:
 			m.Directories = (&sub).uuids(m.Directories, "Directories", v >= 1)
 			sub.end(r, tag)
 			continue
+		case tag == 8:
+			r.fail("tag 8 (Directories) is not valid for version %d", v)
+			return
 		}
 		m.UnknownTags = append(m.UnknownTags, r.unknownTag(tag, sub))
 	}
@@ -6516,19 +6590,21 @@ func (m *ProducerIdsRecord) UnmarshalJSONVersion(data []byte, v int16) error {
 	return m.fromJSON(o, v)
 }
 
-// BrokerRegistrationChangeRecord is the metadata record with apiKey 17 (BROKER_REGISTRATION_CHANGE_RECORD): a change to a broker's registration (v1 adds InControlledShutdown, v2 LogDirs).
-// Valid versions: 0-2. Build one with NewBrokerRegistrationChangeRecord, which sets Kafka's defaults.
+// BrokerRegistrationChangeRecord is the metadata record with apiKey 17 (BROKER_REGISTRATION_CHANGE_RECORD): a change to a broker's registration (v1 adds InControlledShutdown, v2 LogDirs, v3 CordonedLogDirs).
+// Valid versions: 0-3. Build one with NewBrokerRegistrationChangeRecord, which sets Kafka's defaults.
 type BrokerRegistrationChangeRecord struct {
-	// BrokerID (Kafka's BrokerId): versions 0-2.
+	// BrokerID (Kafka's BrokerId): versions 0-3.
 	BrokerID int32
-	// BrokerEpoch (Kafka's BrokerEpoch): versions 0-2.
+	// BrokerEpoch (Kafka's BrokerEpoch): versions 0-3.
 	BrokerEpoch int64
-	// Fenced (Kafka's Fenced): -1 unfenced, 0 no change, 1 fenced. versions 0-2, tag 0, default 0.
+	// Fenced (Kafka's Fenced): -1 unfenced, 0 no change, 1 fenced. versions 0-3, tag 0, default 0.
 	Fenced int8
-	// InControlledShutdown (Kafka's InControlledShutdown): 0 no change, 1 in controlled shutdown. versions 1-2, tag 1, default 0.
+	// InControlledShutdown (Kafka's InControlledShutdown): 0 no change, 1 in controlled shutdown. versions 1-3, tag 1, default 0.
 	InControlledShutdown int8
-	// LogDirs (Kafka's LogDirs): The online log directories; empty means no change. versions 2, tag 2.
+	// LogDirs (Kafka's LogDirs): The online log directories; empty means no change. versions 2-3, tag 2.
 	LogDirs []UUID
+	// CordonedLogDirs (Kafka's CordonedLogDirs): The cordoned log directories (KIP-1066); null means no change, an empty list uncordons all. versions 3, tag 3, nullable 3+, default null.
+	CordonedLogDirs []UUID
 	// UnknownTags holds tagged fields this version of kmeta does not know; they are written back as read.
 	UnknownTags []TaggedField
 }
@@ -6540,11 +6616,12 @@ func (m *BrokerRegistrationChangeRecord) Default() {
 	m.Fenced = 0
 	m.InControlledShutdown = 0
 	m.LogDirs = nil
+	m.CordonedLogDirs = nil
 	m.UnknownTags = nil
 }
 
 func (m *BrokerRegistrationChangeRecord) isDefault() bool {
-	return len(m.UnknownTags) == 0 && !(m.BrokerID != 0) && !(m.BrokerEpoch != 0) && !(m.Fenced != 0) && !(m.InControlledShutdown != 0) && !(len(m.LogDirs) != 0)
+	return len(m.UnknownTags) == 0 && !(m.BrokerID != 0) && !(m.BrokerEpoch != 0) && !(m.Fenced != 0) && !(m.InControlledShutdown != 0) && !(len(m.LogDirs) != 0) && !(m.CordonedLogDirs != nil)
 }
 
 func (m *BrokerRegistrationChangeRecord) validate(v int16) error {
@@ -6566,6 +6643,12 @@ func (m *BrokerRegistrationChangeRecord) validate(v int16) error {
 		}
 	} else {
 	}
+	if !(v >= 3) {
+		if m.CordonedLogDirs != nil {
+			return versionError("BrokerRegistrationChangeRecord", "CordonedLogDirs", v)
+		}
+	} else {
+	}
 	if len(m.UnknownTags) > 0 {
 		return checkUnknownTags(m.UnknownTags, func(t uint32) bool {
 			switch t {
@@ -6575,6 +6658,8 @@ func (m *BrokerRegistrationChangeRecord) validate(v int16) error {
 				return v >= 1
 			case 2:
 				return v >= 2
+			case 3:
+				return v >= 3
 			}
 			return false
 		})
@@ -6606,6 +6691,12 @@ func (m *BrokerRegistrationChangeRecord) size(v int16) int {
 		sz += sizeUUIDs(m.LogDirs, false)
 		n += sizeUvarint(2) + sizeUvarint(uint32(sz)) + sz
 	}
+	if v >= 3 && m.CordonedLogDirs != nil {
+		nt++
+		sz := 0
+		sz += sizeUUIDs(m.CordonedLogDirs, v >= 3)
+		n += sizeUvarint(3) + sizeUvarint(uint32(sz)) + sz
+	}
 	return n + sizeUvarint(nt)
 }
 
@@ -6624,6 +6715,10 @@ func (m *BrokerRegistrationChangeRecord) appendTo(b []byte, v int16) []byte {
 	}
 	has2 := v >= 2 && len(m.LogDirs) != 0
 	if has2 {
+		nt++
+	}
+	has3 := v >= 3 && m.CordonedLogDirs != nil
+	if has3 {
 		nt++
 	}
 	b = appendUvarint(b, nt)
@@ -6652,6 +6747,14 @@ func (m *BrokerRegistrationChangeRecord) appendTo(b []byte, v int16) []byte {
 		b = appendUvarint(b, uint32(sz))
 		b = appendUUIDs(b, m.LogDirs, false)
 	}
+	if has3 {
+		b = appendUnknownTags(b, m.UnknownTags, &next, 3)
+		sz := 0
+		sz += sizeUUIDs(m.CordonedLogDirs, v >= 3)
+		b = appendUvarint(b, 3)
+		b = appendUvarint(b, uint32(sz))
+		b = appendUUIDs(b, m.CordonedLogDirs, v >= 3)
+	}
 	return appendUnknownTags(b, m.UnknownTags, &next, math.MaxUint32+1)
 }
 
@@ -6661,6 +6764,7 @@ func (m *BrokerRegistrationChangeRecord) decode(r *reader, v int16) {
 	m.Fenced = 0
 	m.InControlledShutdown = 0
 	m.LogDirs = nil
+	m.CordonedLogDirs = nil
 	m.UnknownTags = nil
 	last := int64(-1)
 	for i, n := uint32(0), r.uvarint(); i < n && r.err == nil; i++ {
@@ -6682,10 +6786,23 @@ func (m *BrokerRegistrationChangeRecord) decode(r *reader, v int16) {
 			m.InControlledShutdown = (&sub).int8()
 			sub.end(r, tag)
 			continue
+		case tag == 1:
+			r.fail("tag 1 (InControlledShutdown) is not valid for version %d", v)
+			return
 		case tag == 2 && v >= 2:
 			m.LogDirs = (&sub).uuids(m.LogDirs, "LogDirs", false)
 			sub.end(r, tag)
 			continue
+		case tag == 2:
+			r.fail("tag 2 (LogDirs) is not valid for version %d", v)
+			return
+		case tag == 3 && v >= 3:
+			m.CordonedLogDirs = (&sub).uuids(m.CordonedLogDirs, "CordonedLogDirs", v >= 3)
+			sub.end(r, tag)
+			continue
+		case tag == 3:
+			r.fail("tag 3 (CordonedLogDirs) is not valid for version %d", v)
+			return
 		}
 		m.UnknownTags = append(m.UnknownTags, r.unknownTag(tag, sub))
 	}
@@ -6726,6 +6843,13 @@ func (m *BrokerRegistrationChangeRecord) appendJSON(b []byte, v int16) []byte {
 		}
 		b = append(b, `"logDirs":`...)
 		b = appendJSONUUIDs(b, m.LogDirs, false)
+	}
+	if v >= 3 && m.CordonedLogDirs != nil {
+		if len(b) > start {
+			b = append(b, ',')
+		}
+		b = append(b, `"cordonedLogDirs":`...)
+		b = appendJSONUUIDs(b, m.CordonedLogDirs, v >= 3)
 	}
 	return append(b, '}')
 }
@@ -6779,6 +6903,14 @@ func (m *BrokerRegistrationChangeRecord) fromJSON(o jsonObject, v int16) error {
 		}
 		m.LogDirs = val
 	}
+	if raw, ok := o["cordonedLogDirs"]; !ok {
+	} else {
+		val, err := jsonUUIDs(raw, "cordonedLogDirs", v >= 3)
+		if err != nil {
+			return err
+		}
+		m.CordonedLogDirs = val
+	}
 	return nil
 }
 
@@ -6795,13 +6927,13 @@ func (*BrokerRegistrationChangeRecord) Type() Type { return TypeBrokerRegistrati
 // LowestVersion returns 0.
 func (*BrokerRegistrationChangeRecord) LowestVersion() int16 { return 0 }
 
-// HighestVersion returns 2.
-func (*BrokerRegistrationChangeRecord) HighestVersion() int16 { return 2 }
+// HighestVersion returns 3.
+func (*BrokerRegistrationChangeRecord) HighestVersion() int16 { return 3 }
 
 // AppendBody appends the body of m encoded at version v.
 func (m *BrokerRegistrationChangeRecord) AppendBody(dst []byte, v int16) ([]byte, error) {
-	if v < 0 || v > 2 {
-		return dst, versionRangeError("BrokerRegistrationChangeRecord", v, 0, 2)
+	if v < 0 || v > 3 {
+		return dst, versionRangeError("BrokerRegistrationChangeRecord", v, 0, 3)
 	}
 	if err := m.validate(v); err != nil {
 		return dst, err
@@ -6811,8 +6943,8 @@ func (m *BrokerRegistrationChangeRecord) AppendBody(dst []byte, v int16) ([]byte
 
 // BodySize returns the size of the body of m encoded at version v.
 func (m *BrokerRegistrationChangeRecord) BodySize(v int16) (int, error) {
-	if v < 0 || v > 2 {
-		return 0, versionRangeError("BrokerRegistrationChangeRecord", v, 0, 2)
+	if v < 0 || v > 3 {
+		return 0, versionRangeError("BrokerRegistrationChangeRecord", v, 0, 3)
 	}
 	if err := m.validate(v); err != nil {
 		return 0, err
@@ -6822,8 +6954,8 @@ func (m *BrokerRegistrationChangeRecord) BodySize(v int16) (int, error) {
 
 // DecodeBody sets m from a body encoded at version v, which must use all of b.
 func (m *BrokerRegistrationChangeRecord) DecodeBody(b []byte, v int16) error {
-	if v < 0 || v > 2 {
-		return versionRangeError("BrokerRegistrationChangeRecord", v, 0, 2)
+	if v < 0 || v > 3 {
+		return versionRangeError("BrokerRegistrationChangeRecord", v, 0, 3)
 	}
 	r := reader{b: b}
 	m.decode(&r, v)
@@ -6838,8 +6970,8 @@ func (m *BrokerRegistrationChangeRecord) DecodeBody(b []byte, v int16) error {
 
 // AppendJSON appends Kafka's JSON form of m at version v (BrokerRegistrationChangeRecordJsonConverter.write).
 func (m *BrokerRegistrationChangeRecord) AppendJSON(dst []byte, v int16) ([]byte, error) {
-	if v < 0 || v > 2 {
-		return dst, versionRangeError("BrokerRegistrationChangeRecord", v, 0, 2)
+	if v < 0 || v > 3 {
+		return dst, versionRangeError("BrokerRegistrationChangeRecord", v, 0, 3)
 	}
 	if err := m.validate(v); err != nil {
 		return dst, err
@@ -6849,8 +6981,8 @@ func (m *BrokerRegistrationChangeRecord) AppendJSON(dst []byte, v int16) ([]byte
 
 // UnmarshalJSONVersion sets m from Kafka's JSON form at version v (BrokerRegistrationChangeRecordJsonConverter.read).
 func (m *BrokerRegistrationChangeRecord) UnmarshalJSONVersion(data []byte, v int16) error {
-	if v < 0 || v > 2 {
-		return versionRangeError("BrokerRegistrationChangeRecord", v, 0, 2)
+	if v < 0 || v > 3 {
+		return versionRangeError("BrokerRegistrationChangeRecord", v, 0, 3)
 	}
 	o, err := parseJSONObject(data, "BrokerRegistrationChangeRecord")
 	if err != nil {
@@ -9434,6 +9566,179 @@ func (m *ClearElrRecord) UnmarshalJSONVersion(data []byte, v int16) error {
 		return versionRangeError("ClearElrRecord", v, 0, 0)
 	}
 	o, err := parseJSONObject(data, "ClearElrRecord")
+	if err != nil {
+		return err
+	}
+	return m.fromJSON(o, v)
+}
+
+// UnregisterControllerRecord is the metadata record with apiKey 29 (UNREGISTER_CONTROLLER_RECORD): a controller was unregistered (Kafka 4.4, KIP-1312).
+// Valid versions: 0. Build one with NewUnregisterControllerRecord, which sets Kafka's defaults.
+type UnregisterControllerRecord struct {
+	// ControllerID (Kafka's ControllerId): versions 0.
+	ControllerID int32
+	// UnknownTags holds tagged fields this version of kmeta does not know; they are written back as read.
+	UnknownTags []TaggedField
+}
+
+// Default sets every field of m to Kafka's declared default.
+func (m *UnregisterControllerRecord) Default() {
+	m.ControllerID = 0
+	m.UnknownTags = nil
+}
+
+func (m *UnregisterControllerRecord) isDefault() bool {
+	return len(m.UnknownTags) == 0 && !(m.ControllerID != 0)
+}
+
+func (m *UnregisterControllerRecord) validate(v int16) error {
+	{
+	}
+	if len(m.UnknownTags) > 0 {
+		return checkUnknownTags(m.UnknownTags, func(t uint32) bool {
+			switch t {
+			}
+			return false
+		})
+	}
+	return nil
+}
+
+func (m *UnregisterControllerRecord) size(v int16) int {
+	n := 0
+	n += 4
+	nt := uint32(len(m.UnknownTags))
+	n += sizeUnknownTags(m.UnknownTags)
+	return n + sizeUvarint(nt)
+}
+
+// appendTo appends m at version v; validate(v) must have passed.
+func (m *UnregisterControllerRecord) appendTo(b []byte, v int16) []byte {
+	b = binary.BigEndian.AppendUint32(b, uint32(m.ControllerID))
+	b = appendUvarint(b, uint32(len(m.UnknownTags)))
+	next := 0
+	return appendUnknownTags(b, m.UnknownTags, &next, math.MaxUint32+1)
+}
+
+func (m *UnregisterControllerRecord) decode(r *reader, v int16) {
+	m.ControllerID = r.int32()
+	m.UnknownTags = nil
+	last := int64(-1)
+	for i, n := uint32(0), r.uvarint(); i < n && r.err == nil; i++ {
+		tag, sub := r.tag()
+		if r.err != nil {
+			return
+		}
+		if int64(tag) <= last {
+			r.fail("tagged field %d after %d: tags must ascend", tag, last)
+			return
+		}
+		last = int64(tag)
+		m.UnknownTags = append(m.UnknownTags, r.unknownTag(tag, sub))
+	}
+}
+
+func (m *UnregisterControllerRecord) appendJSON(b []byte, v int16) []byte {
+	_ = v
+	b = append(b, '{')
+	start := len(b)
+	_ = start
+	if len(b) > start {
+		b = append(b, ',')
+	}
+	b = append(b, `"controllerId":`...)
+	b = appendJSONInt(b, int64(m.ControllerID))
+	return append(b, '}')
+}
+
+func (m *UnregisterControllerRecord) fromJSON(o jsonObject, v int16) error {
+	_ = v
+	m.Default()
+	if raw, ok := o["controllerId"]; !ok {
+		if true {
+			return missingFieldError("UnregisterControllerRecord", "controllerId", v)
+		}
+	} else {
+		val, err := jsonInt(raw, "controllerId", -2147483648, 2147483647)
+		if err != nil {
+			return err
+		}
+		m.ControllerID = int32(val)
+	}
+	return nil
+}
+
+// NewUnregisterControllerRecord returns a UnregisterControllerRecord with Kafka's defaults.
+func NewUnregisterControllerRecord() *UnregisterControllerRecord {
+	m := new(UnregisterControllerRecord)
+	m.Default()
+	return m
+}
+
+// Type returns TypeUnregisterControllerRecord.
+func (*UnregisterControllerRecord) Type() Type { return TypeUnregisterControllerRecord }
+
+// LowestVersion returns 0.
+func (*UnregisterControllerRecord) LowestVersion() int16 { return 0 }
+
+// HighestVersion returns 0.
+func (*UnregisterControllerRecord) HighestVersion() int16 { return 0 }
+
+// AppendBody appends the body of m encoded at version v.
+func (m *UnregisterControllerRecord) AppendBody(dst []byte, v int16) ([]byte, error) {
+	if v < 0 || v > 0 {
+		return dst, versionRangeError("UnregisterControllerRecord", v, 0, 0)
+	}
+	if err := m.validate(v); err != nil {
+		return dst, err
+	}
+	return m.appendTo(dst, v), nil
+}
+
+// BodySize returns the size of the body of m encoded at version v.
+func (m *UnregisterControllerRecord) BodySize(v int16) (int, error) {
+	if v < 0 || v > 0 {
+		return 0, versionRangeError("UnregisterControllerRecord", v, 0, 0)
+	}
+	if err := m.validate(v); err != nil {
+		return 0, err
+	}
+	return m.size(v), nil
+}
+
+// DecodeBody sets m from a body encoded at version v, which must use all of b.
+func (m *UnregisterControllerRecord) DecodeBody(b []byte, v int16) error {
+	if v < 0 || v > 0 {
+		return versionRangeError("UnregisterControllerRecord", v, 0, 0)
+	}
+	r := reader{b: b}
+	m.decode(&r, v)
+	if r.err != nil {
+		return r.err
+	}
+	if len(r.b) != 0 {
+		return fmt.Errorf("%w: %d byte(s) of garbage after UnregisterControllerRecord", ErrCorrupt, len(r.b))
+	}
+	return nil
+}
+
+// AppendJSON appends Kafka's JSON form of m at version v (UnregisterControllerRecordJsonConverter.write).
+func (m *UnregisterControllerRecord) AppendJSON(dst []byte, v int16) ([]byte, error) {
+	if v < 0 || v > 0 {
+		return dst, versionRangeError("UnregisterControllerRecord", v, 0, 0)
+	}
+	if err := m.validate(v); err != nil {
+		return dst, err
+	}
+	return m.appendJSON(dst, v), nil
+}
+
+// UnmarshalJSONVersion sets m from Kafka's JSON form at version v (UnregisterControllerRecordJsonConverter.read).
+func (m *UnregisterControllerRecord) UnmarshalJSONVersion(data []byte, v int16) error {
+	if v < 0 || v > 0 {
+		return versionRangeError("UnregisterControllerRecord", v, 0, 0)
+	}
+	o, err := parseJSONObject(data, "UnregisterControllerRecord")
 	if err != nil {
 		return err
 	}

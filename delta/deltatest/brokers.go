@@ -3,6 +3,7 @@ package deltatest
 import (
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/kmeta-go/kmeta/image"
@@ -21,6 +22,11 @@ type BrokerSpec struct {
 	// Incarnation; zero means a random id, a new incarnation on every
 	// registration.
 	Incarnation record.UUID
+	// CordonedLogDirs (MV >= 4.3-IV0, KIP-1066) are the log directories the
+	// broker's cordoned.log.dirs names at start-up, reported by its
+	// heartbeats once it has caught up; each must be one of LogDirs. Nil
+	// means none: the heartbeats report an empty list.
+	CordonedLogDirs []record.UUID
 }
 
 func (s *Simulator) checkPeriod() int64 { return max(s.session/8, 1) }
@@ -55,14 +61,8 @@ func (s *Simulator) RegisterBroker(spec BrokerSpec) error {
 	for _, l := range ls {
 		r.EndPoints = append(r.EndPoints, record.BrokerEndpoint{Name: l.Name, Host: l.Host, Port: l.Port, SecurityProtocol: l.SecurityProtocol})
 	}
-	r.Features = append(r.Features, record.BrokerFeature{Name: "metadata.version", MinSupportedVersion: int16(image.MV3_0_IV1), MaxSupportedVersion: int16(max(s.mv, image.LatestMetadataVersion))})
-	names := make([]string, 0, len(s.features))
-	for k := range s.features {
-		names = append(names, k)
-	}
-	slices.Sort(names)
-	for _, k := range names {
-		r.Features = append(r.Features, record.BrokerFeature{Name: k, MinSupportedVersion: 0, MaxSupportedVersion: s.features[k]})
+	for _, f := range s.supportedFeatures() {
+		r.Features = append(r.Features, record.BrokerFeature{Name: f.Name, MinSupportedVersion: f.Min, MaxSupportedVersion: f.Max})
 	}
 	if s.mv.DirectoryAssignmentSupported() {
 		dirs := spec.LogDirs
@@ -88,6 +88,16 @@ func (s *Simulator) RegisterBroker(spec BrokerSpec) error {
 		}
 		r.LogDirs = slices.Clone(dirs)
 		slices.SortFunc(r.LogDirs, func(a, b record.UUID) int { return compareUUID(a, b) })
+	}
+	if len(spec.CordonedLogDirs) > 0 {
+		if !s.mv.CordonedLogDirsSupported() {
+			return fmt.Errorf("%w: cordoned log directories need metadata.version 4.3-IV0, not %s", ErrUnsupportedVersion, s.mv)
+		}
+		for _, d := range spec.CordonedLogDirs {
+			if !slices.Contains(r.LogDirs, d) {
+				return fmt.Errorf("%w: cordoned log directory %s is not a log directory of broker %d", ErrInvalidRequest, d, spec.ID)
+			}
+		}
 	}
 	var recs []image.VersionedRecord
 	epoch := s.nextOffset
@@ -117,7 +127,41 @@ func (s *Simulator) RegisterBroker(spec BrokerSpec) error {
 	}
 	b := s.brokers[spec.ID]
 	b.alive, b.lastContact, b.nextHeartbeat, b.cleanShutdown = true, s.now, s.now+s.heartbeat, false
+	b.cordoned = javaSetOrder(spec.CordonedLogDirs)
 	return nil
+}
+
+// supportedFeatures are the feature ranges a simulated node registers with
+// (BrokerRegistrationRequest and ControllerRegistrationRequest features):
+// metadata.version up to the release's newest level (and at least the
+// cluster's), then 0 up to the finalized level of every finalized feature
+// by name. Kafka 4.3 and 4.4 nodes register as the real 4.3 files show:
+// metadata.version from 3.3-IV3 (MetadataVersion.MINIMUM_VERSION),
+// kraft.version 0-1 as well, in the Java HashMap order of the names (the
+// order of the real RegisterControllerRecords).
+func (s *Simulator) supportedFeatures() []image.VersionRange {
+	lo, hi := image.MV3_0_IV1, image.MV4_2_IV1
+	switch {
+	case s.release >= Kafka44:
+		lo, hi = image.MV3_3_IV3, image.MV4_4_IV2
+	case s.release >= Kafka43:
+		lo, hi = image.MV3_3_IV3, image.MV4_3_IV0
+	}
+	mv := image.VersionRange{Name: image.MetadataVersionFeature, Min: int16(lo), Max: int16(max(s.mv, hi))}
+	var rest []image.VersionRange
+	if s.release >= Kafka43 {
+		rest = append(rest, image.VersionRange{Name: image.KRaftVersionFeature, Min: 0, Max: 1})
+	}
+	for k, v := range s.features {
+		if k != image.KRaftVersionFeature {
+			rest = append(rest, image.VersionRange{Name: k, Min: 0, Max: v})
+		}
+	}
+	slices.SortFunc(rest, func(a, b image.VersionRange) int { return strings.Compare(a.Name, b.Name) })
+	if s.release < Kafka43 {
+		return append([]image.VersionRange{mv}, rest...)
+	}
+	return hashOrder(append(rest, mv), func(f image.VersionRange) int32 { return javaStringHash(f.Name) }, 16)
 }
 
 func compareUUID(a, b record.UUID) int {
@@ -193,10 +237,15 @@ func (s *Simulator) registered(id int32) (*broker, error) {
 }
 
 // UnfenceBroker is the heartbeat that takes a fenced broker to UNFENCED
-// (ReplicationControlManager.handleBrokerUnfenced, spec §2.2): the unfence
-// record (UnfenceBrokerRecord below 3.3-IV2, BrokerRegistrationChangeRecord v0
-// Fenced=-1 from it), then leaders for the leaderless partitions this broker
-// can lead. An unfenced broker writes nothing.
+// (ReplicationControlManager.processBrokerHeartbeat, handleBrokerUnfenced,
+// spec §2.2): the unfence record (UnfenceBrokerRecord below 3.3-IV2,
+// BrokerRegistrationChangeRecord v0 Fenced=-1 from it), then leaders for the
+// leaderless partitions this broker can lead; from 4.3-IV0 the heartbeat
+// also carries the broker's cordoned log directories, and when they differ
+// from the registration's (null after a registration) a
+// BrokerRegistrationChangeRecord v3 follows in the same operation
+// (handleDirectoriesCordoned): the empty cordoned list the real 4.3 logs
+// show after each registration. An unfenced broker writes nothing but that.
 func (s *Simulator) UnfenceBroker(id int32) error {
 	b, err := s.registered(id)
 	if err != nil {
@@ -204,8 +253,7 @@ func (s *Simulator) UnfenceBroker(id int32) error {
 	}
 	b.alive, b.lastContact = true, s.now
 	if !b.reg.Fenced() {
-		s.last = nil
-		return nil
+		return s.reportCordoned(b)
 	}
 	var recs []image.VersionedRecord
 	if s.mv < image.MV3_3_IV2 {
@@ -218,6 +266,9 @@ func (s *Simulator) UnfenceBroker(id int32) error {
 		recs = append(recs, vr(r, 0))
 	}
 	recs = append(recs, s.generateLeaderAndIsrUpdates(-1, id, -1, leaderless)...)
+	if c, ok := s.cordonRecord(b); ok {
+		recs = append(recs, c)
+	}
 	return s.commit(recs, false)
 }
 
@@ -371,7 +422,9 @@ func (s *Simulator) Advance(d time.Duration) error {
 }
 
 // Heartbeat is one heartbeat of a live broker: it refreshes the broker's
-// session and unfences it if it is fenced (it is taken to be caught up).
+// session, unfences it if it is fenced (it is taken to be caught up) and,
+// from 4.3-IV0, reports its cordoned log directories (a
+// BrokerRegistrationChangeRecord v3 when they changed).
 func (s *Simulator) Heartbeat(id int32) error {
 	b, err := s.registered(id)
 	if err != nil {
@@ -381,8 +434,7 @@ func (s *Simulator) Heartbeat(id int32) error {
 	if b.reg.Fenced() {
 		return s.UnfenceBroker(id)
 	}
-	s.last = nil
-	return nil
+	return s.reportCordoned(b)
 }
 
 // fenceStaleBrokers is ReplicationControlManager.maybeFenceOneStaleBroker run

@@ -55,11 +55,24 @@
 // SetTopicConfig), client quotas, ACLs, SCRAM credentials, delegation tokens,
 // producer id blocks and feature levels (SetFeature) too.
 //
+// From metadata.version 4.3-IV0 (Kafka 4.3) a registration is a
+// RegisterBrokerRecord v4 without cordoned log directories, and the
+// heartbeat that unfences the broker reports them, so a
+// BrokerRegistrationChangeRecord v3 with an empty list follows, as the
+// controller writes it (ReplicationControlManager.handleDirectoriesCordoned);
+// CordonLogDirs and UncordonLogDirs change what the heartbeats report
+// (KIP-1066), and a broker whose every directory is cordoned gets no new
+// replicas. RegisterController writes RegisterControllerRecords (KIP-919) and,
+// from 4.4-IV2 (Kafka 4.4), UnregisterController an UnregisterControllerRecord
+// (KIP-1312). The features formatted by default follow Feature.defaultLevel,
+// share.version 2 from 4.4-IV0 included.
+//
 // The rules and their sources are in kafka-controller-spec.md; each method
 // names the Kafka class it follows. The test TestCorpusBrokerEventsMatchKafkaController
 // checks the simulator against Kafka's own controller: for every broker
 // fencing, unfencing and controlled shutdown in the real metadata logs of
-// the shared corpus (Kafka 3.2 to 4.2), a simulator started from the image
+// the shared corpus (kraft and kraft-2: Kafka 3.2 to 4.2; the Kafka 4.3
+// files hold no log), a simulator started from the image
 // just before the event writes the same PartitionChangeRecords.
 //
 // # Time and heartbeats

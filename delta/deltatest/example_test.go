@@ -7,6 +7,7 @@ import (
 	"github.com/kmeta-go/kmeta/delta"
 	"github.com/kmeta-go/kmeta/delta/deltatest"
 	"github.com/kmeta-go/kmeta/image"
+	"github.com/kmeta-go/kmeta/record"
 )
 
 // leadersChanged is the code under test: a metadata publisher's handler that
@@ -68,4 +69,36 @@ func ExampleSimulator_Batches() {
 	// offset 1 epoch 1 records 7 bytes 274
 	// offset 8 epoch 1 records 1 bytes 255
 	// offset 9 epoch 1 records 1 bytes 87
+}
+
+// At Kafka 4.3's metadata.version a broker's cordoned log directories
+// (KIP-1066) travel in its heartbeats and are recorded by the controller.
+func ExampleSimulator_CordonLogDirs() {
+	sim := deltatest.MustNew(deltatest.Config{MetadataVersion: image.MV4_3_IV0})
+	dir := record.UUID{1, 2, 3}
+	sim.AddBroker(deltatest.BrokerSpec{ID: 1, LogDirs: []record.UUID{dir}})
+	b, _ := sim.Image().Cluster().Broker(1)
+	fmt.Println(b.CordonedDirectories())
+	sim.CordonLogDirs(1, dir)
+	for _, r := range sim.LastRecords() {
+		fmt.Println(r.Record.Type(), "v", r.Version)
+	}
+	b, _ = sim.Image().Cluster().Broker(1)
+	fmt.Println(b.HasUncordonedDirs())
+	// Output:
+	// [] true
+	// BROKER_REGISTRATION_CHANGE_RECORD v 3
+	// false
+}
+
+// At Kafka 4.4's metadata.version 4.4-IV2 a controller can be unregistered
+// (KIP-1312).
+func ExampleSimulator_UnregisterController() {
+	sim := deltatest.MustNew(deltatest.Config{MetadataVersion: image.MV4_4_IV2})
+	sim.RegisterController(deltatest.ControllerSpec{ID: 3000})
+	sim.RegisterController(deltatest.ControllerSpec{ID: 3001})
+	sim.UnregisterController(3001)
+	fmt.Println(sim.LastRecords()[0].Record.Type(), sim.Image().Cluster().NumControllers())
+	// Output:
+	// UNREGISTER_CONTROLLER_RECORD 1
 }

@@ -60,9 +60,45 @@ func randomOps(t testing.TB, s *Simulator, rng *rand.Rand, n int, after func(op 
 		return out
 	}
 	racks := []string{"", "a", "b", "c"}
+	// From 4.3-IV0, a second source (so that the operations at older levels
+	// stay what they were) cordons and uncordons log directories now and
+	// then (KIP-1066); from 4.4-IV2 it also registers and unregisters
+	// controllers (KIP-1312).
+	var extra *rand.Rand
+	if s.mv.CordonedLogDirsSupported() {
+		extra = rand.New(rand.NewPCG(uint64(n), uint64(s.mv)))
+	}
 	for i := 0; i < n; i++ {
 		var op string
 		var err error
+		if extra != nil && extra.IntN(8) == 0 {
+			id := pickBroker()
+			switch k := extra.IntN(4); {
+			case k < 2 && s.brokers[id] != nil:
+				dirs := s.brokers[id].reg.Directories()
+				op = fmt.Sprintf("cordon %d", id)
+				err = s.CordonLogDirs(id, dirs[extra.IntN(len(dirs))])
+			case k == 2 && s.brokers[id] != nil:
+				op = fmt.Sprintf("uncordon %d", id)
+				err = s.UncordonLogDirs(id, s.brokers[id].reg.Directories()...)
+			case k == 3 && s.mv.ControllerUnregistrationSupported():
+				cid := int32(3000 + extra.IntN(3))
+				if extra.IntN(2) == 0 {
+					op = fmt.Sprintf("register controller %d", cid)
+					err = s.RegisterController(ControllerSpec{ID: cid})
+				} else {
+					op = fmt.Sprintf("unregister controller %d", cid)
+					err = s.UnregisterController(cid)
+				}
+			}
+			if op != "" {
+				if err != nil && !kafkaErr(err) && !errors.Is(err, ErrControllerNotRegistered) {
+					t.Fatalf("op %d %s: %v", i, op, err)
+				}
+				after(op)
+				continue
+			}
+		}
 		switch k := rng.IntN(22); k {
 		case 0, 1:
 			id := pickBroker()

@@ -71,8 +71,17 @@ type corpusLog struct {
 	snapshot string
 }
 
+// corpusLogs lists the segments of every corpus folder (kraft, kraft-2,
+// kraft-4.3; the Kafka 4.3 folder holds snapshots only).
 func corpusLogs(t *testing.T) []corpusLog {
-	root := sharedtest.Corpus(t)
+	var out []corpusLog
+	for _, folder := range sharedtest.CorpusFolders(t) {
+		out = append(out, folderLogs(t, folder.Name, folder.Root)...)
+	}
+	return out
+}
+
+func folderLogs(t *testing.T, name, root string) []corpusLog {
 	var segs []string
 	err := filepath.Walk(root, func(p string, info os.FileInfo, err error) error {
 		if err == nil && strings.HasSuffix(p, record.SegmentSuffix) {
@@ -86,7 +95,7 @@ func corpusLogs(t *testing.T) []corpusLog {
 	sort.Strings(segs)
 	var out []corpusLog
 	for _, seg := range segs {
-		l := corpusLog{name: strings.TrimPrefix(seg, root+"/"), segment: seg}
+		l := corpusLog{name: name + "/" + strings.TrimPrefix(seg, root+"/"), segment: seg}
 		base, _ := record.ParseSegmentName(filepath.Base(seg))
 		if base > 0 {
 			others, _ := filepath.Glob(filepath.Join(filepath.Dir(seg), "*"+record.SegmentSuffix))
@@ -96,11 +105,26 @@ func corpusLogs(t *testing.T) []corpusLog {
 					l.earlier = append(l.earlier, o)
 				}
 			}
-			if len(l.earlier) == 0 {
+			first := base
+			if len(l.earlier) > 0 {
+				first, _ = record.ParseSegmentName(filepath.Base(l.earlier[0]))
+			}
+			if first > 0 {
+				// The log does not start at 0: start from a snapshot, as a
+				// broker does. The latest one within the earlier segments
+				// when there is one (they are replayed from its offset
+				// on; a snapshot below the first segment leaves a gap),
+				// else the latest (it starts inside this segment; the
+				// events before it are skipped).
 				snaps, _ := filepath.Glob(filepath.Join(filepath.Dir(seg), "*"+record.SnapshotSuffix))
 				sort.Strings(snaps)
-				if len(snaps) > 0 {
-					l.snapshot = snaps[len(snaps)-1]
+				for _, sn := range snaps {
+					if id, err := record.ParseSnapshotName(filepath.Base(sn)); err == nil && id.EndOffset >= first && id.EndOffset <= base {
+						l.snapshot = sn
+					}
+				}
+				if l.snapshot == "" && len(snaps) > 0 {
+					l.snapshot, l.earlier = snaps[len(snaps)-1], nil
 				}
 			}
 		}
@@ -266,9 +290,13 @@ func checkLog(t *testing.T, cl corpusLog) oracleStats {
 	for _, e := range cl.earlier {
 		readBatches(t, e, func(b *record.Batch, recs []record.DecodedRecord) {
 			for _, r := range recs {
-				l.replay(r.Record)
+				if r.Offset >= from {
+					l.replay(r.Record)
+				}
 			}
-			l.prov = provOf(b)
+			if b.LastOffset() >= from {
+				l.prov = provOf(b)
+			}
 		})
 	}
 	readBatches(t, cl.segment, func(b *record.Batch, recs []record.DecodedRecord) {

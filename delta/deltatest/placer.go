@@ -47,7 +47,9 @@ func (s *Simulator) brokerCache() *brokerCache {
 	c := &brokerCache{defaultDirs: make(map[int32]record.UUID, len(s.brokers))}
 	index := map[string]int{}
 	// BrokerHeartbeatManager.usableBrokers iterates a HashMap<Integer>:
-	// registered brokers not shutting down.
+	// registered brokers not shutting down and, from Kafka 4.3, with a log
+	// directory that is not cordoned (BrokerRegistration.hasUncordonedDirs,
+	// KIP-1066).
 	for _, id := range hashOrder(s.brokerIDs(), intHash, 16) {
 		b := s.brokers[id]
 		c.defaultDirs[id] = s.computeDefaultDir(id)
@@ -57,7 +59,7 @@ func (s *Simulator) brokerCache() *brokerCache {
 			}
 			c.active[id] = s.computeActive(id)
 		}
-		if b.reg.InControlledShutdown() {
+		if b.reg.InControlledShutdown() || !b.reg.HasUncordonedDirs() {
 			continue
 		}
 		k := noRack

@@ -14,7 +14,7 @@ var long = flag.Bool("kmeta.long", false, "run the long randomized simulator tes
 // propertyMVs are the metadata versions the randomized tests run at: 3.2
 // (Fence/UnfenceBrokerRecord), 3.5 (ISR-shrink epoch bump), 3.7-IV4
 // (directories), 4.0-IV3 (ELR off) and 4.1-IV1 (ELR on).
-var propertyMVs = []image.MetadataVersion{image.MV3_0_IV1, image.MV3_5_IV2, image.MV3_7_IV4, image.MV4_0_IV3, image.MV4_1_IV1}
+var propertyMVs = []image.MetadataVersion{image.MV3_0_IV1, image.MV3_5_IV2, image.MV3_7_IV4, image.MV4_0_IV3, image.MV4_1_IV1, image.MV4_3_IV0, image.MV4_4_IV2}
 
 // TestRandomOperationsKeepInvariants: random operation sequences (seeded,
 // the seed in the subtest name) reach only images that satisfy the

@@ -30,6 +30,8 @@ const (
 	Kafka40 Release = 40 + iota - 8
 	Kafka41
 	Kafka42
+	Kafka43
+	Kafka44
 )
 
 func (r Release) String() string { return fmt.Sprintf("%d.%d", int(r)/10, int(r)%10) }
@@ -38,6 +40,10 @@ func (r Release) String() string { return fmt.Sprintf("%d.%d", int(r)/10, int(r)
 // mv most likely came from.
 func releaseOf(mv image.MetadataVersion) Release {
 	switch {
+	case mv >= image.MV4_4_IV0:
+		return Kafka44
+	case mv >= image.MV4_3_IV0:
+		return Kafka43
 	case mv >= image.MV4_2_IV0:
 		return Kafka42
 	case mv >= image.MV4_1_IV0:
@@ -66,16 +72,19 @@ func releaseOf(mv image.MetadataVersion) Release {
 // (metadata.version 4.1-IV1 with ELR on) whose clock starts at
 // 2025-01-01T00:00:00Z.
 type Config struct {
-	// MetadataVersion written at bootstrap; 0 means 4.1-IV1, the latest
-	// production level of Kafka 4.2. Levels below 3.3-IV0 write no
+	// MetadataVersion written at bootstrap; 0 means 4.1-IV1. Any level up
+	// to 4.4-IV2 (image.LatestMetadataVersion) may be given. Levels below 3.3-IV0 write no
 	// FeatureLevelRecord (a 3.2 log).
 	MetadataVersion image.MetadataVersion
 	// Release imitated; 0 means the release that introduced MetadataVersion.
 	Release Release
 	// Features are the finalized features other than metadata.version
-	// (feature name to level). Nil means what kafka-storage format sets for
-	// the release: group.version 1 from 4.0-IV0, transaction.version 2 from
-	// 4.0-IV2, eligible.leader.replicas.version 1 from 4.1-IV0.
+	// (feature name to level). Nil means what kafka-storage format sets
+	// (Feature.defaultLevel: the highest level whose bootstrap
+	// metadata.version is at or below MetadataVersion): group.version 1 from
+	// 4.0-IV0, transaction.version 2 from 4.0-IV2,
+	// eligible.leader.replicas.version 1 from 4.1-IV0, share.version 1 from
+	// 4.2-IV0 and 2 from 4.4-IV0 (KIP-1191), streams.version 1 from 4.2-IV1.
 	Features map[string]int16
 	// Seed drives every random choice (replica placement, topic, incarnation,
 	// directory, ACL and token ids). Same seed, same operations: same log.
@@ -175,6 +184,9 @@ var (
 	ErrInvalidConfig        = errors.New("INVALID_CONFIG")
 	ErrResourceNotFound     = errors.New("RESOURCE_NOT_FOUND")
 	ErrDelegationTokenState = errors.New("DELEGATION_TOKEN_ERROR")
+	// ErrControllerNotRegistered is CONTROLLER_ID_NOT_REGISTERED (Kafka 4.4,
+	// KIP-1312).
+	ErrControllerNotRegistered = errors.New("CONTROLLER_ID_NOT_REGISTERED")
 )
 
 // maxRecordsPerBatch is QuorumController.DEFAULT_MAX_RECORDS_PER_BATCH and
@@ -189,6 +201,9 @@ type broker struct {
 	lastContact   int64
 	nextHeartbeat int64
 	cleanShutdown bool
+	// cordoned is what the broker's heartbeats report as its cordoned log
+	// directories (KIP-1066), in the order Kafka's broker sends them.
+	cordoned []record.UUID
 }
 
 type topic struct {
@@ -332,6 +347,15 @@ func newSim(cfg Config) (*Simulator, error) {
 		if s.mv >= image.MV4_1_IV0 {
 			s.features[elrFeature] = 1
 		}
+		switch {
+		case s.mv >= image.MV4_4_IV0:
+			s.features["share.version"] = 2
+		case s.mv >= image.MV4_2_IV0:
+			s.features["share.version"] = 1
+		}
+		if s.mv >= image.MV4_2_IV1 {
+			s.features["streams.version"] = 1
+		}
 	}
 	s.controller = cfg.ControllerID
 	if s.controller == 0 {
@@ -407,8 +431,9 @@ func FromImage(img *image.Image, cfg Config) (*Simulator, error) {
 		}
 	}
 	for b := range img.Cluster().Brokers() {
+		cordoned, _ := b.CordonedDirectories()
 		s.brokers[b.ID()] = &broker{reg: b, regOffset: p.LastContainedOffset, alive: true,
-			lastContact: s.now, nextHeartbeat: s.now + s.heartbeat}
+			lastContact: s.now, nextHeartbeat: s.now + s.heartbeat, cordoned: cordoned}
 	}
 	for t := range img.Topics().All() {
 		s.topics[t.ID()] = &topic{id: t.ID(), name: t.Name(), parts: slices.Clone(t.PartitionSlice())}
@@ -714,6 +739,9 @@ func (s *Simulator) replay(r record.Record, offset int64) error {
 		}
 		if len(r.LogDirs) > 0 {
 			b.reg = b.reg.WithDirectories(r.LogDirs)
+		}
+		if r.CordonedLogDirs != nil {
+			b.reg = b.reg.WithCordonedDirectories(r.CordonedLogDirs)
 		}
 	case *record.TopicRecord:
 		s.topics[r.TopicID] = &topic{id: r.TopicID, name: r.Name, parts: make([]image.Partition, 0, s.partsHint)}

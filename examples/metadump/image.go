@@ -27,7 +27,8 @@ func loadImage(path string) (*image.Image, error) {
 		return nil, err
 	}
 	if st.IsDir() {
-		return dirload.Load(path)
+		img, err := dirload.Load(path)
+		return img, wrapLoadError(path, err, nil)
 	}
 	l := publisher.NewLoader(publisher.Options{})
 	defer l.Close()
@@ -51,7 +52,12 @@ func loadImage(path string) (*image.Image, error) {
 			s.Records = append(s.Records, r)
 		}
 		if err := l.LoadSnapshot(s); err != nil {
-			return nil, err
+			return nil, wrapLoadError(path, err, func(i int64) int64 {
+				if i >= 0 && i < int64(len(entries)) {
+					return entries[i].Offset
+				}
+				return i
+			})
 		}
 		l.SetHighWatermark(0)
 	case strings.HasSuffix(name, record.SnapshotSuffix):
@@ -61,7 +67,7 @@ func loadImage(path string) (*image.Image, error) {
 		}
 		defer s.Close()
 		if err := l.LoadSnapshotReader(s); err != nil {
-			return nil, err
+			return nil, wrapLoadError(path, err, nil)
 		}
 		l.SetHighWatermark(s.ID().EndOffset)
 	default:
@@ -80,12 +86,12 @@ func loadImage(path string) (*image.Image, error) {
 				return nil, err
 			}
 			if err := l.LoadRecordBatch(b); err != nil {
-				return nil, err
+				return nil, wrapLoadError(path, err, nil)
 			}
 			next = b.NextOffset()
 		}
 		if err := l.Commit(); err != nil {
-			return nil, err
+			return nil, wrapLoadError(path, err, nil)
 		}
 		l.SetHighWatermark(next)
 	}

@@ -35,27 +35,25 @@ func okRows(t *testing.T, index string) []string {
 }
 
 // TestImageRecordsEqualKafka: `metadump -unredacted -image-records PATH`
-// prints, for every file and every directory Kafka's own code loaded
-// (vectors/corpus-images), the image Kafka built, compared as
-// vectors/README.md says (one record dropped, two arrays sorted, a multiset).
+// prints, for every file and every directory of every corpus folder that
+// Kafka's own code loaded (vectors/corpus-images, corpus-images-2,
+// corpus-images-4.3), the image Kafka built, compared as vectors/README.md
+// says (one record dropped, two arrays sorted, a multiset).
 func TestImageRecordsEqualKafka(t *testing.T) {
-	corpus := sharedtest.Corpus(t)
-	ci := sharedtest.Path(t, "vectors", "corpus-images")
-	for _, c := range []struct{ index, suffix string }{
-		{filepath.Join(ci, "INDEX.tsv"), ".image-records.jsonl"},
-		{filepath.Join(ci, "dirs", "INDEX.tsv"), ".image-records.jsonl"},
-	} {
-		rows := okRows(t, c.index)
-		require.NotEmpty(t, rows)
-		for _, p := range rows {
-			t.Run(p, func(t *testing.T) {
-				want := imagetest.ReadLines(t, filepath.Join(filepath.Dir(c.index), p+c.suffix))
-				out, errs, code := runDump(t, "-unredacted", "-image-records", filepath.Join(corpus, p))
-				require.Equal(t, 0, code, errs)
-				if d := imagetest.DiffMultiset(imagetest.Normalize(t, want), imagetest.Normalize(t, lines(out))); d != "" {
-					t.Fatal(d)
-				}
-			})
+	for _, folder := range sharedtest.CorpusFolders(t) {
+		for _, index := range []string{filepath.Join(folder.Images, "INDEX.tsv"), filepath.Join(folder.Images, "dirs", "INDEX.tsv")} {
+			rows := okRows(t, index)
+			require.NotEmpty(t, rows)
+			for _, p := range rows {
+				t.Run(folder.Name+"/"+p, func(t *testing.T) {
+					want := imagetest.ReadLines(t, filepath.Join(filepath.Dir(index), p+".image-records.jsonl"))
+					out, errs, code := runDump(t, "-unredacted", "-image-records", filepath.Join(folder.Root, p))
+					require.Equal(t, 0, code, errs)
+					if d := imagetest.DiffMultiset(imagetest.Normalize(t, want), imagetest.Normalize(t, lines(out))); d != "" {
+						t.Fatal(d)
+					}
+				})
+			}
 		}
 	}
 }

@@ -43,6 +43,15 @@
 // On damaged input everything before the damage is printed, then metadump
 // exits with status 1 and an error naming the file, the byte position and the
 // offset of the first bad batch.
+//
+// Files of Kafka 3.2 to 4.4 are read. A record written by a newer Kafka — a
+// metadata.version level kmeta does not know, a record version or apiKey it
+// does not know — makes every mode that builds an image (-image,
+// -image-records, a directory's image) exit with status 1 and an error naming
+// the file, the record's offset and type and the level or version met. The
+// record dump still prints a record of an unknown metadata.version level as
+// it is; a record of an unknown version or apiKey cannot be decoded, so the
+// dump stops there with the same error.
 package main
 
 import (
@@ -204,7 +213,7 @@ func dump(path string, o options, w *bufio.Writer) error {
 		case o.summary:
 			if err := sum.add(b); err != nil {
 				sum.print(w)
-				return err
+				return fmt.Errorf("%s: %w", path, err)
 			}
 		case o.batches:
 			line = appendBatchLine(line[:0], b)
@@ -212,7 +221,7 @@ func dump(path string, o options, w *bufio.Writer) error {
 		default:
 			if line, err = appendRecordLines(line[:0], b, o.control, crit); err != nil {
 				w.Write(line)
-				return err
+				return fmt.Errorf("%s: %w", path, err)
 			}
 			w.Write(line)
 		}

@@ -28,13 +28,13 @@ func lines(s string) []string {
 	return strings.Split(s, "\n")
 }
 
-// TestDumpMatchesKafkaJSON: for each vector scenario, the history log dumps to
+// TestDumpMatchesKafkaJSON: for each vector scenario (snapshots and
+// snapshots-4.4), the history log dumps to
 // exactly the lines Kafka's MetadataJsonConverters printed
 // (history-records.jsonl), and the checkpoint to snapshot-records.jsonl, in
 // the same order.
 func TestDumpMatchesKafkaJSON(t *testing.T) {
-	scenarios, err := filepath.Glob(filepath.Join(sharedtest.Vectors(t), "snapshots", "*"))
-	require.NoError(t, err)
+	scenarios := sharedtest.Scenarios(t)
 	n := 0
 	for _, sc := range scenarios {
 		if st, err := os.Stat(sc); err != nil || !st.IsDir() {
@@ -66,7 +66,7 @@ func TestDumpMatchesKafkaJSON(t *testing.T) {
 			require.Contains(t, red, `"owner":"[redacted]"`)
 		})
 	}
-	require.Equal(t, 3, n)
+	require.Equal(t, 5, n)
 }
 
 func TestControlBatchesAndSummary(t *testing.T) {

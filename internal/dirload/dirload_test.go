@@ -11,9 +11,9 @@ import (
 	"github.com/kmeta-go/kmeta/internal/sharedtest"
 )
 
-// CorpusDirs lists the corpus directories of corpus-images/dirs/INDEX.tsv.
-func corpusDirs(t *testing.T) []string {
-	f, err := os.Open(filepath.Join(sharedtest.Vectors(t), "corpus-images", "dirs", "INDEX.tsv"))
+// corpusDirs lists the directories of a corpus-images*/dirs/INDEX.tsv.
+func corpusDirs(t *testing.T, images string) []string {
+	f, err := os.Open(filepath.Join(images, "dirs", "INDEX.tsv"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -27,19 +27,20 @@ func corpusDirs(t *testing.T) []string {
 	return out
 }
 
-// TestLoadCorpusDirsEqualKafka: every corpus directory loads into the image
-// Kafka's own start-up path builds (corpus-images/dirs).
+// TestLoadCorpusDirsEqualKafka: every directory of every corpus folder
+// (kraft, kraft-2, kraft-4.3) loads into the image Kafka's own start-up path
+// builds (corpus-images*/dirs).
 func TestLoadCorpusDirsEqualKafka(t *testing.T) {
-	corpus := sharedtest.Corpus(t)
-	vec := sharedtest.Vectors(t)
-	for _, d := range corpusDirs(t) {
-		t.Run(d, func(t *testing.T) {
-			img, err := Load(filepath.Join(corpus, d))
-			if err != nil {
-				t.Fatal(err)
-			}
-			want := imagetest.ReadLines(t, filepath.Join(vec, "corpus-images", "dirs", d+".image-records.jsonl"))
-			imagetest.CompareImage(t, img, want)
-		})
+	for _, folder := range sharedtest.CorpusFolders(t) {
+		for _, d := range corpusDirs(t, folder.Images) {
+			t.Run(folder.Name+"/"+d, func(t *testing.T) {
+				img, err := Load(filepath.Join(folder.Root, d))
+				if err != nil {
+					t.Fatal(err)
+				}
+				want := imagetest.ReadLines(t, filepath.Join(folder.Images, "dirs", d+".image-records.jsonl"))
+				imagetest.CompareImage(t, img, want)
+			})
+		}
 	}
 }

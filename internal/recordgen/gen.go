@@ -632,6 +632,14 @@ func (g *gen) decode(s *strct) {
 			g.emitDecode(f, m, "(&sub)")
 			g.p("sub.end(r, tag)")
 			g.p("continue")
+			if c != "" {
+				// Kafka's MessageDataGenerator: a known tag read at a
+				// version outside the field's is "Tag N is not valid
+				// for version V", not an unknown tagged field.
+				g.p("case tag == %d:", f.tag)
+				g.p("r.fail(\"tag %d (%s) is not valid for version %%d\", v)", f.tag, f.name)
+				g.p("return")
+			}
 		}
 		g.p("}")
 	}

@@ -80,7 +80,7 @@ func TestDefinitionsParse(t *testing.T) {
 			}
 		}
 	}
-	if recs != 26 || ctls != 5 {
-		t.Fatalf("got %d records and %d control records, want 26 and 5", recs, ctls)
+	if recs != 27 || ctls != 5 {
+		t.Fatalf("got %d records and %d control records, want 27 and 5", recs, ctls)
 	}
 }

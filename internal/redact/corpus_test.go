@@ -26,29 +26,30 @@ type configKey struct {
 }
 
 // TestCorpusConfigNamesKnown reads every ConfigRecord of the shared corpus
-// images and snapshot vectors and checks that KafkaSchema knows its name,
+// images (corpus-images, -2, -4.3) and snapshot vectors (snapshots,
+// snapshots-4.4) and checks that KafkaSchema knows its name,
 // unless corpusUnknown says Kafka does not.
 func TestCorpusConfigNamesKnown(t *testing.T) {
 	vectors := sharedtest.Vectors(t)
 	var files []string
-	err := filepath.WalkDir(filepath.Join(vectors, "corpus-images"), func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if !d.IsDir() && strings.HasSuffix(p, ".jsonl") {
-			files = append(files, p)
-		}
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, pat := range []string{"snapshot-records.jsonl", "history-records.jsonl"} {
-		m, err := filepath.Glob(filepath.Join(vectors, "snapshots", "*", pat))
+	for _, folder := range sharedtest.CorpusFolders(t) {
+		err := filepath.WalkDir(folder.Images, func(p string, d fs.DirEntry, err error) error {
+			if err != nil {
+				return err
+			}
+			if !d.IsDir() && strings.HasSuffix(p, ".jsonl") {
+				files = append(files, p)
+			}
+			return nil
+		})
 		if err != nil {
 			t.Fatal(err)
 		}
-		files = append(files, m...)
+	}
+	for _, dir := range sharedtest.Scenarios(t) {
+		for _, name := range []string{"snapshot-records.jsonl", "history-records.jsonl"} {
+			files = append(files, filepath.Join(dir, name))
+		}
 	}
 	if len(files) == 0 {
 		t.Fatalf("no .jsonl files under %s", vectors)
@@ -64,6 +65,14 @@ func TestCorpusConfigNamesKnown(t *testing.T) {
 	for k, n := range seen {
 		_, known := ConfigType(k.rt, k.name)
 		why, listed := corpusUnknown[k]
+		if len(KafkaSchema.Names(k.rt)) == 0 {
+			// No ConfigDef for the resource type (GROUP, CLIENT_METRICS):
+			// KafkaConfigSchema knows none of its names and redacts all.
+			if known || !Normal(nil).ShouldRedactConfig(k.rt, k.name) {
+				t.Errorf("config (resourceType %d, %q) of a type without a ConfigDef is known or not redacted", k.rt, k.name)
+			}
+			continue
+		}
 		switch {
 		case !known && !listed:
 			t.Errorf("corpus config (resourceType %d, %q) x%d unknown to KafkaSchema", k.rt, k.name, n)

@@ -26,7 +26,7 @@
 //
 // The schema a Kafka 4.x node builds (KafkaRaftServer.configSchema) knows
 // two resource types: BROKER, from KafkaConfig.configDef, and TOPIC, from
-// LogConfig.configDefCopy. KafkaSchema is that schema for Kafka 4.0-4.2.
+// LogConfig.configDefCopy. KafkaSchema is that schema for Kafka 4.0-4.4.
 // Because Kafka matches names exactly, Normal hides the value of every
 // listener override (listener.name.<listener>.ssl.keystore.password, but also
 // listener.name.<listener>.ssl.keystore.type), of every BROKER_LOGGER,

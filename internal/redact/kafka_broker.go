@@ -4,11 +4,11 @@ package redact
 // KafkaRaftServer gives KafkaConfigSchema for BROKER resources. In Kafka 4.x
 // that is AbstractKafkaConfig.CONFIG_DEF, the merge of the ConfigDefs named in
 // the block comments below (in Kafka's merge order). Names and types were read
-// from the source of the Kafka tags 4.0.0, 4.1.1 and 4.2.0 (4.2.0-SNAPSHOT
-// trunk of November 2025 defines the same set); entries are sorted within a
+// from the source of the Kafka tags 4.0.0, 4.1.1, 4.2.0 and 4.3.1 and of the
+// 4.4 branch (4.4.0-SNAPSHOT, August 2026); entries are sorted within a
 // block, and each sits in the block of the newest version that defines it.
 //
-// Entry notes: "4.0 only" or "4.1+"/"4.2+" when not every version defines
+// Entry notes: "4.0 only" or "4.1+" ... "4.4+" when not every version defines
 // the name; "internal" when Kafka defines it with defineInternal (known to the
 // ConfigDef, absent from Kafka's documentation); "X in 4.0,4.1; Y in 4.2" when
 // the type changed, in which case the entry carries the newest type.
@@ -127,6 +127,7 @@ var brokerConfigs = [...]entry{
 	{"socket.send.buffer.bytes", Int},
 
 	// ReplicationConfigs.CONFIG_DEF
+	{"follower.fetch.last.tiered.offset.enable", Boolean}, // 4.3+
 	{"auto.leader.rebalance.enable", Boolean},
 	{"controller.socket.timeout.ms", Int},
 	{"default.replication.factor", Int},
@@ -151,43 +152,67 @@ var brokerConfigs = [...]entry{
 	{"unclean.leader.election.interval.ms", Long}, // internal
 
 	// GroupCoordinatorConfig.CONFIG_DEF (4.1+; five *_CONFIG_DEF parts in 4.0)
+	{"errors.deadletterqueue.auto.create.topics.enable", Boolean}, // 4.4+ (KIP-1191)
+	{"errors.deadletterqueue.topic.name.prefix", String},          // 4.4+ (KIP-1191)
+	{"group.consumer.assignment.interval.ms", Int},                // 4.3+
+	{"group.consumer.assignor.offload.enable", Boolean},           // 4.3+, internal
 	{"group.consumer.assignors", List},
 	{"group.consumer.heartbeat.interval.ms", Int},
 	{"group.consumer.max.heartbeat.interval.ms", Int},
+	{"group.consumer.max.assignment.interval.ms", Int}, // 4.3+
 	{"group.consumer.max.session.timeout.ms", Int},
 	{"group.consumer.max.size", Int},
 	{"group.consumer.migration.policy", String},
+	{"group.consumer.min.assignment.interval.ms", Int}, // 4.3+
 	{"group.consumer.min.heartbeat.interval.ms", Int},
 	{"group.consumer.min.session.timeout.ms", Int},
 	{"group.consumer.regex.refresh.interval.ms", Int}, // 4.1+, internal
 	{"group.consumer.session.timeout.ms", Int},
 	{"group.coordinator.append.linger.ms", Int},
-	{"group.coordinator.new.enable", Boolean}, // 4.0 only, internal
+	{"group.coordinator.background.threads", Int},      // 4.3+
+	{"group.coordinator.cached.buffer.max.bytes", Int}, // 4.3+
+	{"group.coordinator.new.enable", Boolean},          // 4.0 only, internal
 	{"group.coordinator.rebalance.protocols", List},
 	{"group.coordinator.threads", Int},
 	{"group.initial.rebalance.delay.ms", Int},
 	{"group.max.session.timeout.ms", Int},
 	{"group.max.size", Int},
 	{"group.min.session.timeout.ms", Int},
-	{"group.share.assignors", List}, // 4.1+
+	{"group.share.assignment.interval.ms", Int},      // 4.3+
+	{"group.share.assignor.offload.enable", Boolean}, // 4.3+, internal
+	{"group.share.assignors", List},                  // 4.1+
 	{"group.share.heartbeat.interval.ms", Int},
 	{"group.share.initialize.retry.interval.ms", Int}, // 4.2+, internal
+	{"group.share.max.assignment.interval.ms", Int},   // 4.3+
 	{"group.share.max.heartbeat.interval.ms", Int},
 	{"group.share.max.session.timeout.ms", Int},
 	{"group.share.max.size", Int},
+	{"group.share.min.assignment.interval.ms", Int}, // 4.3+
 	{"group.share.min.heartbeat.interval.ms", Int},
 	{"group.share.min.session.timeout.ms", Int},
 	{"group.share.session.timeout.ms", Int},
-	{"group.streams.heartbeat.interval.ms", Int},      // 4.1+
-	{"group.streams.initial.rebalance.delay.ms", Int}, // 4.2+
-	{"group.streams.max.heartbeat.interval.ms", Int},  // 4.1+
-	{"group.streams.max.session.timeout.ms", Int},     // 4.1+
-	{"group.streams.max.size", Int},                   // 4.1+
-	{"group.streams.max.standby.replicas", Int},       // 4.1+
-	{"group.streams.min.heartbeat.interval.ms", Int},  // 4.1+
-	{"group.streams.min.session.timeout.ms", Int},     // 4.1+
-	{"group.streams.num.standby.replicas", Int},       // 4.1+
-	{"group.streams.session.timeout.ms", Int},         // 4.1+
+	{"group.streams.acceptable.recovery.lag", Long},            // 4.4+, internal
+	{"group.streams.assignment.interval.ms", Int},              // 4.3+
+	{"group.streams.assignor.offload.enable", Boolean},         // 4.3+, internal
+	{"group.streams.assignors", List},                          // 4.4+
+	{"group.streams.heartbeat.interval.ms", Int},               // 4.1+
+	{"group.streams.initial.rebalance.delay.ms", Int},          // 4.2+
+	{"group.streams.max.assignment.interval.ms", Int},          // 4.3+
+	{"group.streams.max.heartbeat.interval.ms", Int},           // 4.1+
+	{"group.streams.max.session.timeout.ms", Int},              // 4.1+
+	{"group.streams.max.size", Int},                            // 4.1+
+	{"group.streams.max.standby.replicas", Int},                // 4.1+
+	{"group.streams.max.warmup.replicas", Int},                 // 4.4+, internal
+	{"group.streams.min.assignment.interval.ms", Int},          // 4.3+
+	{"group.streams.min.heartbeat.interval.ms", Int},           // 4.1+
+	{"group.streams.min.session.timeout.ms", Int},              // 4.1+
+	{"group.streams.min.task.offset.interval.ms", Int},         // 4.4+, internal
+	{"group.streams.num.standby.replicas", Int},                // 4.1+
+	{"group.streams.num.warmup.replicas", Int},                 // 4.4+, internal
+	{"group.streams.rack.aware.assignment.tags", List},         // 4.4+
+	{"group.streams.session.timeout.ms", Int},                  // 4.1+
+	{"group.streams.task.offset.interval.ms", Int},             // 4.4+, internal
+	{"group.streams.topology.description.plugin.class", Class}, // 4.4+
 	{"offset.metadata.max.bytes", Int},
 	{"offsets.commit.timeout.ms", Int},
 	{"offsets.load.buffer.size", Int},
@@ -214,6 +239,7 @@ var brokerConfigs = [...]entry{
 	// LogConfig.SERVER_CONFIG_DEF (the broker-side log.* configs of ServerLogConfigs)
 	{"alter.config.policy.class.name", Class},
 	{"auto.create.topics.enable", Boolean},
+	{"cordoned.log.dirs", List}, // 4.3+ (KIP-1066), per-broker dynamic
 	{"create.topic.policy.class.name", Class},
 	{"log.cleanup.policy", List},
 	{"log.dir", List}, // STRING in 4.0,4.1; LIST in 4.2
@@ -248,10 +274,15 @@ var brokerConfigs = [...]entry{
 
 	// ShareGroupConfig.CONFIG_DEF
 	{"group.share.delivery.count.limit", Int},
-	{"group.share.enable", Boolean},   // internal
-	{"group.share.max.groups", Short}, // 4.0 only
+	{"group.share.dlq.manager.class.name", String},      // 4.4+ (KIP-1191)
+	{"group.share.enable", Boolean},                     // internal
+	{"group.share.max.delivery.count.limit", Int},       // 4.3+
+	{"group.share.max.groups", Short},                   // 4.0 only
+	{"group.share.max.partition.max.record.locks", Int}, // 4.3+
 	{"group.share.max.record.lock.duration.ms", Int},
-	{"group.share.max.share.sessions", Int}, // 4.1+
+	{"group.share.max.share.sessions", Int},             // 4.1+
+	{"group.share.min.delivery.count.limit", Int},       // 4.3+
+	{"group.share.min.partition.max.record.locks", Int}, // 4.3+
 	{"group.share.min.record.lock.duration.ms", Int},
 	{"group.share.partition.max.record.locks", Int},
 	{"group.share.persister.class.name", String}, // internal
@@ -261,6 +292,7 @@ var brokerConfigs = [...]entry{
 
 	// ShareCoordinatorConfig.CONFIG_DEF
 	{"share.coordinator.append.linger.ms", Int},
+	{"share.coordinator.cached.buffer.max.bytes", Int},             // 4.3+
 	{"share.coordinator.cold.partition.snapshot.interval.ms", Int}, // 4.1+, internal
 	{"share.coordinator.load.buffer.size", Int},
 	{"share.coordinator.snapshot.update.records.per.snapshot", Int},

@@ -4,7 +4,8 @@ package redact
 // KafkaRaftServer gives KafkaConfigSchema for TOPIC resources: the topic
 // configs of TopicConfig plus the two replica throttle lists of QuotaConfig
 // and LogConfig's internal.segment.bytes. Read from the Kafka tags 4.0.0,
-// 4.1.1 and 4.2.0; notes as in brokerConfigs. No topic config is a PASSWORD.
+// 4.1.1, 4.2.0 and 4.3.1 and the 4.4 branch; notes as in brokerConfigs. No
+// topic config is a PASSWORD.
 //
 // Kafka 4.0 removed message.timestamp.difference.max.ms and
 // message.format.version (with message.downconversion.enable); Kafka 4.x does
@@ -16,6 +17,7 @@ var topicConfigs = [...]entry{
 	{"compression.type", String},
 	{"compression.zstd.level", Int},
 	{"delete.retention.ms", Long},
+	{"errors.deadletterqueue.group.enable", Boolean}, // 4.4+ (KIP-1191: the topic may be a share group's DLQ)
 	{"file.delete.delay.ms", Long},
 	{"flush.messages", Long},
 	{"flush.ms", Long},
@@ -34,6 +36,8 @@ var topicConfigs = [...]entry{
 	{"min.compaction.lag.ms", Long},
 	{"min.insync.replicas", Int},
 	{"preallocate", Boolean},
+	{"remote.copy.lag.bytes", Long}, // 4.4+
+	{"remote.copy.lag.ms", Long},    // 4.4+
 	{"remote.log.copy.disable", Boolean},
 	{"remote.log.delete.on.disable", Boolean},
 	{"remote.storage.enable", Boolean},

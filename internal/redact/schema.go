@@ -96,13 +96,15 @@ func (s *Schema) Names(resourceType int8) []string {
 	return out
 }
 
-// KafkaSchema is the schema a Kafka 4.0-4.2 node builds for its metadata
+// KafkaSchema is the schema a Kafka 4.0-4.4 node builds for its metadata
 // (KafkaRaftServer.configSchema): BROKER from KafkaConfig.configDef, TOPIC
 // from LogConfig.configDefCopy, and nothing else. BROKER_LOGGER,
 // CLIENT_METRICS and GROUP configs are therefore unknown to it, so Normal
-// hides all of their values, as Kafka does. It is the union of the three
-// minor versions: a name Kafka defined in any of them is known (see
-// kafka_broker.go and kafka_topic.go).
+// hides all of their values, as Kafka does (the share-group dead-letter-queue
+// GROUP configs of Kafka 4.4, KIP-1191, included). It is the union of the
+// five minor versions: a name Kafka defined in any of them is known (see
+// kafka_broker.go and kafka_topic.go), such as Kafka 4.3's per-broker
+// cordoned.log.dirs (KIP-1066).
 var KafkaSchema = newKafkaSchema()
 
 type entry struct {
