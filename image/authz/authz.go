@@ -116,4 +116,3 @@ func AuthorizedOperations(a Authorizer, ctx Context, rt int8, name string) int32
 	}
 	return bits
 }
-

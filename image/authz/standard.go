@@ -59,8 +59,8 @@ type Standard struct {
 // entry is one ACL compiled for matching.
 type entry struct {
 	name         string
-	literal      bool  // PatternType LITERAL; every other pattern matches as a prefix in authorize
-	pattern      int8  // PatternType.fromCode
+	literal      bool // PatternType LITERAL; every other pattern matches as a prefix in authorize
+	pattern      int8 // PatternType.fromCode
 	principal    string
 	badPrincipal bool // no ":": StandardAcl.kafkaPrincipal and SecurityUtils.parseKafkaPrincipal throw
 	host         string
