@@ -206,12 +206,14 @@ func decide(s *Standard, r vectorRow) bool {
 // vectorDirs are the folders replayed and the metadata.version the
 // authorizer is given for each: 4.3.1's tables at kmeta's newest level
 // below CIDR support, 4.4's at 4.4-IV2 (CIDR hosts matched from 4.4-IV1).
+// stricter is how many rows of each are listed stricter exceptions.
 var vectorDirs = []struct {
-	dir string
-	mv  image.MetadataVersion
+	dir      string
+	mv       image.MetadataVersion
+	stricter int
 }{
-	{"authz", image.LatestMetadataVersion},
-	{"authz-4.4", MetadataVersion4_4_IV2},
+	{"authz", image.LatestMetadataVersion, 609},
+	{"authz-4.4", MetadataVersion4_4_IV2, 184},
 }
 
 // TestKafkaAuthzVectors replays every decision of Kafka's StandardAuthorizer
@@ -257,6 +259,9 @@ func TestKafkaAuthzVectors(t *testing.T) {
 				if shown > 5 {
 					t.Errorf("%s: %d more differences", c, shown-5)
 				}
+			}
+			if excepted != d.stricter {
+				t.Errorf("%s: %d rows DENIED by kmeta under the listed exception, want %d", d.dir, excepted, d.stricter)
 			}
 			t.Logf("%s: %d cases, %d decisions (%d of them authorizeByResourceType): %d differ (%d authorizeByResourceType; %d ALLOWED by kmeta where Kafka DENIES, %d the reverse), %d listed stricter exceptions",
 				d.dir, len(cases), rows, byTypeRows, differ, byTypeDiffer, looser, stricter, excepted)
