@@ -295,10 +295,17 @@ func (s *Standard) scan(ru *rule, req *request, list []entry) {
 //     denies it.
 //
 // An ACL whose principal has no ":" makes Kafka throw when it is reached
-// (StandardAcl.kafkaPrincipal); kmeta denies such a request.
+// (StandardAcl.kafkaPrincipal), and so does a session principal User:*
+// that is not a super user (matchingPrincipals builds Set.of(principal,
+// User:*), which refuses the duplicate); kmeta denies such requests.
 func (s *Standard) Authorize(ctx Context, op int8, rt int8, name string) bool {
 	if _, ok := s.superUsers[ctx.Principal]; ok {
 		return true
+	}
+	if ctx.Principal == WildcardPrincipal {
+		// StandardAuthorizerData.matchingPrincipals: Set.of(principal,
+		// User:*) throws IllegalArgumentException (duplicate element).
+		return false
 	}
 	ti := s.byType[resourceTypeFromCode(rt)]
 	if ti == nil {
@@ -451,6 +458,9 @@ func (s *Standard) AuthorizeByResourceType(ctx Context, op int8, rt int8) bool {
 	}
 	if s.Authorize(ctx, op, rt, "hardcode") {
 		return true
+	}
+	if _, super := s.superUsers[ctx.Principal]; !super && ctx.Principal == WildcardPrincipal {
+		return false // authorize threw
 	}
 	if s.bindingFails {
 		return false // AclCache.acls throws building the bindings

@@ -72,6 +72,25 @@ func TestDeliberateDifferences(t *testing.T) {
 	}
 }
 
+// TestWildcardSessionPrincipal: a session principal User:* that is not a
+// super user makes StandardAuthorizerData.matchingPrincipals throw
+// (Set.of refuses the duplicate User:*): Kafka never allows it anything,
+// even with allow.everyone.if.no.acl.found; a super user User:* is allowed.
+func TestWildcardSessionPrincipal(t *testing.T) {
+	star := Context{Principal: "User:*", Host: "10.0.0.1"}
+	list := acls(acl(ResourceTopic, "orders", PatternLiteral, "User:*", "*", OpRead, PermissionAllow))
+	for _, cfg := range []Config{{}, {AllowIfNoACLFound: true}} {
+		s := New(list, cfg)
+		if s.Authorize(star, OpRead, ResourceTopic, "orders") || s.Authorize(star, OpRead, ResourceGroup, "g") ||
+			s.AuthorizeByResourceType(star, OpRead, ResourceTopic) {
+			t.Errorf("%+v: User:* allowed", cfg)
+		}
+	}
+	if !New(list, Config{SuperUsers: []string{"User:*"}}).Authorize(star, OpWrite, ResourceTopic, "x") {
+		t.Errorf("super user User:* denied")
+	}
+}
+
 // TestCIDRHosts: Kafka 4.4's findResult with CidrUtils.isInRange, and what
 // kmeta does below 4.4-IV1 (see Config.MetadataVersion).
 func TestCIDRHosts(t *testing.T) {
