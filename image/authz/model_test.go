@@ -448,6 +448,15 @@ func (m *model) authorizeByResourceType(ctx Context, op, rt int8) bool {
 		return false // authorize threw
 	}
 	for _, a := range m.acls {
+		// authorize("hardcode") throws (or answers DENIED) when an ACL
+		// matching it has a principal without ":".
+		lit := modelCode(a.PatternType, 4) == PatternLiteral
+		if modelCode(a.ResourceType, 7) == rt && !strings.Contains(a.Principal, ":") &&
+			(lit && (a.ResourceName == "hardcode" || a.ResourceName == "*") || !lit && strings.HasPrefix("hardcode", a.ResourceName)) {
+			return false
+		}
+	}
+	for _, a := range m.acls {
 		// AclCache.acls: StandardAcl.toBinding throws for these.
 		if a.ResourceType == ResourceAny || modelCode(a.PatternType, 4) == PatternAny || modelCode(a.PatternType, 4) == PatternMatch ||
 			modelCode(a.Operation, 15) == OpAny || modelCode(a.PermissionType, 3) == PermissionAny {

@@ -84,6 +84,7 @@ type typeIndex struct {
 	low    map[byte][]string
 	hasCID bool    // some ACL has a CIDR host
 	all    []entry // every ACL, for authorizeByResourceType
+	bad    []entry // the ACLs whose principal has no ":"
 }
 
 // Codes outside an enum are its UNKNOWN value, as the fromCode methods of
@@ -144,6 +145,9 @@ func New(acls *image.ACLs, cfg Config) *Standard {
 			s.byType[rt] = ti
 		}
 		ti.all = append(ti.all, e)
+		if e.badPrincipal {
+			ti.bad = append(ti.bad, e)
+		}
 		ti.hasCID = ti.hasCID || e.isCIDR
 		switch {
 		case e.literal && e.name == WildcardResource:
@@ -237,6 +241,8 @@ type request struct {
 	op     int8
 	host   hostAddr
 	parsed bool
+	// failed: Kafka throws or loops on this request (kmeta denies it).
+	failed bool
 }
 
 func (r *request) hostAddr() *hostAddr {
@@ -299,21 +305,28 @@ func (s *Standard) scan(ru *rule, req *request, list []entry) {
 // that is not a super user (matchingPrincipals builds Set.of(principal,
 // User:*), which refuses the duplicate); kmeta denies such requests.
 func (s *Standard) Authorize(ctx Context, op int8, rt int8, name string) bool {
-	if _, ok := s.superUsers[ctx.Principal]; ok {
+	req := request{ctx: ctx, op: operationFromCode(op)}
+	return s.authorize(&req, rt, name)
+}
+
+// authorize is Authorize; req.failed tells when Kafka would have thrown or
+// looped instead of answering.
+func (s *Standard) authorize(req *request, rt int8, name string) bool {
+	if _, ok := s.superUsers[req.ctx.Principal]; ok {
 		return true
 	}
-	if ctx.Principal == WildcardPrincipal {
+	if req.ctx.Principal == WildcardPrincipal {
 		// StandardAuthorizerData.matchingPrincipals: Set.of(principal,
 		// User:*) throws IllegalArgumentException (duplicate element).
+		req.failed = true
 		return false
 	}
 	ti := s.byType[resourceTypeFromCode(rt)]
 	if ti == nil {
 		return s.allowNone
 	}
-	req := request{ctx: ctx, op: operationFromCode(op)}
 	var k rule
-	s.scan(&k, &req, ti.literal[name])
+	s.scan(&k, req, ti.literal[name])
 	if k.deny {
 		return false
 	}
@@ -321,21 +334,25 @@ func (s *Standard) Authorize(ctx Context, op int8, rt int8, name string) bool {
 		if l > len(name) {
 			break
 		}
-		if s.scan(&k, &req, ti.prefixed[name[:l]]); k.deny {
+		if s.scan(&k, req, ti.prefixed[name[:l]]); k.deny {
 			return false
 		}
 	}
 	if name == WildcardResource || !strings.HasPrefix(name, WildcardResource) {
-		if s.scan(&k, &req, ti.wildcard); k.deny {
+		if s.scan(&k, req, ti.wildcard); k.deny {
 			return false
 		}
 		ok := k.allow || !k.has && s.allowNone
-		return ok && !ti.kafkaFails(name)
+		if ok && ti.kafkaFails(name) {
+			req.failed = true
+			return false
+		}
+		return ok
 	}
 	// A name starting with "*": Kafka's answer (the LITERAL "*" ACLs
 	// skipped) and the documented one (they match), whichever denies.
 	var w rule
-	if s.scan(&w, &req, ti.wildcard); w.deny {
+	if s.scan(&w, req, ti.wildcard); w.deny {
 		return false
 	}
 	kafka := k.allow || !k.has && s.allowNone
@@ -372,6 +389,20 @@ func (ti *typeIndex) kafkaFails(name string) bool {
 	return false
 }
 
+// badMatches says whether an ACL whose principal has no ":" has a resource
+// pattern matching name, so that StandardAuthorizerData.findResult throws
+// if checkSection reaches it before a DENY.
+func (ti *typeIndex) badMatches(name string) bool {
+	for _, e := range ti.bad {
+		switch {
+		case !e.literal && strings.HasPrefix(name, e.name), e.literal && e.name == name,
+			e.literal && e.name == WildcardResource && (name == WildcardResource || !strings.HasPrefix(name, WildcardResource)):
+			return true
+		}
+	}
+	return false
+}
+
 // findResult is StandardAuthorizerData.findResult for an ACL whose resource
 // pattern matches: the principal must be the session's or "User:*", the
 // host "*", the client's address or (Kafka 4.4, KIP-1276) a CIDR range
@@ -382,6 +413,7 @@ func (ti *typeIndex) kafkaFails(name string) bool {
 // matches every operation.
 func (s *Standard) findResult(req *request, a *entry) outcome {
 	if a.badPrincipal {
+		req.failed = true
 		return denied // Kafka throws IllegalStateException here
 	}
 	if a.principal != req.ctx.Principal && a.principal != WildcardPrincipal {
@@ -452,34 +484,43 @@ func (s *Standard) hostMatches(req *request, a *entry) bool {
 // not dominated by a DENY: a LITERAL DENY of the same name, or a PREFIXED
 // DENY on a non-empty prefix of its name.
 func (s *Standard) AuthorizeByResourceType(ctx Context, op int8, rt int8) bool {
-	op, rt = operationFromCode(op), resourceTypeFromCode(rt)
+	req := request{ctx: ctx, op: operationFromCode(op)}
+	return s.authorizeByResourceType(&req, rt)
+}
+
+func (s *Standard) authorizeByResourceType(req *request, rt int8) bool {
+	ctx, op := req.ctx, req.op
+	rt = resourceTypeFromCode(rt)
 	if rt == ResourceAny || rt == ResourceUnknown || op == OpAny || op == OpUnknown {
+		req.failed = true
 		return false
 	}
-	if s.Authorize(ctx, op, rt, "hardcode") {
+	if s.authorize(req, rt, "hardcode") {
 		return true
 	}
-	if _, super := s.superUsers[ctx.Principal]; !super && ctx.Principal == WildcardPrincipal {
-		return false // authorize threw
+	if req.failed || s.byType[rt] != nil && s.byType[rt].badMatches("hardcode") {
+		req.failed = true
+		return false // authorize threw, or may have (a DENY met first answers DENIED instead)
 	}
 	if s.bindingFails {
+		req.failed = true
 		return false // AclCache.acls throws building the bindings
 	}
 	ti := s.byType[rt]
 	if ti == nil {
 		return false
 	}
-	req := request{ctx: ctx, op: op}
 	denyLiteral := map[string]bool{}
 	denyPrefixed := map[string]bool{}
 	var allowLiteral, allowPrefixed []string
 	wildcardAllow := false
 	for i := range ti.all {
 		a := &ti.all[i]
-		if !s.hostMatches(&req, a) {
+		if !s.hostMatches(req, a) {
 			continue
 		}
 		if a.badPrincipal {
+			req.failed = true
 			return false // SecurityUtils.parseKafkaPrincipal throws
 		}
 		if a.principal != ctx.Principal && a.principal != WildcardPrincipal {
