@@ -1,6 +1,7 @@
 package authz
 
 import (
+	"iter"
 	"strings"
 
 	"github.com/kmeta-go/kmeta/image"
@@ -64,10 +65,10 @@ type entry struct {
 	principal    string
 	badPrincipal bool // no ":": StandardAcl.kafkaPrincipal and SecurityUtils.parseKafkaPrincipal throw
 	host         string
-	isCIDR       bool // the host contains "/"
-	cidr         cidr
-	op           int8 // AclOperation.fromCode
-	perm         int8 // AclPermissionType.fromCode
+	isCIDR       bool  // the host contains "/"
+	cidr         *cidr // compiled when isCIDR
+	op           int8  // AclOperation.fromCode
+	perm         int8  // AclPermissionType.fromCode
 }
 
 // typeIndex holds the ACLs of one resource type by how their pattern matches.
@@ -81,10 +82,8 @@ type typeIndex struct {
 	prefixedStar bool
 	// low holds the distinct non-empty names that sort before "*", by
 	// their first byte (see kafkaFails).
-	low    map[byte][]string
-	hasCID bool    // some ACL has a CIDR host
-	all    []entry // every ACL, for authorizeByResourceType
-	bad    []entry // the ACLs whose principal has no ":"
+	low map[byte][]string
+	bad []entry // the ACLs whose principal has no ":"
 }
 
 // Codes outside an enum are its UNKNOWN value, as the fromCode methods of
@@ -133,7 +132,8 @@ func New(acls *image.ACLs, cfg Config) *Standard {
 		e.literal = e.pattern == PatternLiteral
 		e.badPrincipal = !strings.Contains(e.principal, ":")
 		if strings.Contains(e.host, "/") {
-			e.isCIDR, e.cidr = true, compileCIDR(e.host)
+			c := compileCIDR(e.host)
+			e.isCIDR, e.cidr = true, &c
 		}
 		if a.ResourceType == ResourceAny || e.pattern == PatternAny || e.pattern == PatternMatch ||
 			e.op == OpAny || e.perm == PermissionAny {
@@ -144,11 +144,9 @@ func New(acls *image.ACLs, cfg Config) *Standard {
 			ti = &typeIndex{literal: map[string][]entry{}, prefixed: map[string][]entry{}}
 			s.byType[rt] = ti
 		}
-		ti.all = append(ti.all, e)
 		if e.badPrincipal {
 			ti.bad = append(ti.bad, e)
 		}
-		ti.hasCID = ti.hasCID || e.isCIDR
 		switch {
 		case e.literal && e.name == WildcardResource:
 			ti.wildcard = append(ti.wildcard, e)
@@ -389,6 +387,26 @@ func (ti *typeIndex) kafkaFails(name string) bool {
 	return false
 }
 
+// each yields every ACL of the type.
+func (ti *typeIndex) each() iter.Seq[*entry] {
+	return func(yield func(*entry) bool) {
+		for i := range ti.wildcard {
+			if !yield(&ti.wildcard[i]) {
+				return
+			}
+		}
+		for _, m := range []map[string][]entry{ti.literal, ti.prefixed} {
+			for _, list := range m {
+				for i := range list {
+					if !yield(&list[i]) {
+						return
+					}
+				}
+			}
+		}
+	}
+}
+
 // badMatches says whether an ACL whose principal has no ":" has a resource
 // pattern matching name, so that StandardAuthorizerData.findResult throws
 // if checkSection reaches it before a DENY.
@@ -514,8 +532,9 @@ func (s *Standard) authorizeByResourceType(req *request, rt int8) bool {
 	denyPrefixed := map[string]bool{}
 	var allowLiteral, allowPrefixed []string
 	wildcardAllow := false
-	for i := range ti.all {
-		a := &ti.all[i]
+	// Every ACL of the type (AclCache.acls with the type's filter); the
+	// order does not change the answer.
+	for a := range ti.each() {
 		if !s.hostMatches(req, a) {
 			continue
 		}
