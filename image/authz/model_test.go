@@ -57,8 +57,16 @@ func (m *model) superUser(principal string) bool {
 	return false
 }
 
+// javaACL is a as Kafka's Java strings hold it (javaString: checked
+// against the JDK's decoder while writing it).
+func javaACL(a image.ACL) image.ACL {
+	a.ResourceName, a.Principal, a.Host = javaString(a.ResourceName), javaString(a.Principal), javaString(a.Host)
+	return a
+}
+
 // authorize is StandardAuthorizerData.authorize.
 func (m *model) authorize(ctx Context, op, rt int8, name string) bool {
+	ctx.Principal, ctx.Host, name = javaString(ctx.Principal), javaString(ctx.Host), javaString(name)
 	if m.superUser(ctx.Principal) {
 		return true
 	}
@@ -70,6 +78,7 @@ func (m *model) authorize(ctx Context, op, rt int8, name string) bool {
 	type result struct{ has, allow, deny bool }
 	var kafka, documented result
 	for _, a := range m.acls {
+		a = javaACL(a)
 		if modelCode(a.ResourceType, 7) != rt {
 			continue
 		}
@@ -366,6 +375,7 @@ func (m *model) wildcardScanFails(ctx Context, op, rt int8, name string) bool {
 	}
 	var set []sacl
 	for _, a := range m.acls {
+		a = javaACL(a)
 		x := sacl{a: a, rt: modelCode(a.ResourceType, 7), pt: modelCode(a.PatternType, 4), op: modelCode(a.Operation, 15),
 			perm: modelCode(a.PermissionType, 3), name: u(a.ResourceName), principal: u(a.Principal), host: u(a.Host)}
 		x.literal = x.pt == PatternLiteral
@@ -437,6 +447,7 @@ func (m *model) wildcardScanFails(ctx Context, op, rt int8, name string) bool {
 // authorizeByResourceType is Authorizer.authorizeByResourceType (the
 // default method).
 func (m *model) authorizeByResourceType(ctx Context, op, rt int8) bool {
+	ctx.Principal, ctx.Host = javaString(ctx.Principal), javaString(ctx.Host)
 	op, rt = modelCode(op, 15), modelCode(rt, 7)
 	if rt == ResourceAny || rt == ResourceUnknown || op == OpAny || op == OpUnknown {
 		return false // authorizeByResourceTypeCheckArgs throws
@@ -448,6 +459,7 @@ func (m *model) authorizeByResourceType(ctx Context, op, rt int8) bool {
 		return false // authorize threw
 	}
 	for _, a := range m.acls {
+		a = javaACL(a)
 		// authorize("hardcode") throws (or answers DENIED) when an ACL
 		// matching it has a principal without ":".
 		lit := modelCode(a.PatternType, 4) == PatternLiteral
@@ -467,6 +479,7 @@ func (m *model) authorizeByResourceType(ctx Context, op, rt int8) bool {
 	var allowLit, allowPre []string
 	wildAllow := false
 	for _, a := range m.acls {
+		a = javaACL(a)
 		if modelCode(a.ResourceType, 7) != rt {
 			continue
 		}

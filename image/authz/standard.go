@@ -118,7 +118,9 @@ func permissionFromCode(c int8) int8 {
 
 // New builds a StandardAuthorizer from the image's ACLs, as
 // StandardAuthorizer.loadSnapshot does (StandardAcl.fromRecord: no
-// validation, unknown codes become UNKNOWN).
+// validation, unknown codes become UNKNOWN). Strings that are not valid
+// UTF-8, in the ACLs and in requests, are compared as the Java strings
+// Kafka decodes them to (see javaString).
 func New(acls *image.ACLs, cfg Config) *Standard {
 	s := &Standard{superUsers: superUserSet(cfg.SuperUsers), allowNone: cfg.AllowIfNoACLFound,
 		cidr: cfg.MetadataVersion >= MetadataVersion4_4_IV1, byType: map[int8]*typeIndex{}}
@@ -127,8 +129,9 @@ func New(acls *image.ACLs, cfg Config) *Standard {
 	}
 	for a := range acls.All() {
 		rt := resourceTypeFromCode(a.ResourceType)
-		e := entry{name: a.ResourceName, pattern: patternTypeFromCode(a.PatternType), principal: a.Principal,
-			host: a.Host, op: operationFromCode(a.Operation), perm: permissionFromCode(a.PermissionType)}
+		e := entry{name: javaString(a.ResourceName), pattern: patternTypeFromCode(a.PatternType),
+			principal: javaString(a.Principal), host: javaString(a.Host),
+			op: operationFromCode(a.Operation), perm: permissionFromCode(a.PermissionType)}
 		e.literal = e.pattern == PatternLiteral
 		e.badPrincipal = !strings.Contains(e.principal, ":")
 		if strings.Contains(e.host, "/") {
@@ -303,8 +306,14 @@ func (s *Standard) scan(ru *rule, req *request, list []entry) {
 // that is not a super user (matchingPrincipals builds Set.of(principal,
 // User:*), which refuses the duplicate); kmeta denies such requests.
 func (s *Standard) Authorize(ctx Context, op int8, rt int8, name string) bool {
-	req := request{ctx: ctx, op: operationFromCode(op)}
-	return s.authorize(&req, rt, name)
+	req := newRequest(ctx, op)
+	return s.authorize(&req, rt, javaString(name))
+}
+
+// newRequest holds the request's strings as Java decodes them.
+func newRequest(ctx Context, op int8) request {
+	ctx.Principal, ctx.Host = javaString(ctx.Principal), javaString(ctx.Host)
+	return request{ctx: ctx, op: operationFromCode(op)}
 }
 
 // authorize is Authorize; req.failed tells when Kafka would have thrown or
@@ -502,7 +511,7 @@ func (s *Standard) hostMatches(req *request, a *entry) bool {
 // not dominated by a DENY: a LITERAL DENY of the same name, or a PREFIXED
 // DENY on a non-empty prefix of its name.
 func (s *Standard) AuthorizeByResourceType(ctx Context, op int8, rt int8) bool {
-	req := request{ctx: ctx, op: operationFromCode(op)}
+	req := newRequest(ctx, op)
 	return s.authorizeByResourceType(&req, rt)
 }
 

@@ -220,3 +220,29 @@ func TestTwoPhaseCommit(t *testing.T) {
 		t.Errorf("AuthorizedOperations = %b, want %b", got, want)
 	}
 }
+
+// TestJavaStrings: Kafka compares the strings Java decodes from UTF-8, so
+// a request name with an invalid byte is the name with U+FFFD, and a DENY
+// on that name denies it (new String(bytes, UTF_8)).
+func TestJavaStrings(t *testing.T) {
+	alice := Context{Principal: "User:alice", Host: "10.0.0.1"}
+	s := New(acls(
+		acl(ResourceGroup, "app", PatternPrefixed, "User:alice", "*", OpRead, PermissionAllow),
+		acl(ResourceGroup, "app-\uFFFD", PatternLiteral, "User:alice", "*", OpRead, PermissionDeny),
+		acl(ResourceGroup, "\xffx", PatternLiteral, "User:alice", "*", OpRead, PermissionAllow),
+	), Config{})
+	for _, r := range []struct {
+		name string
+		want bool
+	}{
+		{"app-1", true},
+		{"app-\xff", false},         // Java: "app-\uFFFD", the DENY
+		{"app-\xed\xa0\x80", false}, // an encoded surrogate: one U+FFFD
+		{"app-\xff\xff", true},      // two U+FFFD: another name
+		{"\uFFFDx", true},           // the ALLOW's name as Java holds it
+	} {
+		if got := s.Authorize(alice, OpRead, ResourceGroup, r.name); got != r.want {
+			t.Errorf("Authorize(%q) = %t, want %t", r.name, got, r.want)
+		}
+	}
+}
