@@ -246,3 +246,38 @@ func TestJavaStrings(t *testing.T) {
 		}
 	}
 }
+
+// TestConcurrentReaders: one Standard is read by many goroutines at once
+// (run under -race), CIDR hosts included, with the same answers.
+func TestConcurrentReaders(t *testing.T) {
+	list := []image.ACL{
+		acl(ResourceTopic, "ord", PatternPrefixed, "User:alice", "10.0.0.0/24", OpRead, PermissionAllow),
+		acl(ResourceTopic, "orders-x", PatternLiteral, "User:alice", "2001:db8::/32", OpRead, PermissionDeny),
+	}
+	s := New(acls(list...), Config{MetadataVersion: MetadataVersion4_4_IV2})
+	hosts := []string{"10.0.0.7", "10.0.1.7", "2001:db8:0:0:0:0:0:1"}
+	want := make([]bool, len(hosts))
+	for i, h := range hosts {
+		want[i] = s.Authorize(Context{Principal: "User:alice", Host: h}, OpRead, ResourceTopic, "orders-x")
+	}
+	if !want[0] || want[1] || want[2] {
+		t.Fatalf("answers %v", want)
+	}
+	done := make(chan bool)
+	for g := 0; g < 8; g++ {
+		go func() {
+			ok := true
+			for k := 0; k < 500; k++ {
+				i := k % len(hosts)
+				ok = ok && s.Authorize(Context{Principal: "User:alice", Host: hosts[i]}, OpRead, ResourceTopic, "orders-x") == want[i]
+				s.AuthorizeByResourceType(Context{Principal: "User:alice", Host: hosts[i]}, OpRead, ResourceTopic)
+			}
+			done <- ok
+		}()
+	}
+	for g := 0; g < 8; g++ {
+		if !<-done {
+			t.Errorf("a concurrent reader got another answer")
+		}
+	}
+}
