@@ -204,15 +204,16 @@ func decide(s *Standard, r vectorRow) bool {
 }
 
 // vectorDirs are the folders replayed and the metadata.version the
-// authorizer is given for each: 4.3.1's tables at kmeta's newest level
-// below CIDR support, 4.4's at 4.4-IV2 (CIDR hosts matched from 4.4-IV1).
+// authorizer is given for each: 4.3.1's tables (no CIDR host in them) at a
+// level below CIDR support, 4.4's at 4.4-IV2 (CIDR hosts matched from
+// 4.4-IV1).
 // stricter is how many rows of each are listed stricter exceptions.
 var vectorDirs = []struct {
 	dir      string
 	mv       image.MetadataVersion
 	stricter int
 }{
-	{"authz", image.LatestMetadataVersion, 609},
+	{"authz", image.MV4_2_IV1, 609},
 	{"authz-4.4", MetadataVersion4_4_IV2, 184},
 }
 
