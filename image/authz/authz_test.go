@@ -4,15 +4,7 @@ import (
 	"testing"
 
 	"github.com/kmeta-go/kmeta/image"
-	"github.com/kmeta-go/kmeta/record"
 )
-
-func acls(list ...image.ACL) *image.ACLs {
-	for i := range list {
-		list[i].ID = record.UUID{15: byte(i + 1)}
-	}
-	return image.Empty().ACLs().UpdateACLs(list, nil)
-}
 
 func acl(rt int8, name string, pt int8, principal, host string, op, perm int8) image.ACL {
 	return image.ACL{ResourceType: rt, ResourceName: name, PatternType: pt, Principal: principal, Host: host, Operation: op, PermissionType: perm}
@@ -37,7 +29,9 @@ func TestStandardAuthorizer(t *testing.T) {
 	rows := []row{
 		{"authorize: no ACL matches -> default DENY (allow.everyone.if.no.acl.found=false)", nil, Config{}, alice, OpRead, ResourceTopic, "orders", false},
 		{"authorize: no ACL matches -> default ALLOW (allow.everyone.if.no.acl.found=true)", nil, Config{AllowIfNoACLFound: true}, alice, OpRead, ResourceTopic, "orders", true},
-		{"authorize: ACLs exist for another principal -> still the default (no MatchingAclRule)", []image.ACL{allowRead}, Config{AllowIfNoACLFound: true}, bob, OpRead, ResourceTopic, "orders", true},
+		{"MatchingRuleBuilder.build: an ACL on the resource for another principal -> DENIED, not the default", []image.ACL{allowRead}, Config{AllowIfNoACLFound: true}, bob, OpRead, ResourceTopic, "orders", false},
+		{"MatchingRuleBuilder.build: an ACL on another resource -> the default (allow.everyone.if.no.acl.found=true)", []image.ACL{allowRead}, Config{AllowIfNoACLFound: true}, bob, OpRead, ResourceTopic, "payments", true},
+		{"MatchingRuleBuilder.build: a prefixed ACL for another operation -> DENIED, not the default", []image.ACL{acl(ResourceTopic, "ord", PatternPrefixed, "User:alice", "*", OpWrite, PermissionAllow)}, Config{AllowIfNoACLFound: true}, alice, OpRead, ResourceTopic, "orders", false},
 		{"authorize: super users are allowed everything (SuperUserRule)", []image.ACL{acl(ResourceTopic, "orders", PatternLiteral, "User:alice", "*", OpAll, PermissionDeny)}, Config{SuperUsers: []string{"User:alice"}}, alice, OpDelete, ResourceTopic, "orders", true},
 		{"checkSection: LITERAL matches the exact name", []image.ACL{allowRead}, Config{}, alice, OpRead, ResourceTopic, "orders", true},
 		{"checkSection: LITERAL name that is a prefix does not match", []image.ACL{allowRead}, Config{}, alice, OpRead, ResourceTopic, "orders-eu", false},

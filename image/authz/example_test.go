@@ -6,6 +6,7 @@ import (
 	"github.com/kmeta-go/kmeta/delta/deltatest"
 	"github.com/kmeta-go/kmeta/image"
 	"github.com/kmeta-go/kmeta/image/authz"
+	"github.com/kmeta-go/kmeta/record"
 )
 
 // Kafka's StandardAuthorizer over an image's ACLs: a prefixed ALLOW, a DENY
@@ -36,4 +37,41 @@ func ExampleNew() {
 	// alice describes orders-eu (READ implies DESCRIBE): true
 	// alice writes orders-eu: false
 	// admin writes anything: true
+}
+
+// authorizeByResourceType: may alice read at least one topic? A PREFIXED
+// ALLOW gives yes unless a DENY on a prefix of it dominates.
+func ExampleStandard_AuthorizeByResourceType() {
+	acls := image.Empty().ACLs().UpdateACLs([]image.ACL{
+		{ID: record.UUID{15: 1}, ResourceType: authz.ResourceTopic, ResourceName: "team-a-", PatternType: authz.PatternPrefixed,
+			Principal: "User:alice", Host: "*", Operation: authz.OpRead, PermissionType: authz.PermissionAllow},
+		{ID: record.UUID{15: 2}, ResourceType: authz.ResourceGroup, ResourceName: "team", PatternType: authz.PatternPrefixed,
+			Principal: "User:alice", Host: "*", Operation: authz.OpRead, PermissionType: authz.PermissionDeny},
+		{ID: record.UUID{15: 3}, ResourceType: authz.ResourceGroup, ResourceName: "team-a-app", PatternType: authz.PatternLiteral,
+			Principal: "User:alice", Host: "*", Operation: authz.OpRead, PermissionType: authz.PermissionAllow},
+	}, nil)
+	a := authz.New(acls, authz.Config{})
+	alice := authz.Context{Principal: "User:alice", Host: "10.0.0.7"}
+	fmt.Println("some topic:", a.AuthorizeByResourceType(alice, authz.OpRead, authz.ResourceTopic))
+	fmt.Println("some group:", a.AuthorizeByResourceType(alice, authz.OpRead, authz.ResourceGroup))
+	// Output:
+	// some topic: true
+	// some group: false
+}
+
+// CIDR host patterns (KIP-1276) are ranges from metadata.version 4.4-IV1;
+// below it a CIDR ALLOW allows nothing.
+func ExampleConfig_metadataVersion() {
+	acls := image.Empty().ACLs().UpdateACLs([]image.ACL{
+		{ID: record.UUID{15: 1}, ResourceType: authz.ResourceTopic, ResourceName: "orders", PatternType: authz.PatternLiteral,
+			Principal: "User:*", Host: "10.0.0.0/24", Operation: authz.OpRead, PermissionType: authz.PermissionAllow},
+	}, nil)
+	client := authz.Context{Principal: "User:alice", Host: "10.0.0.7"}
+	for _, mv := range []image.MetadataVersion{image.MV4_2_IV1, authz.MetadataVersion4_4_IV1} {
+		a := authz.New(acls, authz.Config{MetadataVersion: mv})
+		fmt.Printf("level %d: %t\n", mv, a.Authorize(client, authz.OpRead, authz.ResourceTopic, "orders"))
+	}
+	// Output:
+	// level 29: false
+	// level 32: true
 }
