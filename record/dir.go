@@ -209,6 +209,13 @@ func (d *DirReader) followNext() bool {
 		return false
 	}
 	next := d.cur.NextOffset()
+	if next <= d.cur.BaseOffset() {
+		// Nothing read from this segment yet: the segment named after the
+		// next offset is this one (an empty active segment, as
+		// UnifiedLog.roll leaves one). Kafka never rolls an empty segment,
+		// so there is nothing to switch to.
+		return false
+	}
 	p := filepath.Join(d.dir, SegmentName(next))
 	if _, err := os.Stat(p); err != nil {
 		return false
