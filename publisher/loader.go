@@ -81,6 +81,10 @@ type Loader struct {
 
 	smu   sync.Mutex
 	stats Stats
+
+	fmu       sync.Mutex
+	listeners map[int]func(*Fault)
+	nextID    int
 }
 
 type entry struct {
@@ -599,6 +603,7 @@ func (l *Loader) fault(f *Fault) {
 	if h := l.opts.Hooks.Fault; h != nil {
 		h(f)
 	}
+	l.notifyFaultListeners(f)
 	if l.opts.FaultHandler != nil {
 		l.opts.FaultHandler(l, f)
 		return

@@ -245,7 +245,7 @@ func (r *BatchReader) fail(err error) error {
 // ErrIncompleteTail (not sticky) in Follow mode.
 func (r *BatchReader) short(what string) error {
 	if r.mode == Follow {
-		return &CorruptionError{File: r.name, Position: r.pos, Offset: r.offsetForError(), Err: ErrIncompleteTail}
+		return &CorruptionError{File: r.name, Position: r.pos, Offset: r.offsetForError(), Err: fmt.Errorf("%w: %s", ErrIncompleteTail, what)}
 	}
 	return r.fail(fmt.Errorf("%w: %s at the end of a finished file", ErrCorrupt, what))
 }
