@@ -76,10 +76,10 @@ type segment struct {
 
 // Log is a metadata log directory being written.
 type Log struct {
-	dir  string
-	opts Options
-	segs []*segment // in base offset order; the last is active
-	next int64      // log end offset
+	dir   string
+	opts  Options
+	segs  []*segment // in base offset order; the last is active
+	next  int64      // log end offset
 	snaps []record.SnapshotID
 	// partial is a batch written in part by AppendPartial.
 	partial []byte
