@@ -225,4 +225,3 @@ func TestImageDamagedLengthOneAnswer(t *testing.T) {
 		}
 	}
 }
-
