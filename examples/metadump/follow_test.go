@@ -2,13 +2,16 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/kmeta-go/kmeta/internal/kafkalog"
 	"github.com/kmeta-go/kmeta/internal/sharedtest"
 	"github.com/kmeta-go/kmeta/record"
 )
@@ -223,5 +226,48 @@ func TestImageDamagedLengthOneAnswer(t *testing.T) {
 		if code != 1 || !strings.Contains(errb.String(), "batch cut short") || !strings.Contains(errb.String(), filepath.Base(segPath)) {
 			t.Errorf("%v: exit %d, stderr %q", args, code, errb.String())
 		}
+	}
+}
+
+// TestImageEveryDirectoryState: `metadump -image DIR` answers promptly on
+// every state a live node's directory passes through (internal/kafkalog
+// writes them as Kafka's log layer does): it prints an image, exits 0, and
+// exits 1 only where a batch is cut short at the end, which it names.
+func TestImageEveryDirectoryState(t *testing.T) {
+	states, err := kafkalog.BuildStates(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range states {
+		t.Run(s.Name, func(t *testing.T) {
+			var out, errb bytes.Buffer
+			done := make(chan int, 1)
+			go func() { done <- run([]string{"-image", s.Dir}, &out, &errb) }()
+			var code int
+			select {
+			case code = <-done:
+			case <-time.After(20 * time.Second):
+				t.Fatal("metadump -image did not return")
+			}
+			want := 0
+			if s.Tail {
+				want = 1
+				if !strings.Contains(errb.String(), "cut short") || !strings.Contains(errb.String(), "bytes left out") {
+					t.Errorf("stderr %q does not report the cut-short tail", errb.String())
+				}
+			}
+			if code != want {
+				t.Fatalf("exit %d, want %d; stderr %q", code, want, errb.String())
+			}
+			var img struct {
+				Topics []json.RawMessage `json:"topics"`
+			}
+			if err := json.Unmarshal(out.Bytes(), &img); err != nil {
+				t.Fatalf("output is not an image: %v: %.200s", err, out.String())
+			}
+			if s.Records != (len(img.Topics) > 0) {
+				t.Errorf("%d topics, want records %v", len(img.Topics), s.Records)
+			}
+		})
 	}
 }

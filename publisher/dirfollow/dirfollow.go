@@ -531,6 +531,19 @@ func (f *follower) tailProblem() error {
 	if st, err := os.Stat(ce.File); err == nil {
 		left = st.Size() - ce.Position
 	}
+	what := strings.TrimPrefix(ce.Err.Error(), record.ErrIncompleteTail.Error()+": ")
 	return &record.CorruptionError{File: ce.File, Position: ce.Position, Offset: ce.Offset,
-		Err: fmt.Errorf("%w; %d bytes left out", ce.Err, left)}
+		Err: &tailError{what: what, left: left}}
 }
+
+// tailError is a batch cut short at the end of a finished load.
+type tailError struct {
+	what string
+	left int64
+}
+
+func (e *tailError) Error() string {
+	return fmt.Sprintf("%s at the end of the newest segment; %d bytes left out, as Kafka's log recovery truncates them", e.what, e.left)
+}
+
+func (e *tailError) Unwrap() error { return record.ErrIncompleteTail }
