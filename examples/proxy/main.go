@@ -110,7 +110,11 @@ func run(args []string, ready chan<- net.Addr) error {
 			dir = filepath.Join(dir, record.MetadataPartitionDir) // a log directory holding the partition
 		}
 		if err := dirfollow.Load(loader, dir); err != nil {
-			return err
+			var le *dirfollow.LoadError
+			if !errors.As(err, &le) {
+				return err
+			}
+			log.Printf("proxy: %v", err) // loaded: serve it, the problems named
 		}
 	}
 	if *clusterID == "" {
@@ -130,11 +134,19 @@ func run(args []string, ready chan<- net.Addr) error {
 	if err := loader.Install(s); err != nil {
 		return err
 	}
+	if s.img.Load() == nil {
+		// The directory holds no record yet (an empty active segment): serve
+		// the empty image until the log has one.
+		if err := s.OnUpdate(nil, loader.Image(), publisher.Manifest{}); err != nil {
+			return err
+		}
+	}
 	if *follow && dir != "" {
 		ctx, cancel := context.WithCancel(context.Background())
 		defer cancel()
 		go func() {
-			if err := dirfollow.Follow(ctx, loader, dir, dirfollow.Options{}); err != nil && !errors.Is(err, context.Canceled) {
+			opts := dirfollow.Options{OnError: func(err error) { log.Printf("proxy: following %s: %v", dir, err) }}
+			if err := dirfollow.Follow(ctx, loader, dir, opts); err != nil && !errors.Is(err, context.Canceled) {
 				log.Printf("proxy: following %s: %v", dir, err)
 			}
 		}()
