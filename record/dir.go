@@ -167,6 +167,7 @@ func (d *DirReader) Next() (*Batch, error) {
 				if d.mode == Follow && d.followNext() {
 					continue
 				}
+				d.cur.shrink()
 				return nil, io.EOF
 			}
 			// The next segment must begin where this one ended.

@@ -169,6 +169,26 @@ func (r *BatchReader) Next() (*Batch, error) {
 	return b, nil
 }
 
+// release drops the buffers of a reader at the end of its input (nothing
+// unconsumed), so that a reader kept open holds no memory; a later Next
+// allocates again.
+func (r *BatchReader) release() {
+	if r.w != r.r0 {
+		return
+	}
+	r.buf, r.r0, r.w = nil, 0, 0
+	r.batch = Batch{}
+}
+
+// shrink releases a buffer grown past minReadBuffer (for a batch larger
+// than it) once nothing is left unconsumed: a follower idle at the end of
+// the log then holds no more than minReadBuffer.
+func (r *BatchReader) shrink() {
+	if len(r.buf) > minReadBuffer {
+		r.release()
+	}
+}
+
 // fill reads until at least n unconsumed bytes are buffered or the input
 // ends (eof true). The buffer grows at most to twice what was actually read,
 // so a damaged length cannot make it allocate for bytes that do not exist.
