@@ -634,6 +634,10 @@ func (l *Loader) LoadSnapshot(s Snapshot) error {
 	l.enter()
 	defer l.leave()
 	p := image.Provenance{LastContainedOffset: s.LastContainedOffset, LastContainedEpoch: s.LastContainedEpoch, LastContainedLogTimeMs: s.LastContainedLogTime, BatchAligned: true}
+	if s.LastContainedOffset < 0 && len(s.Records) == 0 {
+		// A snapshot of no log at all: the empty image, with its provenance.
+		p = image.EmptyProvenance
+	}
 	i := 0
 	return l.loadSnapshot(p, fmt.Sprintf("snapshot %d-%d", s.LastContainedOffset+1, s.LastContainedEpoch), func() ([]record.Record, int64, error) {
 		if i > 0 {
