@@ -227,6 +227,9 @@ func Follow(ctx context.Context, l *publisher.Loader, dir string, opts Options) 
 			}
 			opts.OnError(err)
 			f.close()
+			// Read the directory again only once it changed: damage
+			// that stays is reported once, not re-read at every poll.
+			f.failed = f.fingerprint(err)
 		}
 		if progressed {
 			wait = poll
@@ -270,6 +273,9 @@ type follower struct {
 	curFile string
 	curPos  int64
 
+	// failed fingerprints the directory as it was at the last error.
+	failed   string
+	failFile string
 	tail     error // the cut-short tail of the last feed, if any
 	problems []error
 	count    int
@@ -382,6 +388,12 @@ func (f *follower) reopen() error {
 // new, and when nothing is, check that the directory still holds what was
 // read.
 func (f *follower) step() (progressed bool, err error) {
+	if f.d == nil && f.failed != "" {
+		if f.fingerprint(nil) == f.failed {
+			return false, nil
+		}
+		f.failed = ""
+	}
 	if f.d == nil {
 		if !f.opened {
 			if err := f.open(); err != nil {
@@ -465,6 +477,41 @@ func (f *follower) feed() (int, error) {
 	}
 	f.l.SetHighWatermark(f.pos.last + 1)
 	return n, ferr
+}
+
+// fingerprint describes the directory by the names of its files and the
+// file an error names by its size and modification time: what changes when
+// Kafka's log layer changes what was read. With a non-nil err it first
+// remembers err's file.
+func (f *follower) fingerprint(err error) string {
+	if err != nil {
+		f.failFile = ""
+		var ce *record.CorruptionError
+		if errors.As(err, &ce) {
+			f.failFile = ce.File
+		}
+	}
+	var b strings.Builder
+	for _, p := range []string{f.dir, f.failFile} {
+		if p == "" {
+			continue
+		}
+		st, err := os.Stat(p)
+		if err != nil {
+			fmt.Fprintf(&b, "%s: %v;", p, err)
+			continue
+		}
+		fmt.Fprintf(&b, "%s %d %d;", p, st.Size(), st.ModTime().UnixNano())
+	}
+	// The names of the files, not their sizes: appends to another segment
+	// do not undo damage; a segment or snapshot added, deleted or renamed
+	// may.
+	if ents, err := os.ReadDir(f.dir); err == nil {
+		for _, e := range ents {
+			fmt.Fprintf(&b, "%s;", e.Name())
+		}
+	}
+	return b.String()
 }
 
 // onFault records the faults the loader raises for the batch being fed.

@@ -1,12 +1,15 @@
 package dirfollow_test
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/kmeta-go/kmeta/publisher"
 	"github.com/kmeta-go/kmeta/publisher/dirfollow"
@@ -158,4 +161,68 @@ func TestLoadTailLeftOut(t *testing.T) {
 	if !strings.Contains(err.Error(), "batch cut short") || !strings.Contains(err.Error(), "bytes left out") {
 		t.Errorf("message %q", err)
 	}
+}
+
+// TestFollowReportsDamageOnce: damage that a fresh read finds again is
+// reported once (to OnError and the fault handler), the last good image
+// stays published, and the directory is not read again until it changes;
+// once the damaged segment is rewritten, Follow goes on.
+func TestFollowReportsDamageOnce(t *testing.T) {
+	dir := t.TempDir()
+	seg, err := record.CreateSegment(dir, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := seg.AppendData(1, 1000, topic(t, "a", 1)...); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := seg.AppendData(1, 1001, topic(t, "b", 2)...); err != nil {
+		t.Fatal(err)
+	}
+	seg.Close()
+	whole, _ := os.ReadFile(seg.Path())
+	damaged := append([]byte(nil), whole...)
+	damaged[len(damaged)-1] ^= 0xff
+	os.WriteFile(seg.Path(), damaged, 0o644)
+
+	var mu sync.Mutex
+	var reported []error
+	f := newFaultLog()
+	cache := publisher.NewCache("")
+	f.l.Install(cache)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	done := make(chan error, 1)
+	go func() {
+		done <- dirfollow.Follow(ctx, f.l, dir, dirfollow.Options{Poll: time.Millisecond, MaxPoll: 5 * time.Millisecond, OnError: func(err error) {
+			mu.Lock()
+			reported = append(reported, err)
+			mu.Unlock()
+		}})
+	}()
+	time.Sleep(300 * time.Millisecond) // ~60 polls
+	mu.Lock()
+	n := len(reported)
+	var first error
+	if n > 0 {
+		first = reported[0]
+	}
+	mu.Unlock()
+	if n != 1 || !errors.Is(first, record.ErrCorrupt) || !strings.Contains(first.Error(), seg.Path()) {
+		t.Fatalf("reported %d errors, first %v; want the damage once", n, first)
+	}
+	if img := cache.Load(); img == nil || img.Topics().Len() != 1 {
+		t.Errorf("the last good image is not served: %v", img)
+	}
+	// Rewritten whole.
+	os.WriteFile(seg.Path(), whole, 0o644)
+	deadline := time.Now().Add(stepLimit)
+	for cache.Load().Topics().Len() != 2 {
+		if time.Now().After(deadline) {
+			t.Fatal("Follow did not go on after the segment was repaired")
+		}
+		time.Sleep(2 * time.Millisecond)
+	}
+	cancel()
+	<-done
 }
