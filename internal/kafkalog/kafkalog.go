@@ -174,6 +174,16 @@ func (l *Log) Roll() error {
 		return fmt.Errorf("kafkalog: roll with a batch half written")
 	}
 	a := l.active()
+	if a.size == 0 {
+		// UnifiedLog.roll: an empty active segment at the new base
+		// offset is deleted and made again.
+		a.f.Close()
+		for _, suf := range []string{record.SegmentSuffix, ".index", ".timeindex"} {
+			os.Remove(l.path(a.base, suf))
+		}
+		l.segs = l.segs[:len(l.segs)-1]
+		return l.newSegment(l.next)
+	}
 	if err := l.trimIndexes(a); err != nil {
 		return err
 	}

@@ -265,9 +265,6 @@ type follower struct {
 	d      *record.DirReader
 	pos    fed
 	opened bool // the directory has been opened once
-	// resynced: the directory was just reopened and nothing has been fed
-	// since, so damage now is damage, not a change under the reader.
-	resynced bool
 
 	// The batch being fed, to locate the faults the loader raises for it.
 	curFile string
@@ -339,7 +336,6 @@ func (f *follower) reopen() error {
 	if err != nil {
 		return err
 	}
-	f.resynced = true
 	p := f.pos.last
 	if s := d.Snapshot(); s != nil && s.ID().EndOffset-1 > p {
 		// Behind the log start: catch up from the snapshot.
@@ -394,7 +390,8 @@ func (f *follower) step() (progressed bool, err error) {
 		}
 		f.failed = ""
 	}
-	if f.d == nil {
+	fresh := f.d == nil // the directory is read afresh in this step
+	if fresh {
 		if !f.opened {
 			if err := f.open(); err != nil {
 				return false, err
@@ -406,7 +403,6 @@ func (f *follower) step() (progressed bool, err error) {
 	}
 	n, err := f.feed()
 	if n > 0 {
-		f.resynced = false
 		progressed = true
 	}
 	if err == nil && n == 0 {
@@ -415,7 +411,7 @@ func (f *follower) step() (progressed bool, err error) {
 	if err == nil {
 		return progressed, nil
 	}
-	if f.resynced {
+	if fresh {
 		return progressed, err
 	}
 	// Something changed under the reader (or the bytes are damaged):
@@ -423,10 +419,7 @@ func (f *follower) step() (progressed bool, err error) {
 	if rerr := f.reopen(); rerr != nil {
 		return progressed, rerr
 	}
-	n, err = f.feed()
-	if n > 0 {
-		f.resynced = false
-	}
+	_, err = f.feed()
 	return true, err
 }
 
