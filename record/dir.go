@@ -35,8 +35,16 @@ const MetadataPartitionDir = "__cluster_metadata-0"
 // In Finished mode a batch cut short at the end of the last segment is
 // damage. In Follow mode it is ErrIncompleteTail, and when the last segment
 // is exhausted Next returns io.EOF but looks again on the next call, both for
-// more bytes and for the next segment (named after the next offset), so a
-// follower can keep calling Next.
+// more bytes and for the next segment (named after the next offset; for a
+// directory opened without segments, the one named after the start offset),
+// so a follower can keep calling Next. An empty active segment (as
+// UnifiedLog.roll leaves one) is waited on, never taken for its own
+// successor. A batch cut short in a segment that a later segment follows is
+// damage in both modes: Kafka appends only to the newest segment. Verify
+// tells a follower whether the directory still holds what it read (not
+// truncated, rewritten, deleted or replaced under it); the reader itself
+// never reopens the directory. The reader keeps one entry per segment it
+// moved to (a path), nothing per batch.
 type DirReader struct {
 	dir   string
 	mode  Mode
