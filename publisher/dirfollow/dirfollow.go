@@ -159,8 +159,11 @@ func LoadWith(l *publisher.Loader, dir string, opts Options) error {
 }
 
 // Follow is Load followed by polling the directory until ctx ends: each
-// time new complete batches appear they are fed as commits. It returns
-// ctx's error, or (without Options.OnError) the first error.
+// time new complete batches appear they are fed as commits. A loader that
+// already holds records (after a Load of the same directory) is not taken
+// back to the snapshot: Follow goes on from the loader's last offset, so
+// the published images never go back. It returns ctx's error, or (without
+// Options.OnError) the first error.
 //
 // What Follow does in each state Kafka's log layer leaves the directory in
 // (UnifiedLog and LogSegment, KafkaMetadataLog's snapshots and cleaning,
@@ -203,6 +206,14 @@ func LoadWith(l *publisher.Loader, dir string, opts Options) error {
 func Follow(ctx context.Context, l *publisher.Loader, dir string, opts Options) error {
 	f := newFollower(l, dir, opts)
 	f.live = true
+	if p := l.Stats().Loaded.LastContainedOffset; p >= 0 {
+		// The loader already holds the log up to p (Load of the same
+		// directory, as the proxy does before it serves): go on from
+		// there rather than going back to the snapshot and publishing
+		// older images again.
+		f.opened = true
+		f.pos = fed{last: p, unverified: true}
+	}
 	stop := l.WatchFaults(f.onFault)
 	defer stop()
 	defer f.close()
@@ -254,6 +265,9 @@ type fed struct {
 	base     int64
 	crc      uint32
 	snapshot bool // last is a snapshot's last contained offset
+	// unverified: last is where the loader stood when Follow began (after
+	// a Load of the directory); the batch's CRC is not known.
+	unverified bool
 }
 
 type follower struct {
@@ -361,7 +375,7 @@ func (f *follower) reopen() error {
 		if b.LastOffset() < p {
 			continue
 		}
-		if b.BaseOffset == f.pos.base && b.CRC == f.pos.crc {
+		if f.pos.unverified || b.BaseOffset == f.pos.base && b.CRC == f.pos.crc {
 			f.d = d
 			return nil
 		}
@@ -369,7 +383,18 @@ func (f *follower) reopen() error {
 	}
 	// Diverged: what the loader holds is no longer the directory's log.
 	d.Close()
-	if d, err = record.OpenDir(f.dir, record.Follow); err != nil {
+	return f.reload()
+}
+
+// reload reads the directory from its latest snapshot (or from the empty
+// image without one) into the loader.
+func (f *follower) reload() error {
+	f.close()
+	if f.pos.last < 0 {
+		f.pos.last = 0 // make loadSnapshot reset the loader
+	}
+	d, err := record.OpenDir(f.dir, record.Follow)
+	if err != nil {
 		return err
 	}
 	if err := f.loadSnapshot(d); err != nil {
@@ -404,6 +429,16 @@ func (f *follower) step() (progressed bool, err error) {
 	n, err := f.feed()
 	if n > 0 {
 		progressed = true
+	}
+	if errors.Is(err, publisher.ErrOffset) {
+		// The loader is not where the directory's log continues (it was
+		// fed something else before Follow): start over from the
+		// snapshot.
+		if err := f.reload(); err != nil {
+			return progressed, err
+		}
+		_, err = f.feed()
+		return true, err
 	}
 	if err == nil && n == 0 {
 		err = f.d.Verify()

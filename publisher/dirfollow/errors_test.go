@@ -11,6 +11,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kmeta-go/kmeta/delta"
+	"github.com/kmeta-go/kmeta/image"
+	"github.com/kmeta-go/kmeta/internal/kafkalog"
 	"github.com/kmeta-go/kmeta/publisher"
 	"github.com/kmeta-go/kmeta/publisher/dirfollow"
 	"github.com/kmeta-go/kmeta/record"
@@ -225,4 +228,63 @@ func TestFollowReportsDamageOnce(t *testing.T) {
 	}
 	cancel()
 	<-done
+}
+
+// offsets records the offset of every image published to it.
+type offsets struct {
+	mu  sync.Mutex
+	got []int64
+}
+
+func (o *offsets) Name() string { return "offsets" }
+func (o *offsets) Close() error { return nil }
+func (o *offsets) OnUpdate(_ *delta.Delta, img *image.Image, _ publisher.Manifest) error {
+	o.mu.Lock()
+	o.got = append(o.got, img.Provenance().LastContainedOffset)
+	o.mu.Unlock()
+	return nil
+}
+
+// TestLoadThenFollowNeverGoesBack: Follow on a loader that Load already
+// fed from the same directory (what examples/proxy -follow does) goes on
+// from the loader's offset: no image older than one already published is
+// published again.
+func TestLoadThenFollowNeverGoesBack(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), record.MetadataPartitionDir)
+	c := newCluster(t, 3)
+	w, err := kafkalog.Create(dir, 0, kafkalog.Options{SegmentBytes: 2 << 10})
+	must(t, err)
+	defer w.Close()
+	c.churn(t, 10, "a")
+	c.write(t, w)
+	mustSnapshot(t, w, c)
+	c.churn(t, 5, "b")
+	c.write(t, w)
+
+	l := publisher.NewLoader(publisher.Options{})
+	defer l.Close()
+	o := &offsets{}
+	must(t, l.Install(o))
+	must(t, dirfollow.Load(l, dir))
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	done := make(chan error, 1)
+	go func() { done <- dirfollow.Follow(ctx, l, dir, dirfollow.Options{Poll: time.Millisecond, MaxPoll: 5 * time.Millisecond}) }()
+	c.churn(t, 3, "c")
+	c.write(t, w)
+	end := w.EndOffset() - 1
+	wctx, wcancel := context.WithTimeout(ctx, stepLimit)
+	defer wcancel()
+	if _, err := l.WaitForOffset(wctx, end); err != nil {
+		t.Fatal(err)
+	}
+	cancel()
+	<-done
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	for i := 1; i < len(o.got); i++ {
+		if o.got[i] < o.got[i-1] {
+			t.Fatalf("published offsets went back: %v", o.got)
+		}
+	}
 }
