@@ -269,7 +269,9 @@ func TestLoadThenFollowNeverGoesBack(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	done := make(chan error, 1)
-	go func() { done <- dirfollow.Follow(ctx, l, dir, dirfollow.Options{Poll: time.Millisecond, MaxPoll: 5 * time.Millisecond}) }()
+	go func() {
+		done <- dirfollow.Follow(ctx, l, dir, dirfollow.Options{Poll: time.Millisecond, MaxPoll: 5 * time.Millisecond})
+	}()
 	c.churn(t, 3, "c")
 	c.write(t, w)
 	end := w.EndOffset() - 1
