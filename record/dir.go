@@ -324,6 +324,19 @@ func (d *DirReader) Verify() error {
 	if st.Size() < pos {
 		return changed("segment truncated to %d bytes, below the %d bytes read", st.Size(), pos)
 	}
+	if pend := d.cur.pending(); len(pend) > 0 {
+		// Part of a batch read and waiting for the rest: it must still be
+		// in the file, or the reader would wait for a length that is no
+		// longer there.
+		if st.Size() < pos+int64(len(pend)) {
+			return changed("segment truncated to %d bytes, inside the %d bytes of a batch being read", st.Size(), len(pend))
+		}
+		n := min(len(pend), BatchHeaderSize)
+		buf := make([]byte, n)
+		if _, err := d.cur.f.ReadAt(buf, pos); err != nil || string(buf) != string(pend[:n]) {
+			return changed("the batch being appended at byte %d was rewritten", pos)
+		}
+	}
 	if d.lastFile == name {
 		var hdr [21]byte
 		if _, err := d.cur.f.ReadAt(hdr[:], d.lastPos); err != nil {

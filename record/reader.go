@@ -180,6 +180,10 @@ func (r *BatchReader) release() {
 	r.batch = Batch{}
 }
 
+// pending returns the bytes read and not yet consumed: part of a batch
+// still being appended, in Follow mode.
+func (r *BatchReader) pending() []byte { return r.buf[r.r0:r.w] }
+
 // shrink releases a buffer grown past minReadBuffer (for a batch larger
 // than it) once nothing is left unconsumed: a follower idle at the end of
 // the log then holds no more than minReadBuffer.
