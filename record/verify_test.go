@@ -56,4 +56,3 @@ func TestVerifyBatchBeingAppended(t *testing.T) {
 		d.Close()
 	}
 }
-
