@@ -143,6 +143,7 @@ func LoadWith(l *publisher.Loader, dir string, opts Options) error {
 	defer stop()
 	defer f.close()
 	if err := f.open(); err != nil {
+		f.readError(err)
 		return err
 	}
 	if _, err := f.feed(); err != nil {
@@ -580,12 +581,8 @@ func (f *follower) flushProblems() error {
 
 // readError reports what could not be read to the loader's fault handler.
 func (f *follower) readError(err error) {
-	var re *RecordError
-	if errors.As(err, &re) {
-		var ft *publisher.Fault
-		if errors.As(re.Err, &ft) {
-			return // the loader reported it already
-		}
+	if ft := (*publisher.Fault)(nil); errors.As(err, &ft) {
+		return // the loader reported it already
 	}
 	off := f.pos.last + 1
 	var ce *record.CorruptionError

@@ -290,3 +290,28 @@ func TestLoadThenFollowNeverGoesBack(t *testing.T) {
 		}
 	}
 }
+
+// TestLoadReportsDamagedSnapshot: a snapshot that cannot be read (here cut
+// short, so without its SnapshotFooterRecord) is an error of Load naming
+// the file, and reaches the fault handler as a FaultRead.
+func TestLoadReportsDamagedSnapshot(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), record.MetadataPartitionDir)
+	c := newCluster(t, 3)
+	w, err := kafkalog.Create(dir, 0, kafkalog.Options{})
+	must(t, err)
+	defer w.Close()
+	c.churn(t, 4, "a")
+	c.write(t, w)
+	id := mustSnapshot(t, w, c)
+	p := filepath.Join(dir, id.FileName())
+	b, _ := os.ReadFile(p)
+	os.WriteFile(p, b[:len(b)-20], 0o644)
+	f := newFaultLog()
+	err = dirfollow.Load(f.l, dir)
+	if !errors.Is(err, record.ErrCorrupt) || !strings.Contains(err.Error(), id.FileName()) {
+		t.Fatalf("Load returned %v", err)
+	}
+	if len(f.handled) != 1 || f.handled[0].Kind != publisher.FaultRead || f.l.Stats().ReadErrors != 1 {
+		t.Errorf("fault handler %v, stats %+v", f.handled, f.l.Stats())
+	}
+}
