@@ -513,14 +513,29 @@ func (l *Log) TruncateTo(offset int64) (int64, error) {
 // downloaded a snapshot past its log end).
 func (l *Log) TruncateFullyAndStartAt(offset int64) error {
 	l.partial = nil
-	for _, s := range l.segs {
+	old := l.segs
+	last := old[len(old)-1]
+	// LocalLog.truncateFullyAndStartAt: every segment but the last goes,
+	// then createAndDeleteSegment replaces the last with the new one (the
+	// old one renamed to .deleted first when they share a base offset), so
+	// that the log has a segment at almost every moment.
+	for _, s := range old[:len(old)-1] {
 		if err := l.deleteSegment(s); err != nil {
 			return err
 		}
 	}
 	l.segs = nil
 	l.next = offset
-	return l.newSegment(offset)
+	if last.base == offset {
+		if err := l.deleteSegment(last); err != nil {
+			return err
+		}
+		return l.newSegment(offset)
+	}
+	if err := l.newSegment(offset); err != nil {
+		return err
+	}
+	return l.deleteSegment(last)
 }
 
 // Close syncs and closes the segment files.

@@ -32,6 +32,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
+	"sort"
 	"strings"
 	"time"
 
@@ -195,7 +197,9 @@ func LoadWith(l *publisher.Loader, dir string, opts Options) error {
 //     the rewritten log says.
 //   - The directory deleted or replaced: the open segment is no longer the
 //     file at its path; Follow reopens the directory, as for a truncation.
-//     A directory that cannot be opened is an error.
+//     A directory that cannot be opened, or that holds no segment at all
+//     (Kafka's log always has an active segment), is an error and the last
+//     good image stays.
 //
 // Follow never loops without progress: a poll that finds nothing new sleeps,
 // and the sleep doubles up to Options.MaxPoll while nothing changes. Damage
@@ -239,9 +243,11 @@ func Follow(ctx context.Context, l *publisher.Loader, dir string, opts Options) 
 			}
 			opts.OnError(err)
 			f.close()
-			// Read the directory again only once it changed: damage
-			// that stays is reported once, not re-read at every poll.
-			f.failed = f.fingerprint(err)
+			// Read the directory again only once it changed since the
+			// read that failed began: damage that stays is reported
+			// once, not re-read at every poll.
+			f.failFile = failedFile(err)
+			f.failed = fingerprint(f.pre, f.failFile)
 		}
 		if progressed {
 			wait = poll
@@ -285,7 +291,9 @@ type follower struct {
 	curFile string
 	curPos  int64
 
-	// failed fingerprints the directory as it was at the last error.
+	// pre lists the directory as it was before the last fresh read;
+	// failed fingerprints it for the file the last error named.
+	pre      map[string]string
 	failed   string
 	failFile string
 	tail     error // the cut-short tail of the last feed, if any
@@ -347,6 +355,13 @@ func (f *follower) loadSnapshot(d *record.DirReader) error {
 // log was truncated and rewritten) it reloads from the latest snapshot.
 func (f *follower) reopen() error {
 	f.close()
+	if !hasSegment(f.dir) {
+		// Kafka's log always has an active segment (UnifiedLog rolls or
+		// recreates one, truncateFullyAndStartAt makes one): a directory
+		// without any is being deleted or replaced. Keep the last good
+		// image rather than take it for an empty log.
+		return fmt.Errorf("dirfollow: %s: no log segment (the directory is being deleted or replaced?); serving the image at offset %d", f.dir, f.pos.last)
+	}
 	d, err := record.OpenDir(f.dir, record.Follow)
 	if err != nil {
 		return err
@@ -387,6 +402,20 @@ func (f *follower) reopen() error {
 	return f.reload()
 }
 
+// hasSegment reports whether dir holds a log segment.
+func hasSegment(dir string) bool {
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return true // let OpenDir say what is wrong
+	}
+	for _, e := range ents {
+		if _, err := record.ParseSegmentName(e.Name()); err == nil {
+			return true
+		}
+	}
+	return false
+}
+
 // reload reads the directory from its latest snapshot (or from the empty
 // image without one) into the loader.
 func (f *follower) reload() error {
@@ -411,13 +440,14 @@ func (f *follower) reload() error {
 // read.
 func (f *follower) step() (progressed bool, err error) {
 	if f.d == nil && f.failed != "" {
-		if f.fingerprint(nil) == f.failed {
+		if fingerprint(f.listing(), f.failFile) == f.failed {
 			return false, nil
 		}
 		f.failed = ""
 	}
 	fresh := f.d == nil // the directory is read afresh in this step
 	if fresh {
+		f.pre = f.listing()
 		if !f.opened {
 			if err := f.open(); err != nil {
 				return false, err
@@ -448,10 +478,17 @@ func (f *follower) step() (progressed bool, err error) {
 		return progressed, nil
 	}
 	if fresh {
+		if errors.Is(err, record.ErrLogChanged) {
+			// Changed again while it was being read: a change, not
+			// damage; read it afresh at the next poll.
+			f.close()
+			return false, nil
+		}
 		return progressed, err
 	}
 	// Something changed under the reader (or the bytes are damaged):
 	// read the directory afresh before calling it damage.
+	f.pre = f.listing()
 	if rerr := f.reopen(); rerr != nil {
 		return progressed, rerr
 	}
@@ -508,37 +545,48 @@ func (f *follower) feed() (int, error) {
 	return n, ferr
 }
 
-// fingerprint describes the directory by the names of its files and the
-// file an error names by its size and modification time: what changes when
-// Kafka's log layer changes what was read. With a non-nil err it first
-// remembers err's file.
-func (f *follower) fingerprint(err error) string {
-	if err != nil {
-		f.failFile = ""
-		var ce *record.CorruptionError
-		if errors.As(err, &ce) {
-			f.failFile = ce.File
+// listing describes the directory and each file in it by size and
+// modification time.
+func (f *follower) listing() map[string]string {
+	out := map[string]string{}
+	if st, err := os.Stat(f.dir); err != nil {
+		out[""] = err.Error()
+	} else {
+		out[""] = fmt.Sprintf("%d", st.ModTime().UnixNano())
+	}
+	ents, _ := os.ReadDir(f.dir)
+	for _, e := range ents {
+		if info, err := e.Info(); err == nil {
+			out[e.Name()] = fmt.Sprintf("%d %d", info.Size(), info.ModTime().UnixNano())
 		}
 	}
+	return out
+}
+
+// failedFile is the base name of the file an error names, or "".
+func failedFile(err error) string {
+	var ce *record.CorruptionError
+	if errors.As(err, &ce) {
+		return filepath.Base(ce.File)
+	}
+	return ""
+}
+
+// fingerprint describes a listing by the names of its files and the file
+// an error named by its size and modification time: what changes when
+// Kafka's log layer changes what was read. Appends to another segment do
+// not undo damage; a segment or snapshot added, deleted or renamed may.
+func fingerprint(listing map[string]string, file string) string {
+	names := make([]string, 0, len(listing))
+	for n := range listing {
+		names = append(names, n)
+	}
+	sort.Strings(names)
 	var b strings.Builder
-	for _, p := range []string{f.dir, f.failFile} {
-		if p == "" {
-			continue
-		}
-		st, err := os.Stat(p)
-		if err != nil {
-			fmt.Fprintf(&b, "%s: %v;", p, err)
-			continue
-		}
-		fmt.Fprintf(&b, "%s %d %d;", p, st.Size(), st.ModTime().UnixNano())
-	}
-	// The names of the files, not their sizes: appends to another segment
-	// do not undo damage; a segment or snapshot added, deleted or renamed
-	// may.
-	if ents, err := os.ReadDir(f.dir); err == nil {
-		for _, e := range ents {
-			fmt.Fprintf(&b, "%s;", e.Name())
-		}
+	fmt.Fprintf(&b, "dir %s; file %q %s;", listing[""], file, listing[file])
+	for _, n := range names {
+		b.WriteString(n)
+		b.WriteByte(';')
 	}
 	return b.String()
 }
