@@ -47,9 +47,15 @@ const (
 	// FaultControl: a control record that could not be decoded; the batch
 	// still advances the offsets.
 	FaultControl
+	// FaultRead: the embedder reading the log could not read it (a damaged
+	// batch, a record that does not decode, a file gone), reported with
+	// ReportReadError. Err names the file, byte position and offset (a
+	// *record.CorruptionError for damaged bytes). The loader itself is
+	// unchanged by it.
+	FaultRead
 )
 
-var faultNames = [...]string{"", "replay", "apply", "publisher", "publisher-init", "close", "control"}
+var faultNames = [...]string{"", "replay", "apply", "publisher", "publisher-init", "close", "control", "read"}
 
 // String names the kind.
 func (k FaultKind) String() string {
@@ -81,6 +87,8 @@ func (f *Fault) Error() string {
 		return fmt.Sprintf("closing publisher %q: %v", f.Publisher, f.Err)
 	case FaultApply:
 		return fmt.Sprintf("building the metadata image ending at offset %d: %v", f.Offset, f.Err)
+	case FaultRead:
+		return fmt.Sprintf("reading the metadata log at offset %d: %v", f.Offset, f.Err)
 	}
 	return fmt.Sprintf("loading metadata at offset %d: %v", f.Offset, f.Err)
 }

@@ -136,6 +136,8 @@ type Stats struct {
 	Commits, Publications, SnapshotLoads int64
 	ReplayErrors, ApplyErrors            int64 // metadata-load-error-count
 	PublisherErrors                      int64 // metadata-apply-error-count
+	// ReadErrors counts the faults reported with ReportReadError.
+	ReadErrors int64
 	// Halted is non-nil while the loader refuses input (Halt mode).
 	Halted error
 }

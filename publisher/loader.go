@@ -82,6 +82,10 @@ type Loader struct {
 
 	smu   sync.Mutex
 	stats Stats
+
+	fmu       sync.Mutex
+	listeners map[int]func(*Fault)
+	nextID    int
 }
 
 type entry struct {
@@ -607,6 +611,7 @@ func (l *Loader) fault(f *Fault) {
 	if h := l.opts.Hooks.Fault; h != nil {
 		h(f)
 	}
+	l.notifyFaultListeners(f)
 	if l.opts.FaultHandler != nil {
 		l.opts.FaultHandler(l, f)
 		return
@@ -637,6 +642,10 @@ func (l *Loader) LoadSnapshot(s Snapshot) error {
 	l.enter()
 	defer l.leave()
 	p := image.Provenance{LastContainedOffset: s.LastContainedOffset, LastContainedEpoch: s.LastContainedEpoch, LastContainedLogTimeMs: s.LastContainedLogTime, BatchAligned: true}
+	if s.LastContainedOffset < 0 && len(s.Records) == 0 {
+		// A snapshot of no log at all: the empty image, with its provenance.
+		p = image.EmptyProvenance
+	}
 	i := 0
 	return l.loadSnapshot(p, fmt.Sprintf("snapshot %d-%d", s.LastContainedOffset+1, s.LastContainedEpoch), func() ([]record.Record, int64, error) {
 		if i > 0 {

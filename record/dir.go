@@ -1,6 +1,7 @@
 package record
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -34,8 +35,16 @@ const MetadataPartitionDir = "__cluster_metadata-0"
 // In Finished mode a batch cut short at the end of the last segment is
 // damage. In Follow mode it is ErrIncompleteTail, and when the last segment
 // is exhausted Next returns io.EOF but looks again on the next call, both for
-// more bytes and for the next segment (named after the next offset), so a
-// follower can keep calling Next.
+// more bytes and for the next segment (named after the next offset; for a
+// directory opened without segments, the one named after the start offset),
+// so a follower can keep calling Next. An empty active segment (as
+// UnifiedLog.roll leaves one) is waited on, never taken for its own
+// successor. A batch cut short in a segment that a later segment follows is
+// damage in both modes: Kafka appends only to the newest segment. Verify
+// tells a follower whether the directory still holds what it read (not
+// truncated, rewritten, deleted or replaced under it); the reader itself
+// never reopens the directory. The reader keeps one entry per segment it
+// moved to (a path), nothing per batch.
 type DirReader struct {
 	dir   string
 	mode  Mode
@@ -47,6 +56,12 @@ type DirReader struct {
 	cur   *SegmentReader
 	last  int64
 	err   error
+	// The last batch Next returned: its file, byte position, base offset
+	// and CRC, so that Verify can tell whether it is still there.
+	lastFile string
+	lastPos  int64
+	lastBase int64
+	lastCRC  uint32
 }
 
 // OpenDir opens the __cluster_metadata-0 directory at dir, choosing the
@@ -145,6 +160,9 @@ func (d *DirReader) Next() (*Batch, error) {
 				if d.mode == Follow && d.idx > 0 && d.followNext() {
 					continue
 				}
+				if d.mode == Follow && len(d.segs) == 0 && d.followFirst() {
+					continue
+				}
 				return nil, io.EOF
 			}
 			if err := d.open(d.segs[d.idx]); err != nil {
@@ -157,6 +175,7 @@ func (d *DirReader) Next() (*Batch, error) {
 				if d.mode == Follow && d.followNext() {
 					continue
 				}
+				d.cur.shrink()
 				return nil, io.EOF
 			}
 			// The next segment must begin where this one ended.
@@ -173,7 +192,7 @@ func (d *DirReader) Next() (*Batch, error) {
 		}
 		if err != nil {
 			if errors.Is(err, ErrIncompleteTail) {
-				return nil, err
+				return d.incompleteTail(err)
 			}
 			return nil, d.fail(err)
 		}
@@ -185,8 +204,177 @@ func (d *DirReader) Next() (*Batch, error) {
 				Err: fmt.Errorf("%w: the snapshot ends at offset %d, inside the batch at offsets %d..%d", ErrCorrupt, d.start, b.BaseOffset, b.LastOffset())})
 		}
 		d.last = b.LastOffset()
+		d.lastFile, d.lastPos, d.lastBase, d.lastCRC = d.cur.Name(), b.Position, b.BaseOffset, b.CRC
 		return b, nil
 	}
+}
+
+// incompleteTail handles a batch cut short at the end of the segment being
+// followed. Kafka appends only to the newest segment (UnifiedLog.append
+// writes to the active segment; roll makes a new one only after the last
+// append to the old one completed), so a tail cut short in a segment that
+// a later segment follows is damage, not an append in progress. The bytes
+// are read once more first: the batch may have been completed and the
+// segment rolled since the first read.
+func (d *DirReader) incompleteTail(err error) (*Batch, error) {
+	later := d.laterSegment()
+	if later == "" {
+		return nil, err
+	}
+	b, err := d.cur.Next()
+	if err == nil {
+		if b.LastOffset() < d.start {
+			return d.Next()
+		}
+		d.last = b.LastOffset()
+		d.lastFile, d.lastPos, d.lastBase, d.lastCRC = d.cur.Name(), b.Position, b.BaseOffset, b.CRC
+		return b, nil
+	}
+	var ce *CorruptionError
+	if errors.Is(err, ErrIncompleteTail) && errors.As(err, &ce) {
+		return nil, d.fail(&CorruptionError{File: ce.File, Position: ce.Position, Offset: ce.Offset,
+			Err: fmt.Errorf("%w: %v, but segment %s follows: a tail cut short that is not in the newest segment", ErrCorrupt, ce.Err, later)})
+	}
+	return nil, d.fail(err)
+}
+
+// laterSegment returns the name of a segment in the directory whose base
+// offset is above the current segment's, or "".
+func (d *DirReader) laterSegment() string {
+	if d.cur == nil {
+		return ""
+	}
+	ents, err := os.ReadDir(d.dir)
+	if err != nil {
+		return ""
+	}
+	for _, e := range ents {
+		if base, err := ParseSegmentName(e.Name()); err == nil && base > d.cur.BaseOffset() {
+			return e.Name()
+		}
+	}
+	return ""
+}
+
+// followFirst, for a directory that had no segment when it was opened,
+// takes the segment that begins at the start offset once it appears (the
+// segment UnifiedLog creates at the log start offset).
+func (d *DirReader) followFirst() bool {
+	p := filepath.Join(d.dir, SegmentName(d.start))
+	if _, err := os.Stat(p); err != nil {
+		return false
+	}
+	d.segs = append(d.segs, p)
+	d.files = append(d.files, filepath.Base(p))
+	return true
+}
+
+// ErrLogChanged is wrapped by the error Verify returns when the directory
+// no longer holds what the reader read: the segment being read was
+// truncated (UnifiedLog.truncateTo, as the raft client truncates a diverging
+// suffix), rewritten, deleted (retention after a snapshot,
+// UnifiedLog.deleteOldSegments; KafkaMetadataLog.truncateToLatestSnapshot)
+// or replaced, or segments appeared in a directory that had none where
+// the reader expects its first one. A follower reopens the directory.
+var ErrLogChanged = errors.New("the log changed under the reader")
+
+// Verify checks, in Follow mode, that the directory still holds what the
+// reader has read: that the segment being read is still the file at its
+// path, no shorter than the bytes read from it, and that the last batch
+// returned is still at its position with the same base offset and CRC. It
+// returns nil when it is, the reader's sticky error if it has one, or a
+// *CorruptionError wrapping ErrLogChanged naming the file, the byte
+// position and the offset. It costs a stat and a read of 21 bytes; a
+// follower calls it when Next has nothing new.
+func (d *DirReader) Verify() error {
+	if d.err != nil {
+		return d.err
+	}
+	if d.cur == nil {
+		if len(d.segs) > 0 || d.idx > 0 {
+			return nil
+		}
+		// No segment yet: the one expected is named after the start
+		// offset; any other means the directory was rewritten.
+		if _, err := os.Stat(d.dir); err != nil {
+			return &CorruptionError{File: d.dir, Position: 0, Offset: d.start, Err: fmt.Errorf("%w: %v", ErrLogChanged, err)}
+		}
+		if later := d.segmentOtherThan(SegmentName(d.start)); later != "" {
+			return &CorruptionError{File: filepath.Join(d.dir, later), Position: 0, Offset: d.start,
+				Err: fmt.Errorf("%w: segment %s appeared, the log continues at offset %d", ErrLogChanged, later, d.start)}
+		}
+		return nil
+	}
+	name := d.cur.Name()
+	pos := d.cur.Position()
+	changed := func(format string, args ...any) error {
+		return &CorruptionError{File: name, Position: pos, Offset: d.cur.NextOffset(), Err: fmt.Errorf("%w: "+format, append([]any{ErrLogChanged}, args...)...)}
+	}
+	st, err := os.Stat(name)
+	if err != nil {
+		return changed("segment no longer there: %v", err)
+	}
+	open, err := d.cur.f.Stat()
+	if err != nil {
+		return changed("%v", err)
+	}
+	if !os.SameFile(st, open) {
+		return changed("segment replaced by another file")
+	}
+	if st.Size() < pos {
+		return changed("segment truncated to %d bytes, below the %d bytes read", st.Size(), pos)
+	}
+	if pend := d.cur.pending(); len(pend) > 0 {
+		// Part of a batch read and waiting for the rest: it must still be
+		// in the file, or the reader would wait for a length that is no
+		// longer there.
+		if st.Size() < pos+int64(len(pend)) {
+			return changed("segment truncated to %d bytes, inside the %d bytes of a batch being read", st.Size(), len(pend))
+		}
+		n := min(len(pend), BatchHeaderSize)
+		buf := make([]byte, n)
+		if _, err := d.cur.f.ReadAt(buf, pos); err != nil || string(buf) != string(pend[:n]) {
+			return changed("the batch being appended at byte %d was rewritten", pos)
+		}
+	}
+	if d.lastFile == name {
+		var hdr [21]byte
+		if _, err := d.cur.f.ReadAt(hdr[:], d.lastPos); err != nil {
+			return changed("last batch read (offset %d at byte %d) no longer readable: %v", d.lastBase, d.lastPos, err)
+		}
+		base := int64(binary.BigEndian.Uint64(hdr[0:]))
+		crc := binary.BigEndian.Uint32(hdr[17:])
+		if base != d.lastBase || crc != d.lastCRC {
+			return changed("the batch at byte %d was rewritten (offset %d CRC %#08x, now offset %d CRC %#08x)", d.lastPos, d.lastBase, d.lastCRC, base, crc)
+		}
+	}
+	return nil
+}
+
+func (d *DirReader) segmentOtherThan(name string) string {
+	ents, err := os.ReadDir(d.dir)
+	if err != nil {
+		return ""
+	}
+	for _, e := range ents {
+		if _, err := ParseSegmentName(e.Name()); err == nil && e.Name() != name {
+			return e.Name()
+		}
+	}
+	return ""
+}
+
+// Position says where the reader stands: the file it reads (or the
+// directory before any segment), the byte position of the next batch in it
+// and the offset that batch must start at.
+func (d *DirReader) Position() (file string, pos int64, offset int64) {
+	if d.cur != nil {
+		return d.cur.Name(), d.cur.Position(), d.cur.NextOffset()
+	}
+	if d.idx > 0 && d.idx <= len(d.segs) {
+		return d.segs[d.idx-1], 0, d.last + 1
+	}
+	return d.dir, 0, d.last + 1
 }
 
 func (d *DirReader) open(path string) error {
@@ -209,6 +397,13 @@ func (d *DirReader) followNext() bool {
 		return false
 	}
 	next := d.cur.NextOffset()
+	if next <= d.cur.BaseOffset() {
+		// Nothing read from this segment yet: the segment named after the
+		// next offset is this one (an empty active segment, as
+		// UnifiedLog.roll leaves one). Kafka never rolls an empty segment,
+		// so there is nothing to switch to.
+		return false
+	}
 	p := filepath.Join(d.dir, SegmentName(next))
 	if p == d.segs[d.idx] {
 		return false // an empty segment: it ends where it begins, at its own name

@@ -169,6 +169,30 @@ func (r *BatchReader) Next() (*Batch, error) {
 	return b, nil
 }
 
+// release drops the buffers of a reader at the end of its input (nothing
+// unconsumed), so that a reader kept open holds no memory; a later Next
+// allocates again.
+func (r *BatchReader) release() {
+	if r.w != r.r0 {
+		return
+	}
+	r.buf, r.r0, r.w = nil, 0, 0
+	r.batch = Batch{}
+}
+
+// pending returns the bytes read and not yet consumed: part of a batch
+// still being appended, in Follow mode.
+func (r *BatchReader) pending() []byte { return r.buf[r.r0:r.w] }
+
+// shrink releases a buffer grown past minReadBuffer (for a batch larger
+// than it) once nothing is left unconsumed: a follower idle at the end of
+// the log then holds no more than minReadBuffer.
+func (r *BatchReader) shrink() {
+	if len(r.buf) > minReadBuffer {
+		r.release()
+	}
+}
+
 // fill reads until at least n unconsumed bytes are buffered or the input
 // ends (eof true). The buffer grows at most to twice what was actually read,
 // so a damaged length cannot make it allocate for bytes that do not exist.
@@ -245,7 +269,7 @@ func (r *BatchReader) fail(err error) error {
 // ErrIncompleteTail (not sticky) in Follow mode.
 func (r *BatchReader) short(what string) error {
 	if r.mode == Follow {
-		return &CorruptionError{File: r.name, Position: r.pos, Offset: r.offsetForError(), Err: ErrIncompleteTail}
+		return &CorruptionError{File: r.name, Position: r.pos, Offset: r.offsetForError(), Err: fmt.Errorf("%w: %s", ErrIncompleteTail, what)}
 	}
 	return r.fail(fmt.Errorf("%w: %s at the end of a finished file", ErrCorrupt, what))
 }

@@ -215,6 +215,9 @@ func (s *SnapshotReader) Next() (*Batch, error) {
 		if !s.footer {
 			return nil, s.br.failAt(ErrIncompleteSnapshot)
 		}
+		// Read to its end: the buffer (as large as the snapshot's largest
+		// batch, up to 8 MiB) is no longer needed by a reader kept open.
+		s.br.release()
 		return nil, io.EOF
 	}
 	if err != nil {

@@ -51,6 +51,10 @@ func (s *Simulator) RegisterBroker(spec BrokerSpec) error {
 	}
 	r := record.NewRegisterBrokerRecord()
 	r.BrokerID, r.IncarnationID = spec.ID, inc
+	// ClusterControlManager.registerBroker copies the request's rack: null
+	// for a broker without broker.rack (BrokerLifecycleManager sends
+	// rack.orNull), not the schema default "" that Default() sets.
+	r.Rack = nil
 	if spec.Rack != "" {
 		r.Rack = ptr(spec.Rack)
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/kmeta-go/kmeta/internal/dirload"
 	"github.com/kmeta-go/kmeta/internal/redact"
 	"github.com/kmeta-go/kmeta/publisher"
+	"github.com/kmeta-go/kmeta/publisher/dirfollow"
 	"github.com/kmeta-go/kmeta/record"
 )
 
@@ -30,8 +31,21 @@ func loadImage(path string) (*image.Image, error) {
 		img, err := dirload.Load(path)
 		return img, wrapLoadError(path, err, nil)
 	}
-	l := publisher.NewLoader(publisher.Options{})
+	l := publisher.NewLoader(publisher.Options{FaultHandler: func(*publisher.Loader, *publisher.Fault) {}})
 	defer l.Close()
+	// Records the loader skips are located and returned with the image.
+	skipped := &dirfollow.LoadError{Dir: path}
+	batchPos := int64(-1)
+	stop := l.WatchFaults(func(f *publisher.Fault) {
+		if f.Kind != publisher.FaultReplay && f.Kind != publisher.FaultApply && f.Kind != publisher.FaultControl {
+			return
+		}
+		skipped.Count++
+		if len(skipped.Problems) < 100 {
+			skipped.Problems = append(skipped.Problems, &dirfollow.RecordError{File: path, Position: batchPos, Offset: f.Offset, Err: f})
+		}
+	})
+	defer stop()
 	cache := publisher.NewCache("metadump")
 	if err := l.Install(cache); err != nil {
 		return nil, err
@@ -85,6 +99,7 @@ func loadImage(path string) (*image.Image, error) {
 			if err != nil {
 				return nil, err
 			}
+			batchPos = b.Position
 			if err := l.LoadRecordBatch(b); err != nil {
 				return nil, wrapLoadError(path, err, nil)
 			}
@@ -95,19 +110,49 @@ func loadImage(path string) (*image.Image, error) {
 		}
 		l.SetHighWatermark(next)
 	}
-	return cache.Load(), nil
+	img := cache.Load()
+	if img == nil {
+		img = l.Image()
+	}
+	if skipped.Count > 0 {
+		return img, skipped
+	}
+	return img, nil
 }
 
 // dumpImage prints the final image of path: as kmeta's JSON view (-image) or
 // as the records the writer path produces for it (-image-records), one
 // envelope line each, as Kafka's snapshot-records.jsonl.
+//
+// When the image loaded but records were skipped or a cut-short tail left
+// out, the image is printed, each of them is printed to stderr, and the
+// error says how many (nil with -skip-errors).
 func dumpImage(path string, o options, w io.Writer) error {
 	img, err := loadImage(path)
-	if err != nil {
+	var le *dirfollow.LoadError
+	if err != nil && (img == nil || !errors.As(err, &le)) {
 		return err
 	}
 	if o.imageRecords {
-		return image.WriteRecordsJSONL(w, img, image.WriteOptions{})
+		err = image.WriteRecordsJSONL(w, img, image.WriteOptions{})
+	} else {
+		err = image.WriteJSON(w, img, image.JSONOptions{Sensitive: redact.IsSensitive, Unredacted: o.unredacted, Indent: "  "})
 	}
-	return image.WriteJSON(w, img, image.JSONOptions{Sensitive: redact.IsSensitive, Unredacted: o.unredacted, Indent: "  "})
+	if err != nil || le == nil {
+		return err
+	}
+	stderr := o.stderr
+	if stderr == nil {
+		stderr = io.Discard
+	}
+	for _, p := range le.Problems {
+		fmt.Fprintln(stderr, "metadump: left out:", p)
+	}
+	if more := le.Count - len(le.Problems); more > 0 {
+		fmt.Fprintf(stderr, "metadump: left out: %d more\n", more)
+	}
+	if o.skipErrors {
+		return nil
+	}
+	return fmt.Errorf("%s: %d record(s) or bytes left out of the image (printed above; -skip-errors to exit 0)", path, le.Count)
 }

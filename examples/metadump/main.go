@@ -27,6 +27,7 @@
 //	-image-records print the records of the final image as the writer path
 //	              produces them (what a snapshot of it holds), one envelope
 //	              line each; compare as a multiset, the order is kmeta's
+//	-skip-errors  with -image: exit 0 although records were skipped
 //
 // The final image is built through kmeta's loader, as a broker builds it: a
 // directory from its latest snapshot and the log after it, a segment from its
@@ -52,6 +53,12 @@
 // record dump still prints a record of an unknown metadata.version level as
 // it is; a record of an unknown version or apiKey cannot be decoded, so the
 // dump stops there with the same error.
+//
+// With -image, a record that Kafka's replay rejects (the loader skips it, as
+// a broker does) and a batch cut short at the end of the log (left out, as
+// Kafka's log recovery truncates it) are each printed to stderr with file,
+// byte position, offset and reason after the image, and metadump exits with
+// status 1 unless -skip-errors is given.
 package main
 
 import (
@@ -76,6 +83,8 @@ func main() {
 type options struct {
 	control, batches, summary, unredacted bool
 	image, imageRecords                   bool
+	skipErrors                            bool
+	stderr                                io.Writer
 }
 
 func run(args []string, stdout, stderr io.Writer) int {
@@ -88,6 +97,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs.BoolVar(&o.unredacted, "unredacted", false, "print sensitive values instead of [redacted]")
 	fs.BoolVar(&o.image, "image", false, "print the final image as JSON (kmeta's own shape)")
 	fs.BoolVar(&o.imageRecords, "image-records", false, "print the records of the final image as the writer path produces them")
+	fs.BoolVar(&o.skipErrors, "skip-errors", false, "with -image: exit 0 even when records were skipped or a cut-short tail left out (each is still printed to stderr)")
+	o.stderr = stderr
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: metadump [flags] PATH  (a .log segment, a .checkpoint snapshot, bootstrap.checkpoint, or a metadata directory)")
 		fs.PrintDefaults()

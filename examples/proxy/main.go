@@ -60,6 +60,7 @@ import (
 	"github.com/kmeta-go/kmeta/image"
 	"github.com/kmeta-go/kmeta/image/answer"
 	"github.com/kmeta-go/kmeta/publisher"
+	"github.com/kmeta-go/kmeta/publisher/dirfollow"
 	"github.com/kmeta-go/kmeta/record"
 )
 
@@ -129,7 +130,11 @@ func run(args []string, ready chan<- net.Addr) error {
 			dir = filepath.Join(dir, record.MetadataPartitionDir) // a log directory holding the partition
 		}
 		if err := loadDir(loader, dir); err != nil {
-			return err
+			var le *dirfollow.LoadError
+			if !errors.As(err, &le) {
+				return err
+			}
+			log.Printf("proxy: %v", err) // loaded: serve it, the problems named
 		}
 		if *follow {
 			go func() {

@@ -72,7 +72,8 @@ func followDir(ctx context.Context, l *publisher.Loader, dir string) error {
 		case <-t.C:
 		}
 	}
-	return dirfollow.Follow(ctx, l, dir, dirfollow.Options{})
+	opts := dirfollow.Options{OnError: func(err error) { log.Printf("proxy: following %s: %v", dir, err) }}
+	return dirfollow.Follow(ctx, l, dir, opts)
 }
 
 // hasMetadataFiles reports whether dir holds a log segment or a finished

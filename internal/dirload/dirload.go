@@ -7,6 +7,7 @@
 package dirload
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 
@@ -17,7 +18,11 @@ import (
 )
 
 // Load reads dir, a __cluster_metadata-0 directory or the log directory that
-// holds one, and returns the image the loader publishes for it.
+// holds one, and returns the image the loader publishes for it. When the
+// directory loaded but something was left out (records the loader skipped,
+// a batch cut short at the end) it returns the image together with the
+// *dirfollow.LoadError that lists them. A directory with no record at all
+// gives the empty image.
 func Load(dir string) (*image.Image, error) {
 	if st, err := os.Stat(filepath.Join(dir, record.MetadataPartitionDir)); err == nil && st.IsDir() {
 		dir = filepath.Join(dir, record.MetadataPartitionDir)
@@ -28,8 +33,16 @@ func Load(dir string) (*image.Image, error) {
 	if err := l.Install(cache); err != nil {
 		return nil, err
 	}
-	if err := dirfollow.Load(l, dir); err != nil {
+	err := dirfollow.Load(l, dir)
+	var le *dirfollow.LoadError
+	if err != nil && !errors.As(err, &le) {
 		return nil, err
 	}
-	return cache.Load(), nil
+	img := cache.Load()
+	if img == nil {
+		// Nothing published: the directory holds no record (a loader
+		// publishes only once it has seen one, as MetadataLoader does).
+		img = l.Image()
+	}
+	return img, err
 }

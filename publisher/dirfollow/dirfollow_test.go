@@ -24,7 +24,7 @@ func topic(t *testing.T, name string, id byte) [][]byte {
 	tr := record.NewTopicRecord()
 	tr.Name, tr.TopicID = name, record.UUID{id}
 	pr := record.NewPartitionRecord()
-	pr.TopicID, pr.Leader, pr.LeaderEpoch, pr.PartitionEpoch = record.UUID{id}, 1, 0, 0
+	pr.TopicID, pr.PartitionID, pr.Leader, pr.LeaderEpoch, pr.PartitionEpoch = record.UUID{id}, 0, 1, 0, 0
 	pr.Replicas, pr.ISR = []int32{1}, []int32{1}
 	return [][]byte{value(t, tr), value(t, pr)}
 }

@@ -1,12 +1,19 @@
 package dirfollow_test
 
 import (
+	"context"
+	"errors"
 	"fmt"
+	"log"
 	"os"
+	"path/filepath"
+	"sort"
+	"time"
 
 	"github.com/kmeta-go/kmeta/delta/deltatest"
 	"github.com/kmeta-go/kmeta/publisher"
 	"github.com/kmeta-go/kmeta/publisher/dirfollow"
+	"github.com/kmeta-go/kmeta/record"
 )
 
 // Load a __cluster_metadata-0 directory into a loader as a broker does after
@@ -42,4 +49,101 @@ func ExampleLoad() {
 	// Output:
 	// brokers: 3 topics: 2
 	// same as the controller's image: true
+}
+
+// A record the loader skips (here a PartitionRecord whose TopicRecord is
+// not in the log, which Kafka's replay rejects) does not vanish: Load
+// publishes what loaded and returns a *LoadError naming file, byte position
+// and offset of each record left out.
+func ExampleLoadError() {
+	dir, err := os.MkdirTemp("", "kmeta-dirfollow")
+	if err != nil {
+		panic(err)
+	}
+	defer os.RemoveAll(dir)
+	seg, err := record.CreateSegment(dir, 0)
+	if err != nil {
+		panic(err)
+	}
+	pr := record.NewPartitionRecord()
+	pr.TopicID, pr.PartitionID, pr.Leader, pr.Replicas, pr.ISR = record.UUID{7}, 0, 1, []int32{1}, []int32{1}
+	v, _ := record.Append(nil, pr, pr.HighestVersion())
+	seg.AppendData(1, 1000, v)
+	seg.Close()
+
+	l := publisher.NewLoader(publisher.Options{FaultHandler: func(*publisher.Loader, *publisher.Fault) {}})
+	defer l.Close()
+	err = dirfollow.Load(l, dir)
+	var le *dirfollow.LoadError
+	if errors.As(err, &le) {
+		var re *dirfollow.RecordError
+		errors.As(le.Problems[0], &re)
+		fmt.Println("left out:", le.Count, "file:", filepath.Base(re.File), "byte:", re.Position, "offset:", re.Offset)
+	}
+	// Output:
+	// left out: 1 file: 00000000000000000000.log byte: 0 offset: 0
+}
+
+// Follow a live directory. Here the log's tail is truncated and rewritten
+// with another batch, as the raft client truncates an uncommitted suffix:
+// the follower goes back to what the rewritten log says.
+func ExampleFollow() {
+	dir, err := os.MkdirTemp("", "kmeta-follow")
+	if err != nil {
+		panic(err)
+	}
+	defer os.RemoveAll(dir)
+	// topicBatch is one batch at offset creating a topic with one partition.
+	topicBatch := func(offset int64, name string, id byte) []byte {
+		tr := record.NewTopicRecord()
+		tr.Name, tr.TopicID = name, record.UUID{id}
+		pr := record.NewPartitionRecord()
+		pr.TopicID, pr.PartitionID, pr.Leader, pr.Replicas, pr.ISR = tr.TopicID, 0, 1, []int32{1}, []int32{1}
+		b := record.NewBatchBuilder(offset, 1, 1000+offset)
+		b.AppendRecord(tr, tr.HighestVersion())
+		b.AppendRecord(pr, pr.HighestVersion())
+		data, _ := b.Build()
+		return data
+	}
+	seg := filepath.Join(dir, record.SegmentName(0))
+	first := topicBatch(0, "orders", 1)
+	os.WriteFile(seg, append(first, topicBatch(2, "uncommitted", 2)...), 0o644)
+
+	l := publisher.NewLoader(publisher.Options{})
+	defer l.Close()
+	cache := publisher.NewCache("cache")
+	l.Install(cache)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		// OnError receives each error (naming file, byte position and
+		// offset); with it, Follow keeps following and serving the last
+		// good image.
+		done <- dirfollow.Follow(ctx, l, dir, dirfollow.Options{Poll: time.Millisecond, OnError: func(err error) { log.Print(err) }})
+	}()
+	names := func() (out []string) {
+		for t := range cache.Load().Topics().All() {
+			out = append(out, t.Name())
+		}
+		sort.Strings(out)
+		return out
+	}
+	l.WaitForOffset(ctx, 3)
+	fmt.Println("topics:", names())
+
+	// Truncated after the first batch, then another batch appended.
+	os.WriteFile(seg, append(first, topicBatch(2, "payments", 3)...), 0o644)
+	for {
+		if _, ok := cache.Load().Topics().ByName("payments"); ok && cache.Load().Topics().Len() == 2 {
+			break
+		}
+		time.Sleep(time.Millisecond)
+	}
+	fmt.Println("topics:", names())
+	cancel()
+	fmt.Println(<-done)
+	// Output:
+	// topics: [orders uncommitted]
+	// topics: [orders payments]
+	// context canceled
 }
