@@ -49,11 +49,12 @@ func metadata(t *testing.T, addr string) *kmsg.MetadataResponse {
 	return mr
 }
 
-// TestAdvertiseEveryDirectoryState: `proxy -advertise -follow DIR` starts
-// and answers Metadata on every state a live node's directory passes
-// through (internal/kafkalog writes them as Kafka's log layer does): the
-// brokers and topics the directory holds, none for a directory with no
-// record yet.
+// TestAdvertiseEveryDirectoryState: `proxy -advertise DIR` starts and
+// answers Metadata on every state a live node's directory passes through
+// (internal/kafkalog writes them as Kafka's log layer does): the brokers and
+// topics the directory holds, none for a directory with no record yet. (With
+// -follow, a directory with no record yet is waited for instead, as a broker
+// waits for its first metadata: TestFollowWaitsForFirstImage.)
 func TestAdvertiseEveryDirectoryState(t *testing.T) {
 	states, err := kafkalog.BuildStates(t.TempDir())
 	if err != nil {
@@ -63,7 +64,7 @@ func TestAdvertiseEveryDirectoryState(t *testing.T) {
 		t.Run(s.Name, func(t *testing.T) {
 			ready := make(chan net.Addr, 1)
 			errc := make(chan error, 1)
-			go func() { errc <- run([]string{"-listen", "127.0.0.1:0", "-advertise", "-follow", s.Dir}, ready) }()
+			go func() { errc <- run([]string{"-listen", "127.0.0.1:0", "-advertise", s.Dir}, ready) }()
 			var addr net.Addr
 			select {
 			case addr = <-ready:
