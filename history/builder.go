@@ -527,14 +527,14 @@ func diffFields(a, b PartitionState) PartitionFields {
 func (b *Builder) partitionChanged(pos Position, r record.Record, name string, id record.UUID, before image.Partition, existed bool, after image.Partition) {
 	tp := TopicPartition{id, after.ID()}
 	prev := b.last[tp]
-	var bs PartitionState
+	bs := PartitionState{Leader: image.NoLeader, LeaderEpoch: -1, PartitionEpoch: -1}
 	if existed {
 		bs = stateOf(&before, prev)
 	}
 	as := stateOf(&after, bs)
 	changed := diffFields(bs, as)
 	if !existed {
-		changed = Created | diffFields(PartitionState{Leader: image.NoLeader}, as)
+		changed = Created | diffFields(bs, as)
 	}
 	if existed && !slices.Equal(before.AppendDirectories(nil), after.AppendDirectories(nil)) {
 		changed |= FieldDirectories

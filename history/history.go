@@ -202,7 +202,9 @@ type PartitionState struct {
 func (s PartitionState) Exists() bool { return s.Replicas != nil }
 
 // PartitionEvent is one record that changed a partition: the fields it
-// changed, and the registration before and after it.
+// changed, and the registration before and after it. Before a creation and
+// after a deletion the state does not exist (Exists is false; Leader,
+// LeaderEpoch and PartitionEpoch are -1 before a creation).
 type PartitionEvent struct {
 	At      Position
 	Changed PartitionFields
