@@ -209,3 +209,12 @@ func loadRange(ld *publisher.Loader, name string, b *record.Batch, from, to int6
 	}
 	return nil
 }
+
+// Contains reports whether the image at p holds a record at offset whose
+// batch was appended at appendTime (milliseconds).
+func (p Point) Contains(offset, appendTime int64) bool {
+	if p.byTime {
+		return appendTime <= p.time.UnixMilli()
+	}
+	return offset <= p.offset
+}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"sort"
@@ -36,9 +37,43 @@ func Read(path string, opts Options) (*History, error) {
 	return b.Finish(), err
 }
 
-// logFiles is what a path holds, in reading order: at most one snapshot (or
-// a bootstrap file), then segments.
-type logFiles struct {
+// OpenLog chooses the files to read for path as Read does (at nil: from as
+// far back as the files allow) or as ImageAt does (at an offset point: from
+// the latest snapshot at or before it; other points as nil). Close it when
+// done.
+func OpenLog(path string, at *Point) (*Log, error) {
+	if at != nil {
+		if o, ok := at.Offset(); ok && o != math.MaxInt64 {
+			return openLog(path, &o)
+		}
+	}
+	return openLog(path, nil)
+}
+
+// Snapshot returns the snapshot (or bootstrap file) the log starts from and
+// its path, nil if none. Read it before the batches.
+func (l *Log) Snapshot() (*record.SnapshotReader, string) { return l.snap, l.snapshot }
+
+// Segments returns the paths of the segments read, in order.
+func (l *Log) Segments() []string { return l.segments }
+
+// Start is the first log offset read from the segments.
+func (l *Log) Start() int64 { return l.start }
+
+// EachBatch calls fn with the base name of its file for every log batch
+// from Start on, in order, until fn returns false or an error. A batch cut
+// short at the end of the last segment is left out. The batch is valid
+// until fn returns.
+func (l *Log) EachBatch(fn func(file string, b *record.Batch) (bool, error)) error {
+	return l.eachBatch(fn)
+}
+
+// Close closes the snapshot.
+func (l *Log) Close() error { l.close(); return nil }
+
+// Log is the files of a path in reading order, as Read and ImageAt choose
+// them: at most one snapshot (or a bootstrap file), then segments.
+type Log struct {
 	snapshot  string // path of the snapshot or bootstrap file, if any
 	bootstrap bool
 	start     int64    // first log offset to read from the segments
@@ -47,7 +82,7 @@ type logFiles struct {
 	snapFile  *os.File // for bootstrap
 }
 
-func (l *logFiles) close() {
+func (l *Log) close() {
 	if l.snap != nil {
 		l.snap.Close()
 	}
@@ -74,12 +109,12 @@ func metadataDir(path string) string {
 // openLog chooses the files to read for path. With upTo set (time travel
 // to an offset), a directory starts from its latest snapshot that ends at
 // or before upTo+1; otherwise from the earliest start the files allow.
-func openLog(path string, upTo *int64) (*logFiles, error) {
+func openLog(path string, upTo *int64) (*Log, error) {
 	st, err := os.Stat(path)
 	if err != nil {
 		return nil, err
 	}
-	l := &logFiles{}
+	l := &Log{}
 	if !st.IsDir() {
 		name := filepath.Base(path)
 		switch {
@@ -199,7 +234,7 @@ func openLog(path string, upTo *int64) (*logFiles, error) {
 
 // feed hands the snapshot and the batches to b. stop, when set, is asked
 // before each log batch whether to stop.
-func (l *logFiles) feed(b *Builder, stop func(*record.Batch) bool) error {
+func (l *Log) feed(b *Builder, stop func(*record.Batch) bool) error {
 	if l.snap != nil {
 		// A bootstrap file holds the records a new cluster starts from
 		// (BootstrapDirectory.read): replayed like a snapshot.
@@ -217,7 +252,7 @@ func (l *logFiles) feed(b *Builder, stop func(*record.Batch) bool) error {
 
 // eachBatch calls fn for every log batch at or after l.start, in order,
 // until fn returns false or an error.
-func (l *logFiles) eachBatch(fn func(name string, b *record.Batch) (bool, error)) error {
+func (l *Log) eachBatch(fn func(name string, b *record.Batch) (bool, error)) error {
 	next := l.start
 	for i, p := range l.segments {
 		last := i == len(l.segments)-1

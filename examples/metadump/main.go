@@ -40,6 +40,18 @@
 // config schema), SCRAM salt, stored key, server key and iterations, and the
 // owner, requester, renewers and timestamps of delegation tokens.
 //
+// What happened to the cluster (package history):
+//
+//	-at OFFSET|TIME  time travel: with -image or -image-records the image as
+//	                 of that offset or RFC 3339 append time, else the records
+//	                 up to it (see at.go)
+//	-diff A B        what differs between the images of two sources, entity
+//	                 by entity; SOURCE@OFFSET|TIME is a point of a directory;
+//	                 exit 0 same, 1 different, 2 trouble (see diff.go)
+//	-check           replay with Kafka's rules: the first record Kafka's
+//	                 replay rejects, then broken invariants (see check.go)
+//	-json            JSON output for -diff and -check
+//
 // On damaged input everything before the damage is printed, then metadump
 // exits with status 1 and an error naming the file, the byte position and the
 // offset of the first bad batch.
@@ -67,6 +79,8 @@ func main() {
 type options struct {
 	control, batches, summary, unredacted bool
 	image, imageRecords                   bool
+	at                                    string // -at (at.go)
+	diff, check, json                     bool   // -diff (diff.go), -check (check.go)
 }
 
 func run(args []string, stdout, stderr io.Writer) int {
@@ -79,6 +93,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs.BoolVar(&o.unredacted, "unredacted", false, "print sensitive values instead of [redacted]")
 	fs.BoolVar(&o.image, "image", false, "print the final image as JSON (kmeta's own shape)")
 	fs.BoolVar(&o.imageRecords, "image-records", false, "print the records of the final image as the writer path produces them")
+	fs.StringVar(&o.at, "at", "", "time travel: the image or records as of this `OFFSET|RFC3339-TIME`")
+	fs.BoolVar(&o.diff, "diff", false, "print what differs between two sources: metadump -diff A B (SOURCE@OFFSET|TIME for one point of a directory)")
+	fs.BoolVar(&o.check, "check", false, "replay with Kafka's rules and report rejected records and broken invariants")
+	fs.BoolVar(&o.json, "json", false, "with -diff or -check: print JSON")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: metadump [flags] PATH  (a .log segment, a .checkpoint snapshot, bootstrap.checkpoint, or a metadata directory)")
 		fs.PrintDefaults()
@@ -86,15 +104,37 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
+	at, err := parseAt(o.at)
+	if err != nil {
+		fmt.Fprintln(stderr, "metadump:", err)
+		return 2
+	}
+	if o.diff {
+		if fs.NArg() != 2 {
+			fs.Usage()
+			return 2
+		}
+		w := bufio.NewWriter(stdout)
+		defer w.Flush()
+		return runDiff(fs.Arg(0), fs.Arg(1), at, o, w, stderr)
+	}
 	if fs.NArg() != 1 {
 		fs.Usage()
 		return 2
 	}
 	w := bufio.NewWriter(stdout)
-	var err error
-	if o.image || o.imageRecords {
+	if o.check {
+		defer w.Flush()
+		return runCheck(fs.Arg(0), o, w, stderr)
+	}
+	switch {
+	case at != nil && (o.image || o.imageRecords):
+		err = dumpImageAt(fs.Arg(0), *at, o, w)
+	case at != nil:
+		err = dumpAt(fs.Arg(0), *at, o, w)
+	case o.image || o.imageRecords:
 		err = dumpImage(fs.Arg(0), o, w)
-	} else {
+	default:
 		err = dump(fs.Arg(0), o, w)
 	}
 	if ferr := w.Flush(); err == nil {
