@@ -19,7 +19,7 @@ import (
 // A Builder is used by one goroutine.
 type Builder struct {
 	opts Options
-	lim  int
+	lim  int // 0: no limit
 	h    *History
 	chk  checker
 
@@ -274,7 +274,7 @@ func (b *Builder) Finish() *History {
 // slice holds twice as many, so that appends stay amortized O(1)).
 func push[T any](s []T, v T, lim int, dropped *int) []T {
 	s = append(s, v)
-	if len(s) >= 2*lim && lim > 0 {
+	if lim > 0 && len(s) >= 2*lim {
 		n := len(s) - lim
 		*dropped += n
 		s = append(s[:0:0], s[n:]...)
@@ -283,7 +283,7 @@ func push[T any](s []T, v T, lim int, dropped *int) []T {
 }
 
 func trim[T any](s []T, lim, dropped int) ([]T, int) {
-	if len(s) > lim {
+	if lim > 0 && len(s) > lim {
 		n := len(s) - lim
 		return slices.Clone(s[n:]), dropped + n
 	}

@@ -336,7 +336,7 @@ func (c *checker) fencedLeader(id int32) {
 	f := Finding{Rule: RuleFencedLeader, Severity: Warning, At: ev.At, Record: ev.Record, Partition: -1, Broker: id,
 		Message: fmt.Sprintf("broker %d is fenced (epoch %d) but still leads %d partitions: %s%s", id, ev.Epoch, len(c.leads[id]), strings.Join(names, ", "), more)}
 	if ev.Kind == BrokerRegistered {
-		f.Explanation = "the broker re-registered while it led them: its new registration starts fenced and Kafka's controller moves the leaderships only when the broker's old session expires or it is unfenced again (ClusterControlManager.registerBroker; Kafka 3.7+ moves them at once, ReplicationControlManager.handleBrokerUncleanShutdown)"
+		f.Explanation = "the broker re-registered (a new incarnation starts fenced) while it led them: Kafka 3.x writes the registration alone, so the leaderships stay until the broker is unfenced (ClusterControlManager.registerBroker); Kafka 4.x moves them first (ReplicationControlManager.handleBrokerShutdown)"
 		f.Severity = Info
 	}
 	c.add(f)

@@ -27,7 +27,7 @@ func (o Options) limit() int {
 	case o.Limit == 0:
 		return DefaultLimit
 	case o.Limit < 0:
-		return int(^uint(0) >> 1)
+		return 0 // no limit
 	}
 	return o.Limit
 }
