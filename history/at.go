@@ -103,10 +103,6 @@ func ImagesAt(path string, points ...Point) ([]*image.Image, error) {
 	defer l.close()
 	ld := publisher.NewLoader(publisher.Options{})
 	defer ld.Close()
-	cache := publisher.NewCache("history.ImagesAt")
-	if err := ld.Install(cache); err != nil {
-		return nil, err
-	}
 	last := int64(-1)
 	if l.snap != nil {
 		if o, ok := points[0].Offset(); ok && o < l.snap.LastContainedLogOffset() {
@@ -126,7 +122,10 @@ func ImagesAt(path string, points ...Point) ([]*image.Image, error) {
 			return err
 		}
 		ld.SetHighWatermark(last + 1)
-		out = append(out, cache.Load())
+		// The loader's newest image: what it publishes once caught up
+		// (inside an open transaction, the last one it published), also
+		// before it has seen a data record.
+		out = append(out, ld.Image())
 		return nil
 	}
 	i := 0
