@@ -67,6 +67,8 @@ func main() {
 type options struct {
 	control, batches, summary, unredacted bool
 	image, imageRecords                   bool
+	timeline, shell                       bool
+	out, commands                         string
 }
 
 func run(args []string, stdout, stderr io.Writer) int {
@@ -79,6 +81,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs.BoolVar(&o.unredacted, "unredacted", false, "print sensitive values instead of [redacted]")
 	fs.BoolVar(&o.image, "image", false, "print the final image as JSON (kmeta's own shape)")
 	fs.BoolVar(&o.imageRecords, "image-records", false, "print the records of the final image as the writer path produces them")
+	fs.BoolVar(&o.timeline, "timeline", false, "print what happened over the log: brokers, leaders, ISRs, raft epochs (with -o FILE.html: an HTML report)")
+	fs.StringVar(&o.out, "o", "", "with -timeline: write the HTML report to this file")
+	fs.BoolVar(&o.shell, "shell", false, "browse the image as kafka-metadata-shell does (ls, cd, cat, tree, find, at, diff, ...)")
+	fs.StringVar(&o.commands, "c", "", "with -shell: run these commands (separated by ';') and exit")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: metadump [flags] PATH  (a .log segment, a .checkpoint snapshot, bootstrap.checkpoint, or a metadata directory)")
 		fs.PrintDefaults()
@@ -89,6 +95,19 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if fs.NArg() != 1 {
 		fs.Usage()
 		return 2
+	}
+	if o.shell || o.timeline {
+		var err error
+		if o.shell {
+			err = runShell(fs.Arg(0), o.commands, o.unredacted, shellStdin, stdout)
+		} else {
+			err = runTimeline(fs.Arg(0), o.out, stdout)
+		}
+		if err != nil {
+			fmt.Fprintln(stderr, "metadump:", err)
+			return 1
+		}
+		return 0
 	}
 	w := bufio.NewWriter(stdout)
 	var err error
