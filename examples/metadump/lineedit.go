@@ -52,14 +52,14 @@ func (e *lineEditor) readLine() (string, error) {
 		tab := false
 		switch r {
 		case '\r', '\n':
-			fmt.Fprint(e.out, "\r\n")
+			fmt.Fprint(e.out, "\n")
 			return string(buf), nil
 		case 3: // Ctrl-C
-			fmt.Fprint(e.out, "^C\r\n")
+			fmt.Fprint(e.out, "^C\n")
 			return "", errInterrupted
 		case 4: // Ctrl-D
 			if len(buf) == 0 {
-				fmt.Fprint(e.out, "\r\n")
+				fmt.Fprint(e.out, "\n")
 				return "", io.EOF
 			}
 			if pos < len(buf) {
@@ -110,12 +110,12 @@ func (e *lineEditor) readLine() (string, error) {
 				if len([]rune(common)) > len([]rune(line[start:])) {
 					buf, pos = e.insert(buf, pos, start, common)
 				} else if lastTab {
-					fmt.Fprint(e.out, "\r\n")
+					fmt.Fprint(e.out, "\n")
 					names := make([]string, len(cands))
 					for i, c := range cands {
 						names[i] = strings.TrimSuffix(c, " ")
 					}
-					sh := &shell{out: crlf{e.out}, width: e.width()}
+					sh := &shell{out: e.out, width: e.width()}
 					sh.printEntries("", names)
 				}
 			default:
@@ -187,16 +187,6 @@ func (e *lineEditor) insert(buf []rune, pos, start int, word string) ([]rune, in
 	return nb, len(before) + len([]rune(word))
 }
 
-// crlf turns \n into \r\n for a terminal in raw mode.
-type crlf struct{ w io.Writer }
-
-func (c crlf) Write(p []byte) (int, error) {
-	if _, err := c.w.Write([]byte(strings.ReplaceAll(string(p), "\n", "\r\n"))); err != nil {
-		return 0, err
-	}
-	return len(p), nil
-}
-
 // interactive is InteractiveShell.runMainLoop: the banner, then one command
 // per line at the ">> " prompt until exit or end of input.
 func interactive(s *shell, in, out *os.File) error {
@@ -207,9 +197,9 @@ func interactive(s *shell, in, out *os.File) error {
 	defer restore()
 	w := bufio.NewWriter(out)
 	defer w.Flush()
-	s.out = crlf{w}
+	s.out = w
 	s.width = screenWidth(out)
-	fmt.Fprint(w, "[ Kafka Metadata Shell (kmeta) ]\r\n")
+	fmt.Fprint(w, "[ Kafka Metadata Shell (kmeta) ]\n")
 	ed := &lineEditor{in: bufio.NewReader(in), out: w, prompt: ">> ", complete: s.complete,
 		width: func() int { return screenWidth(out) }}
 	for !s.exit {
