@@ -40,6 +40,18 @@
 // config schema), SCRAM salt, stored key, server key and iterations, and the
 // owner, requester, renewers and timestamps of delegation tokens.
 //
+// What happened to the cluster (package history):
+//
+//	-at OFFSET|TIME  time travel: with -image or -image-records the image as
+//	                 of that offset or RFC 3339 append time, else the records
+//	                 up to it (see at.go)
+//	-diff A B        what differs between the images of two sources, entity
+//	                 by entity; SOURCE@OFFSET|TIME is a point of a directory;
+//	                 exit 0 same, 1 different, 2 trouble (see diff.go)
+//	-check           replay with Kafka's rules: the first record Kafka's
+//	                 replay rejects, then broken invariants (see check.go)
+//	-json            JSON output for -diff and -check
+//
 // On damaged input everything before the damage is printed, then metadump
 // exits with status 1 and an error naming the file, the byte position and the
 // offset of the first bad batch.
@@ -69,6 +81,8 @@ type options struct {
 	image, imageRecords                   bool
 	timeline, shell                       bool
 	out, commands                         string
+	at                                    string // -at (at.go)
+	diff, check, json                     bool   // -diff (diff.go), -check (check.go)
 }
 
 func run(args []string, stdout, stderr io.Writer) int {
@@ -85,12 +99,30 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&o.out, "o", "", "with -timeline: write the HTML report to this file")
 	fs.BoolVar(&o.shell, "shell", false, "browse the image as kafka-metadata-shell does (ls, cd, cat, tree, find, at, diff, ...)")
 	fs.StringVar(&o.commands, "c", "", "with -shell: run these commands (separated by ';') and exit")
+	fs.StringVar(&o.at, "at", "", "time travel: the image or records as of this `OFFSET|RFC3339-TIME`")
+	fs.BoolVar(&o.diff, "diff", false, "print what differs between two sources: metadump -diff A B (SOURCE@OFFSET|TIME for one point of a directory)")
+	fs.BoolVar(&o.check, "check", false, "replay with Kafka's rules and report rejected records and broken invariants")
+	fs.BoolVar(&o.json, "json", false, "with -diff or -check: print JSON")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: metadump [flags] PATH  (a .log segment, a .checkpoint snapshot, bootstrap.checkpoint, or a metadata directory)")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
 		return 2
+	}
+	at, err := parseAt(o.at)
+	if err != nil {
+		fmt.Fprintln(stderr, "metadump:", err)
+		return 2
+	}
+	if o.diff {
+		if fs.NArg() != 2 {
+			fs.Usage()
+			return 2
+		}
+		w := bufio.NewWriter(stdout)
+		defer w.Flush()
+		return runDiff(fs.Arg(0), fs.Arg(1), at, o, w, stderr)
 	}
 	if fs.NArg() != 1 {
 		fs.Usage()
@@ -110,10 +142,18 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return 0
 	}
 	w := bufio.NewWriter(stdout)
-	var err error
-	if o.image || o.imageRecords {
+	if o.check {
+		defer w.Flush()
+		return runCheck(fs.Arg(0), o, w, stderr)
+	}
+	switch {
+	case at != nil && (o.image || o.imageRecords):
+		err = dumpImageAt(fs.Arg(0), *at, o, w)
+	case at != nil:
+		err = dumpAt(fs.Arg(0), *at, o, w)
+	case o.image || o.imageRecords:
 		err = dumpImage(fs.Arg(0), o, w)
-	} else {
+	default:
 		err = dump(fs.Arg(0), o, w)
 	}
 	if ferr := w.Flush(); err == nil {

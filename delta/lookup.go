@@ -1,0 +1,46 @@
+package delta
+
+import (
+	"github.com/kmeta-go/kmeta/image"
+	"github.com/kmeta-go/kmeta/record"
+)
+
+// The lookups below read the delta's current view: the base image with
+// every record replayed so far laid over it, as the next Replay sees it
+// (Kafka's MetadataDelta read through its component deltas, e.g.
+// TopicsDelta.getTopic and ClusterDelta.broker). They let a caller that
+// replays record by record see what each record changed without applying.
+
+// Broker returns broker id's current registration, false if it is not
+// registered.
+func (d *Delta) Broker(id int32) (*image.Broker, bool) { return d.currentBroker(id) }
+
+// TopicID returns the id of the live topic named name.
+func (d *Delta) TopicID(name string) (record.UUID, bool) { return d.liveTopicID(name) }
+
+// Topic returns the name and the current partitions (in partition id
+// order) of live topic id. The slice is read-only and valid until the next
+// Replay; copy the partitions to keep them.
+func (d *Delta) Topic(id record.UUID) (name string, parts []image.Partition, ok bool) {
+	td, base, ok := d.liveTopic(id)
+	if !ok {
+		return "", nil, false
+	}
+	if td != nil {
+		return td.name, td.current(), true
+	}
+	return base.Name(), base.PartitionSlice(), true
+}
+
+// Partition returns partition p of live topic id as currently replayed.
+func (d *Delta) Partition(id record.UUID, p int32) (image.Partition, bool) {
+	_, parts, ok := d.Topic(id)
+	if !ok {
+		return image.Partition{}, false
+	}
+	i, ok := findPartition(parts, p)
+	if !ok {
+		return image.Partition{}, false
+	}
+	return parts[i], true
+}

@@ -1,0 +1,219 @@
+package history
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"time"
+
+	"github.com/kmeta-go/kmeta/image"
+	"github.com/kmeta-go/kmeta/publisher"
+	"github.com/kmeta-go/kmeta/record"
+)
+
+// Point is a point of a metadata log to travel to: an offset or an append
+// time.
+type Point struct {
+	offset int64
+	time   time.Time
+	byTime bool
+}
+
+// AtOffset is the point just after the record at offset: the image holds
+// every record at or before it.
+func AtOffset(offset int64) Point { return Point{offset: offset} }
+
+// AtTime is the point just after the last batch appended at or before t
+// (by the batch's append time, its maxTimestamp).
+func AtTime(t time.Time) Point { return Point{time: t, byTime: true} }
+
+// End is the point after the last record.
+func End() Point { return Point{offset: math.MaxInt64} }
+
+// ParsePoint reads a point as metadump's -at takes it: a decimal offset,
+// or an RFC 3339 time (2026-11-29T03:12:04Z, fractions of a second
+// allowed).
+func ParsePoint(s string) (Point, error) {
+	if o, err := strconv.ParseInt(s, 10, 64); err == nil {
+		if o < -1 {
+			return Point{}, fmt.Errorf("offset %d is negative", o)
+		}
+		return AtOffset(o), nil
+	}
+	t, err := time.Parse(time.RFC3339Nano, s)
+	if err != nil {
+		return Point{}, fmt.Errorf("%q is neither an offset nor an RFC 3339 time (2026-11-29T03:12:04Z)", s)
+	}
+	return AtTime(t), nil
+}
+
+// Offset returns the point's offset, false for a time point.
+func (p Point) Offset() (int64, bool) { return p.offset, !p.byTime }
+
+// Time returns the point's time, false for an offset point.
+func (p Point) Time() (time.Time, bool) { return p.time, p.byTime }
+
+func (p Point) String() string {
+	if p.byTime {
+		return p.time.UTC().Format(time.RFC3339Nano)
+	}
+	if p.offset == math.MaxInt64 {
+		return "end"
+	}
+	return strconv.FormatInt(p.offset, 10)
+}
+
+// after reports whether a batch lies wholly after the point.
+func (p Point) after(b *record.Batch) bool {
+	if p.byTime {
+		return b.AppendTime() > p.time.UnixMilli()
+	}
+	return b.BaseOffset > p.offset
+}
+
+// ImageAt returns the image of path (any source Read takes) as it was at
+// at: the image Kafka's loader publishes from the log cut just after the
+// point (publisher.Loader, transactions respected: inside an open
+// metadata transaction it is the image before it). A point past the end
+// gives the final image. A directory is read from its latest snapshot at
+// or before an offset point (from its earliest start for a time point),
+// then its segments; a point before what the files hold is an error.
+func ImageAt(path string, at Point) (*image.Image, error) {
+	imgs, err := ImagesAt(path, at)
+	if err != nil {
+		return nil, err
+	}
+	return imgs[0], nil
+}
+
+// ImagesAt returns the images at several points in one pass over the log.
+// The points must be in log order (offsets and times ascending).
+func ImagesAt(path string, points ...Point) ([]*image.Image, error) {
+	if len(points) == 0 {
+		return nil, nil
+	}
+	var upTo *int64
+	if o, ok := points[0].Offset(); ok && o != math.MaxInt64 {
+		upTo = &o
+	}
+	l, err := openLog(path, upTo)
+	if err != nil {
+		return nil, err
+	}
+	defer l.close()
+	ld := publisher.NewLoader(publisher.Options{})
+	defer ld.Close()
+	last := int64(-1)
+	if l.snap != nil {
+		if o, ok := points[0].Offset(); ok && o < l.snap.LastContainedLogOffset() {
+			return nil, fmt.Errorf("%s: cannot go back to offset %d: the snapshot already holds the log up to offset %d", l.snapshot, o, l.snap.LastContainedLogOffset())
+		}
+		if t, ok := points[0].Time(); ok && t.UnixMilli() < l.snap.LastContainedLogTimestamp() {
+			return nil, fmt.Errorf("%s: cannot go back to %s: the snapshot already holds the log up to %s", l.snapshot, points[0], time.UnixMilli(l.snap.LastContainedLogTimestamp()).UTC().Format(time.RFC3339Nano))
+		}
+		if err := ld.LoadSnapshotReader(l.snap); err != nil {
+			return nil, err
+		}
+		last = l.snap.LastContainedLogOffset()
+	}
+	out := make([]*image.Image, 0, len(points))
+	capture := func() error {
+		if err := ld.Commit(); err != nil {
+			return err
+		}
+		ld.SetHighWatermark(last + 1)
+		// The loader's newest image: what it publishes once caught up
+		// (inside an open transaction, the last one it published), also
+		// before it has seen a data record.
+		out = append(out, ld.Image())
+		return nil
+	}
+	i := 0
+	err = l.eachBatch(func(name string, b *record.Batch) (bool, error) {
+		from := b.BaseOffset
+		for i < len(points) {
+			if points[i].after(b) {
+				if err := capture(); err != nil {
+					return false, err
+				}
+				i++
+				continue
+			}
+			o, ok := points[i].Offset()
+			if !ok || o >= b.LastOffset() {
+				break
+			}
+			// The point cuts the batch: load its records up to o.
+			if o >= from {
+				if err := loadRange(ld, name, b, from, o); err != nil {
+					return false, err
+				}
+				last, from = o, o+1
+			}
+			if err := capture(); err != nil {
+				return false, err
+			}
+			i++
+		}
+		if i == len(points) {
+			return false, nil
+		}
+		if from == b.BaseOffset {
+			if err := ld.LoadRecordBatch(b); err != nil {
+				return false, fmt.Errorf("%s: %w", name, err)
+			}
+		} else if err := loadRange(ld, name, b, from, b.LastOffset()); err != nil {
+			return false, err
+		}
+		last = b.LastOffset()
+		return true, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	for ; i < len(points); i++ {
+		if err := capture(); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// loadRange loads the records of b from offset from to offset to.
+func loadRange(ld *publisher.Loader, name string, b *record.Batch, from, to int64) error {
+	mb := publisher.Batch{BaseOffset: from, Epoch: b.PartitionLeaderEpoch, AppendTime: b.AppendTime()}
+	for _, e := range b.Entries {
+		if e.Offset < from || e.Offset > to {
+			continue
+		}
+		if b.IsControl() {
+			c, err := e.DecodeControl()
+			if err != nil {
+				return fmt.Errorf("%s: control record at offset %d: %w", name, e.Offset, err)
+			}
+			mb.Control = append(mb.Control, c)
+			continue
+		}
+		r, _, err := e.Decode()
+		if err != nil {
+			return fmt.Errorf("%s: record at offset %d: %w", name, e.Offset, err)
+		}
+		mb.Records = append(mb.Records, r)
+	}
+	if len(mb.Records)+len(mb.Control) == 0 {
+		return nil
+	}
+	if err := ld.LoadBatch(mb); err != nil {
+		return fmt.Errorf("%s: %w", name, err)
+	}
+	return nil
+}
+
+// Contains reports whether the image at p holds a record at offset whose
+// batch was appended at appendTime (milliseconds).
+func (p Point) Contains(offset, appendTime int64) bool {
+	if p.byTime {
+		return appendTime <= p.time.UnixMilli()
+	}
+	return offset <= p.offset
+}

@@ -1,0 +1,722 @@
+package history
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+
+	"github.com/kmeta-go/kmeta/delta"
+	"github.com/kmeta-go/kmeta/image"
+	"github.com/kmeta-go/kmeta/record"
+)
+
+// Builder gathers a History from batches handed to it in log order: a
+// snapshot first if the log starts from one (LoadSnapshot), then log
+// batches (AddBatch). Read does this for files and directories; use a
+// Builder for batches from elsewhere (a live follower, a test).
+//
+// A Builder is used by one goroutine.
+type Builder struct {
+	opts Options
+	lim  int // 0: no limit
+	h    *History
+	chk  checker
+
+	cur   *image.Image // the image after the last applied unit
+	d     *delta.Delta // records since cur
+	dirty bool         // d holds accepted records that change something
+	batch int          // number of the batch being read (1-based)
+
+	// an open metadata transaction (KIP-868)
+	inTx    bool
+	txBase  *image.Image
+	pending []func() // the transaction's events, run at its end
+
+	// per partition, the last state (shares slices between events)
+	last map[TopicPartition]PartitionState
+	// per topic, the batch number of its creation
+	created map[record.UUID]int
+	// per topic, the batch number of its last growth
+	grown map[record.UUID]int
+	// per broker, its open interval state
+	brokerState map[int32]brokerNow
+
+	lastPos Position
+	started bool
+	err     error
+}
+
+type brokerNow struct {
+	state BrokerState
+	epoch int64
+}
+
+// NewBuilder returns an empty builder.
+func NewBuilder(opts Options) *Builder {
+	b := &Builder{
+		opts: opts,
+		lim:  opts.limit(),
+		h: &History{
+			brokers:    map[int32]*BrokerHistory{},
+			partitions: map[TopicPartition]*PartitionHistory{},
+			topics:     map[record.UUID]*TopicHistory{},
+		},
+		cur:         image.Empty(),
+		last:        map[TopicPartition]PartitionState{},
+		created:     map[record.UUID]int{},
+		grown:       map[record.UUID]int{},
+		brokerState: map[int32]brokerNow{},
+	}
+	b.d = delta.New(b.cur)
+	b.chk.init(b)
+	return b
+}
+
+// Image is the image of everything accepted so far (an open transaction
+// excluded).
+func (b *Builder) Image() (*image.Image, error) {
+	if err := b.apply(); err != nil {
+		return nil, err
+	}
+	if b.inTx {
+		return b.txBase, nil
+	}
+	return b.cur, nil
+}
+
+func (b *Builder) apply() error {
+	if !b.dirty {
+		return nil
+	}
+	p := image.Provenance{LastContainedOffset: b.lastPos.Offset, LastContainedEpoch: b.lastPos.RaftEpoch, LastContainedLogTimeMs: b.lastPos.AppendTime}
+	img, err := b.d.Apply(p)
+	if err != nil {
+		return fmt.Errorf("history: applying records up to offset %d: %w", b.lastPos.Offset, err)
+	}
+	b.cur, b.d, b.dirty = img, delta.New(img), false
+	return nil
+}
+
+func (b *Builder) file(name string) {
+	if n := len(b.h.Files); n == 0 || b.h.Files[n-1] != name {
+		b.h.Files = append(b.h.Files, name)
+	}
+}
+
+func (b *Builder) at(pos Position) {
+	if !b.started {
+		b.h.First, b.started = pos, true
+	}
+	b.lastPos = pos
+	b.h.Last = pos
+}
+
+// LoadSnapshot reads every batch of a snapshot (file is its base name) and
+// loads it as Kafka's MetadataLoader.loadSnapshot does: whatever the
+// snapshot does not re-assert is deleted. Its records' positions carry the
+// snapshot's last contained offset, epoch and timestamp.
+func (b *Builder) LoadSnapshot(file string, s *record.SnapshotReader) error {
+	if b.err != nil {
+		return b.err
+	}
+	if err := b.apply(); err != nil {
+		return err
+	}
+	if b.inTx {
+		// A snapshot replaces the log, an open transaction included.
+		b.abortTx(Position{File: file, Offset: s.LastContainedLogOffset(), Snapshot: true})
+	}
+	b.file(file)
+	pos := Position{File: file, Offset: s.LastContainedLogOffset(), AppendTime: s.LastContainedLogTimestamp(), RaftEpoch: s.LastContainedLogEpoch(), Snapshot: true}
+	before := b.cur
+	b.d = delta.NewSnapshot(b.cur)
+	b.batch++
+	for {
+		batch, err := s.Next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			b.err = err
+			return err
+		}
+		b.h.Batches++
+		b.h.Records += len(batch.Entries)
+		if batch.IsControl() {
+			// Header, footer, and in Kafka 3.9+ the KRaftVersion and
+			// Voters records of the snapshot.
+			for _, e := range batch.Entries {
+				if c, err := e.DecodeControl(); err == nil {
+					if v, ok := c.(*record.VotersRecord); ok {
+						b.chk.votersRecord(pos, v)
+					}
+				}
+			}
+			continue
+		}
+		for _, e := range batch.Entries {
+			r, _, err := e.Decode()
+			if err != nil {
+				b.err = fmt.Errorf("%s: record at offset %d: %w", file, e.Offset, err)
+				return b.err
+			}
+			b.at(pos)
+			b.replay(pos, r)
+		}
+	}
+	b.d.FinishSnapshot()
+	b.dirty = true
+	if err := b.apply(); err != nil {
+		b.err = err
+		return err
+	}
+	b.snapshotDeletions(pos, before, b.cur)
+	b.chk.commit(pos)
+	return nil
+}
+
+// snapshotDeletions records what a snapshot dropped from the image before
+// it: topics it did not re-assert, brokers it did not register.
+func (b *Builder) snapshotDeletions(pos Position, before, after *image.Image) {
+	for t := range before.Topics().All() {
+		if _, ok := after.Topics().ByID(t.ID()); ok {
+			continue
+		}
+		parts := make([]image.Partition, 0, t.NumPartitions())
+		for p := range t.Partitions() {
+			parts = append(parts, *p)
+		}
+		b.topicDeleted(pos, nil, t.ID(), t.Name(), parts)
+	}
+	for br := range before.Cluster().Brokers() {
+		if _, ok := after.Cluster().Broker(br.ID()); !ok {
+			b.brokerEvent(pos, nil, br.ID(), BrokerUnregistered, br.Epoch(), StateUnregistered)
+		}
+	}
+}
+
+// AddBatch replays one log batch (file is the base name of the file it
+// came from). Control batches record raft leader changes. A record the
+// replay rejects is kept as a Rejection and skipped; AddBatch returns an
+// error only for a record that does not decode, and then refuses more
+// input.
+func (b *Builder) AddBatch(file string, batch *record.Batch) error {
+	if b.err != nil {
+		return b.err
+	}
+	b.file(file)
+	b.batch++
+	b.h.Batches++
+	b.h.Records += len(batch.Entries)
+	pos := Position{File: file, AppendTime: batch.AppendTime(), RaftEpoch: batch.PartitionLeaderEpoch}
+	if batch.IsControl() {
+		for _, e := range batch.Entries {
+			pos.Offset = e.Offset
+			b.at(pos)
+			c, err := e.DecodeControl()
+			if err != nil {
+				// Kafka's loader skips control records it cannot read;
+				// offsets advance.
+				continue
+			}
+			b.control(pos, c)
+		}
+		return nil
+	}
+	for _, e := range batch.Entries {
+		pos.Offset = e.Offset
+		r, _, err := e.Decode()
+		if err != nil {
+			b.err = fmt.Errorf("%s: record at offset %d: %w", file, e.Offset, err)
+			return b.err
+		}
+		b.at(pos)
+		b.replay(pos, r)
+	}
+	if !b.inTx {
+		if err := b.apply(); err != nil {
+			b.err = err
+			return err
+		}
+		b.chk.commit(pos)
+	}
+	return nil
+}
+
+// Finish closes the open intervals at the last position, runs the
+// end-of-log checks and returns the history. The builder must not be used
+// afterwards.
+func (b *Builder) Finish() *History {
+	h := b.h
+	for _, bh := range h.brokers {
+		if n := len(bh.Intervals); n > 0 && bh.Intervals[n-1].Open {
+			bh.Intervals[n-1].To = b.lastPos
+		}
+		bh.Events, bh.Dropped = trim(bh.Events, b.lim, bh.Dropped)
+		bh.Intervals, bh.Dropped = trim(bh.Intervals, b.lim, bh.Dropped)
+	}
+	for _, p := range h.partitions {
+		p.Events, p.Dropped = trim(p.Events, b.lim, p.Dropped)
+	}
+	for _, t := range h.topics {
+		t.Events, t.Dropped = trim(t.Events, b.lim, t.Dropped)
+	}
+	h.Changes, h.DroppedChanges = trim(h.Changes, b.lim, h.DroppedChanges)
+	h.RaftLeaders, h.DroppedRaftLeaders = trim(h.RaftLeaders, b.lim, h.DroppedRaftLeaders)
+	h.Rejections, h.DroppedRejections = trim(h.Rejections, b.lim, h.DroppedRejections)
+	b.chk.finish(b.lastPos)
+	h.Findings, h.DroppedFindings = trim(h.Findings, b.lim, h.DroppedFindings)
+	return h
+}
+
+// push appends v to s, keeping at most lim entries (compacting once the
+// slice holds twice as many, so that appends stay amortized O(1)).
+func push[T any](s []T, v T, lim int, dropped *int) []T {
+	s = append(s, v)
+	if lim > 0 && len(s) >= 2*lim {
+		n := len(s) - lim
+		*dropped += n
+		s = append(s[:0:0], s[n:]...)
+	}
+	return s
+}
+
+func trim[T any](s []T, lim, dropped int) ([]T, int) {
+	if lim > 0 && len(s) > lim {
+		n := len(s) - lim
+		return slices.Clone(s[n:]), dropped + n
+	}
+	return s, dropped
+}
+
+// emit runs fn now, or at the end of the open transaction.
+func (b *Builder) emit(fn func()) {
+	if b.inTx {
+		b.pending = append(b.pending, fn)
+		return
+	}
+	fn()
+}
+
+func (b *Builder) control(pos Position, c record.ControlRecord) {
+	switch c := c.(type) {
+	case *record.LeaderChangeMessage:
+		rl := RaftLeader{At: pos, LeaderID: c.LeaderID, Epoch: pos.RaftEpoch}
+		for _, v := range c.Voters {
+			rl.Voters = append(rl.Voters, v.VoterID)
+		}
+		b.h.RaftLeaders = push(b.h.RaftLeaders, rl, b.lim, &b.h.DroppedRaftLeaders)
+		b.chk.leaderChange(pos, c)
+	case *record.VotersRecord:
+		b.chk.votersRecord(pos, c)
+	}
+}
+
+func (b *Builder) reject(pos Position, r record.Record, err error) {
+	rej := Rejection{At: pos, Record: b.redacted(r), Err: err}
+	b.h.Rejections = push(b.h.Rejections, rej, b.lim, &b.h.DroppedRejections)
+	b.chk.rejected(rej)
+}
+
+// replay replays one data record and records what it changed.
+func (b *Builder) replay(pos Position, r record.Record) {
+	switch r := r.(type) {
+	case *record.BeginTransactionRecord:
+		if err := b.apply(); err != nil {
+			b.reject(pos, r, err)
+			return
+		}
+		name := ""
+		if r.Name != nil {
+			name = *r.Name
+		}
+		b.inTx, b.txBase, b.pending = true, b.cur, nil
+		b.change(pos, r, ChangeTransaction, name, "begin")
+		return
+	case *record.EndTransactionRecord:
+		if !b.inTx {
+			return
+		}
+		b.inTx = false
+		for _, fn := range b.pending {
+			fn()
+		}
+		b.pending = nil
+		b.change(pos, r, ChangeTransaction, "", "end")
+		return
+	case *record.AbortTransactionRecord:
+		if b.inTx {
+			b.abortTx(pos)
+		}
+		b.change(pos, r, ChangeTransaction, "", "abort")
+		return
+	case *record.PartitionRecord:
+		before, existed := b.d.Partition(r.TopicID, r.PartitionID)
+		if err := b.d.Replay(r); err != nil {
+			b.reject(pos, r, err)
+			return
+		}
+		b.dirty = true
+		name, _, _ := b.d.Topic(r.TopicID)
+		after, _ := b.d.Partition(r.TopicID, r.PartitionID)
+		b.partitionChanged(pos, r, name, r.TopicID, before, existed, after)
+		if !existed {
+			b.partitionAdded(pos, r, r.TopicID)
+		}
+		return
+	case *record.PartitionChangeRecord:
+		before, existed := b.d.Partition(r.TopicID, r.PartitionID)
+		if err := b.d.Replay(r); err != nil {
+			b.reject(pos, r, err)
+			return
+		}
+		b.dirty = true
+		name, _, _ := b.d.Topic(r.TopicID)
+		after, _ := b.d.Partition(r.TopicID, r.PartitionID)
+		b.partitionChanged(pos, r, name, r.TopicID, before, existed, after)
+		return
+	case *record.TopicRecord:
+		if err := b.d.Replay(r); err != nil {
+			b.reject(pos, r, err)
+			return
+		}
+		b.dirty = true
+		b.topicCreated(pos, r)
+		return
+	case *record.RemoveTopicRecord:
+		name, parts, _ := b.d.Topic(r.TopicID)
+		parts = slices.Clone(parts)
+		if err := b.d.Replay(r); err != nil {
+			b.reject(pos, r, err)
+			return
+		}
+		b.dirty = true
+		b.topicDeleted(pos, r, r.TopicID, name, parts)
+		return
+	case *record.ClearElrRecord:
+		b.replayClearELR(pos, r)
+		return
+	case *record.RegisterBrokerRecord, *record.UnregisterBrokerRecord, *record.FenceBrokerRecord,
+		*record.UnfenceBrokerRecord, *record.BrokerRegistrationChangeRecord:
+		b.replayBroker(pos, r)
+		return
+	}
+	if err := b.d.Replay(r); err != nil {
+		b.reject(pos, r, err)
+		return
+	}
+	switch r.(type) {
+	case *record.NoOpRecord:
+		return
+	}
+	b.dirty = true
+	b.otherChange(pos, r)
+}
+
+func (b *Builder) abortTx(pos Position) {
+	b.h.Aborted += len(b.pending)
+	b.inTx, b.pending = false, nil
+	b.cur, b.d, b.dirty = b.txBase, delta.New(b.txBase), false
+	// The tracked partition states may hold the aborted records' results:
+	// re-read them from the image.
+	for tp := range b.last {
+		if p, ok := b.cur.Topics().Partition(tp.TopicID, tp.Partition); ok {
+			b.last[tp] = stateOf(p, b.last[tp])
+		} else {
+			delete(b.last, tp)
+		}
+	}
+}
+
+func (b *Builder) replayClearELR(pos Position, r *record.ClearElrRecord) {
+	var ids []record.UUID
+	if r.TopicName != "" {
+		if id, ok := b.d.TopicID(r.TopicName); ok {
+			ids = append(ids, id)
+		}
+	} else {
+		for id := range b.h.topics {
+			if _, _, ok := b.d.Topic(id); ok {
+				ids = append(ids, id)
+			}
+		}
+	}
+	type snap struct {
+		name  string
+		parts []image.Partition
+	}
+	befores := make([]snap, len(ids))
+	for i, id := range ids {
+		name, parts, _ := b.d.Topic(id)
+		befores[i] = snap{name, slices.Clone(parts)}
+	}
+	if err := b.d.Replay(r); err != nil {
+		b.reject(pos, r, err)
+		return
+	}
+	b.dirty = true
+	for i, id := range ids {
+		for _, before := range befores[i].parts {
+			after, ok := b.d.Partition(id, before.ID())
+			if ok && !after.Equal(&before) {
+				b.partitionChanged(pos, r, befores[i].name, id, before, true, after)
+			}
+		}
+	}
+}
+
+func stateOf(p *image.Partition, prev PartitionState) PartitionState {
+	s := PartitionState{Leader: p.Leader(), LeaderEpoch: p.LeaderEpoch(), PartitionEpoch: p.PartitionEpoch(), LeaderRecoveryState: p.LeaderRecoveryState()}
+	s.Replicas = reuse(prev.Replicas, p.AppendReplicas(nil))
+	if s.Replicas == nil {
+		s.Replicas = []int32{}
+	}
+	s.ISR = reuse(prev.ISR, p.AppendISR(nil))
+	s.ELR = reuse(prev.ELR, p.AppendELR(nil))
+	s.LastKnownELR = reuse(prev.LastKnownELR, p.AppendLastKnownELR(nil))
+	s.Adding = reuse(prev.Adding, p.AppendAddingReplicas(nil))
+	s.Removing = reuse(prev.Removing, p.AppendRemovingReplicas(nil))
+	return s
+}
+
+// reuse returns prev when it holds the same ids as cur, so that events
+// share unchanged lists.
+func reuse(prev, cur []int32) []int32 {
+	if slices.Equal(prev, cur) && (prev != nil || len(cur) == 0) {
+		return prev
+	}
+	return cur
+}
+
+func diffFields(a, b PartitionState) PartitionFields {
+	var f PartitionFields
+	if a.Leader != b.Leader {
+		f |= FieldLeader
+	}
+	if a.LeaderEpoch != b.LeaderEpoch {
+		f |= FieldLeaderEpoch
+	}
+	if a.PartitionEpoch != b.PartitionEpoch {
+		f |= FieldPartitionEpoch
+	}
+	if a.LeaderRecoveryState != b.LeaderRecoveryState {
+		f |= FieldRecoveryState
+	}
+	if !slices.Equal(a.Replicas, b.Replicas) {
+		f |= FieldReplicas
+	}
+	if !slices.Equal(a.ISR, b.ISR) {
+		f |= FieldISR
+	}
+	if !slices.Equal(a.ELR, b.ELR) {
+		f |= FieldELR
+	}
+	if !slices.Equal(a.LastKnownELR, b.LastKnownELR) {
+		f |= FieldLastKnownELR
+	}
+	if !slices.Equal(a.Adding, b.Adding) {
+		f |= FieldAdding
+	}
+	if !slices.Equal(a.Removing, b.Removing) {
+		f |= FieldRemoving
+	}
+	return f
+}
+
+func (b *Builder) partitionChanged(pos Position, r record.Record, name string, id record.UUID, before image.Partition, existed bool, after image.Partition) {
+	tp := TopicPartition{id, after.ID()}
+	prev := b.last[tp]
+	bs := PartitionState{Leader: image.NoLeader, LeaderEpoch: -1, PartitionEpoch: -1}
+	if existed {
+		bs = stateOf(&before, prev)
+	}
+	as := stateOf(&after, bs)
+	changed := diffFields(bs, as)
+	if !existed {
+		changed = Created | diffFields(bs, as)
+	}
+	if existed && !slices.Equal(before.AppendDirectories(nil), after.AppendDirectories(nil)) {
+		changed |= FieldDirectories
+	}
+	b.last[tp] = as
+	ev := PartitionEvent{At: pos, Changed: changed, Before: bs, After: as, Record: r}
+	b.emit(func() {
+		ph := b.partitionHistory(tp, name)
+		if existed && changed&FieldLeader != 0 {
+			ph.LeaderChanges++
+		}
+		if ev.ISRShrank() {
+			ph.ISRShrinks++
+		}
+		ph.Events = push(ph.Events, ev, b.lim, &ph.Dropped)
+		b.chk.partition(ph, &ph.Events[len(ph.Events)-1])
+	})
+}
+
+func (b *Builder) partitionHistory(tp TopicPartition, name string) *PartitionHistory {
+	ph, ok := b.h.partitions[tp]
+	if !ok {
+		ph = &PartitionHistory{Topic: name, TopicID: tp.TopicID, Partition: tp.Partition}
+		b.h.partitions[tp] = ph
+	}
+	return ph
+}
+
+func (b *Builder) topicHistory(id record.UUID, name string) *TopicHistory {
+	th, ok := b.h.topics[id]
+	if !ok {
+		th = &TopicHistory{Name: name, ID: id}
+		b.h.topics[id] = th
+	}
+	return th
+}
+
+func (b *Builder) topicCreated(pos Position, r *record.TopicRecord) {
+	b.created[r.TopicID] = b.batch
+	b.emit(func() {
+		th := b.topicHistory(r.TopicID, r.Name)
+		th.Events = push(th.Events, TopicEvent{At: pos, Kind: TopicCreated, Record: r}, b.lim, &th.Dropped)
+	})
+}
+
+// partitionAdded counts a new partition into its topic's creation (same
+// batch) or growth event.
+func (b *Builder) partitionAdded(pos Position, r *record.PartitionRecord, id record.UUID) {
+	name, parts, _ := b.d.Topic(id)
+	n := len(parts)
+	sameBatch := b.created[id] == b.batch
+	batch := b.batch
+	b.emit(func() {
+		th := b.topicHistory(id, name)
+		if k := len(th.Events); k > 0 {
+			last := &th.Events[k-1]
+			if (last.Kind == TopicCreated && sameBatch) || (last.Kind == TopicGrown && b.grown[id] == batch) {
+				last.Partitions = n
+				return
+			}
+		}
+		th.Events = push(th.Events, TopicEvent{At: pos, Kind: TopicGrown, Partitions: n, Record: r}, b.lim, &th.Dropped)
+		b.grown[id] = batch
+	})
+}
+
+func (b *Builder) topicDeleted(pos Position, r record.Record, id record.UUID, name string, parts []image.Partition) {
+	for i := range parts {
+		tp := TopicPartition{id, parts[i].ID()}
+		bs := stateOf(&parts[i], b.last[tp])
+		delete(b.last, tp)
+		ev := PartitionEvent{At: pos, Changed: Deleted, Before: bs, Record: r}
+		b.emit(func() {
+			ph := b.partitionHistory(tp, name)
+			ph.Events = push(ph.Events, ev, b.lim, &ph.Dropped)
+			b.chk.partition(ph, &ph.Events[len(ph.Events)-1])
+		})
+	}
+	delete(b.created, id)
+	b.emit(func() {
+		th := b.topicHistory(id, name)
+		th.Events = push(th.Events, TopicEvent{At: pos, Kind: TopicDeleted, Record: r}, b.lim, &th.Dropped)
+	})
+}
+
+func brokerStateOf(br *image.Broker) BrokerState {
+	switch {
+	case br == nil:
+		return StateUnregistered
+	case br.Fenced():
+		return StateFenced
+	case br.InControlledShutdown():
+		return StateShuttingDown
+	}
+	return StateUnfenced
+}
+
+func (b *Builder) replayBroker(pos Position, r record.Record) {
+	var id int32
+	switch r := r.(type) {
+	case *record.RegisterBrokerRecord:
+		id = r.BrokerID
+	case *record.UnregisterBrokerRecord:
+		id = r.BrokerID
+	case *record.FenceBrokerRecord:
+		id = r.ID
+	case *record.UnfenceBrokerRecord:
+		id = r.ID
+	case *record.BrokerRegistrationChangeRecord:
+		id = r.BrokerID
+	}
+	before, _ := b.d.Broker(id)
+	if err := b.d.Replay(r); err != nil {
+		b.reject(pos, r, err)
+		return
+	}
+	b.dirty = true
+	after, ok := b.d.Broker(id)
+	if !ok {
+		after = nil
+	}
+	st := brokerStateOf(after)
+	var epoch int64
+	if after != nil {
+		epoch = after.Epoch()
+	} else if before != nil {
+		epoch = before.Epoch()
+	}
+	switch r := r.(type) {
+	case *record.RegisterBrokerRecord:
+		b.brokerEvent(pos, r, id, BrokerRegistered, epoch, st)
+	case *record.UnregisterBrokerRecord:
+		b.brokerEvent(pos, r, id, BrokerUnregistered, epoch, st)
+	case *record.FenceBrokerRecord:
+		b.brokerEvent(pos, r, id, BrokerFenced, epoch, st)
+	case *record.UnfenceBrokerRecord:
+		b.brokerEvent(pos, r, id, BrokerUnfenced, epoch, st)
+	case *record.BrokerRegistrationChangeRecord:
+		switch {
+		case r.Fenced == 1:
+			b.brokerEvent(pos, r, id, BrokerFenced, epoch, st)
+		case r.Fenced == -1:
+			b.brokerEvent(pos, r, id, BrokerUnfenced, epoch, st)
+		}
+		if r.InControlledShutdown == 1 {
+			b.brokerEvent(pos, r, id, BrokerControlledShutdown, epoch, st)
+		}
+		if len(r.LogDirs) > 0 {
+			b.brokerEvent(pos, r, id, BrokerDirectoriesChanged, epoch, st)
+		}
+	}
+}
+
+func (b *Builder) brokerEvent(pos Position, r record.Record, id int32, kind BrokerEventKind, epoch int64, st BrokerState) {
+	ev := BrokerEvent{At: pos, Kind: kind, Epoch: epoch, State: st, Record: r}
+	b.emit(func() {
+		bh, ok := b.h.brokers[id]
+		if !ok {
+			bh = &BrokerHistory{ID: id}
+			b.h.brokers[id] = bh
+		}
+		if kind == BrokerRegistered {
+			bh.Registrations++
+		}
+		bh.Events = push(bh.Events, ev, b.lim, &bh.Dropped)
+		now := b.brokerState[id]
+		next := brokerNow{st, epoch}
+		if st == StateUnregistered {
+			next.epoch = 0
+		}
+		if now != next || kind == BrokerRegistered {
+			if n := len(bh.Intervals); n > 0 && bh.Intervals[n-1].Open {
+				bh.Intervals[n-1].Open, bh.Intervals[n-1].To = false, pos
+			}
+			if st != StateUnregistered {
+				if st == StateFenced && (now.state != StateFenced || kind == BrokerRegistered) {
+					bh.Fencings++
+				}
+				bh.Intervals = push(bh.Intervals, BrokerInterval{State: st, Epoch: epoch, From: pos, To: pos, Open: true}, b.lim, &bh.Dropped)
+			}
+			b.brokerState[id] = next
+		}
+		b.chk.broker(bh, &bh.Events[len(bh.Events)-1])
+	})
+}

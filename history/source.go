@@ -1,0 +1,294 @@
+package history
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/kmeta-go/kmeta/record"
+)
+
+// Read gathers the history of path: a log segment (<offset>.log), a
+// snapshot (<offset>-<epoch>.checkpoint), a bootstrap.checkpoint, a
+// __cluster_metadata-0 directory, or a metadata log directory holding one.
+//
+// A directory is read from as far back as its files allow: from offset 0
+// when its first segment starts there (its snapshots are then redundant),
+// else from its earliest snapshot that the segments continue, then every
+// segment batch after it. A batch cut short at the end of the last segment
+// is left out, as Kafka's log recovery truncates it.
+//
+// On an error (a damaged file, a record that does not decode) Read returns
+// the history of everything before it together with the error, which names
+// the file and offset.
+func Read(path string, opts Options) (*History, error) {
+	l, err := openLog(path, nil)
+	if err != nil {
+		return nil, err
+	}
+	defer l.close()
+	b := NewBuilder(opts)
+	err = l.feed(b, nil)
+	return b.Finish(), err
+}
+
+// OpenLog chooses the files to read for path as Read does (at nil: from as
+// far back as the files allow) or as ImageAt does (at an offset point: from
+// the latest snapshot at or before it; other points as nil). Close it when
+// done.
+func OpenLog(path string, at *Point) (*Log, error) {
+	if at != nil {
+		if o, ok := at.Offset(); ok && o != math.MaxInt64 {
+			return openLog(path, &o)
+		}
+	}
+	return openLog(path, nil)
+}
+
+// Snapshot returns the snapshot (or bootstrap file) the log starts from and
+// its path, nil if none. Read it before the batches.
+func (l *Log) Snapshot() (*record.SnapshotReader, string) { return l.snap, l.snapshot }
+
+// Segments returns the paths of the segments read, in order.
+func (l *Log) Segments() []string { return l.segments }
+
+// Start is the first log offset read from the segments.
+func (l *Log) Start() int64 { return l.start }
+
+// EachBatch calls fn with the base name of its file for every log batch
+// from Start on, in order, until fn returns false or an error. A batch cut
+// short at the end of the last segment is left out. The batch is valid
+// until fn returns.
+func (l *Log) EachBatch(fn func(file string, b *record.Batch) (bool, error)) error {
+	return l.eachBatch(fn)
+}
+
+// Close closes the snapshot.
+func (l *Log) Close() error { l.close(); return nil }
+
+// Log is the files of a path in reading order, as Read and ImageAt choose
+// them: at most one snapshot (or a bootstrap file), then segments.
+type Log struct {
+	snapshot  string // path of the snapshot or bootstrap file, if any
+	bootstrap bool
+	start     int64    // first log offset to read from the segments
+	segments  []string // segment paths, in base offset order
+	snap      *record.SnapshotReader
+	snapFile  *os.File // for bootstrap
+}
+
+func (l *Log) close() {
+	if l.snap != nil {
+		l.snap.Close()
+	}
+	if l.snapFile != nil {
+		l.snapFile.Close()
+	}
+}
+
+type segment struct {
+	base int64
+	path string
+}
+
+// metadataDir returns path's __cluster_metadata-0 when path is the log
+// directory holding it.
+func metadataDir(path string) string {
+	sub := filepath.Join(path, record.MetadataPartitionDir)
+	if st, err := os.Stat(sub); err == nil && st.IsDir() {
+		return sub
+	}
+	return path
+}
+
+// openLog chooses the files to read for path. With upTo set (time travel
+// to an offset), a directory starts from its latest snapshot that ends at
+// or before upTo+1; otherwise from the earliest start the files allow.
+func openLog(path string, upTo *int64) (*Log, error) {
+	st, err := os.Stat(path)
+	if err != nil {
+		return nil, err
+	}
+	l := &Log{}
+	if !st.IsDir() {
+		name := filepath.Base(path)
+		switch {
+		case name == record.BootstrapFileName:
+			f, err := os.Open(path)
+			if err != nil {
+				return nil, err
+			}
+			s, err := record.NewSnapshotReader(f, path, record.SnapshotID{})
+			if err != nil {
+				f.Close()
+				return nil, err
+			}
+			l.snapshot, l.bootstrap, l.snap, l.snapFile = path, true, s, f
+		case strings.HasSuffix(name, record.SnapshotSuffix):
+			s, err := record.OpenSnapshot(path)
+			if err != nil {
+				return nil, err
+			}
+			l.snapshot, l.snap = path, s
+		case strings.HasSuffix(name, ".log"):
+			base, err := record.ParseSegmentName(name)
+			if err != nil {
+				return nil, err
+			}
+			l.segments, l.start = []string{path}, base
+		default:
+			return nil, fmt.Errorf("%s: not a segment (.log), snapshot (.checkpoint), bootstrap.checkpoint or directory", path)
+		}
+		return l, nil
+	}
+	dir := metadataDir(path)
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	var segs []segment
+	var snaps []record.SnapshotID
+	for _, e := range ents {
+		if e.IsDir() {
+			continue
+		}
+		n := e.Name()
+		if base, err := record.ParseSegmentName(n); err == nil {
+			segs = append(segs, segment{base, filepath.Join(dir, n)})
+			continue
+		}
+		if id, err := record.ParseSnapshotName(n); err == nil {
+			snaps = append(snaps, id)
+		}
+	}
+	sort.Slice(segs, func(i, j int) bool { return segs[i].base < segs[j].base })
+	sort.Slice(snaps, func(i, j int) bool { return snaps[i].Less(snaps[j]) })
+	if len(segs) == 0 && len(snaps) == 0 {
+		return nil, fmt.Errorf("%s: no snapshot and no log segment", dir)
+	}
+	// A start point is offset 0 (no snapshot) when the first segment
+	// starts there, or a snapshot the segments continue (its end offset at
+	// or after the first segment's base), or the last snapshot alone.
+	continues := func(end int64) bool {
+		if len(segs) == 0 {
+			return true
+		}
+		return segs[0].base <= end
+	}
+	var chosen *record.SnapshotID
+	fromZero := len(segs) > 0 && segs[0].base == 0
+	if upTo == nil {
+		if !fromZero {
+			for i := range snaps {
+				if continues(snaps[i].EndOffset) {
+					chosen = &snaps[i]
+					break
+				}
+			}
+			if chosen == nil {
+				chosen = &snaps[len(snaps)-1]
+			}
+		}
+	} else {
+		for i := range snaps {
+			if snaps[i].EndOffset <= *upTo+1 && continues(snaps[i].EndOffset) {
+				chosen = &snaps[i]
+			}
+		}
+		if chosen == nil && !fromZero {
+			first := "no snapshot"
+			if len(snaps) > 0 {
+				first = "its first snapshot " + snaps[0].FileName()
+			} else if len(segs) > 0 {
+				first = "its first segment " + filepath.Base(segs[0].path)
+			}
+			return nil, fmt.Errorf("%s: cannot go back to offset %d: the directory holds no log from offset 0 and %s starts later", dir, *upTo, first)
+		}
+	}
+	if chosen != nil {
+		l.start = chosen.EndOffset
+		p := filepath.Join(dir, chosen.FileName())
+		s, err := record.OpenSnapshot(p)
+		if err != nil {
+			return nil, err
+		}
+		l.snapshot, l.snap = p, s
+	}
+	for i, s := range segs {
+		// Keep the segments from the last one at or before start.
+		if i+1 < len(segs) && segs[i+1].base <= l.start {
+			continue
+		}
+		if s.base > l.start && len(l.segments) == 0 {
+			return nil, fmt.Errorf("%s: the log after offset %d is missing: the first segment after it is %s", dir, l.start-1, filepath.Base(s.path))
+		}
+		l.segments = append(l.segments, s.path)
+	}
+	return l, nil
+}
+
+// feed hands the snapshot and the batches to b. stop, when set, is asked
+// before each log batch whether to stop.
+func (l *Log) feed(b *Builder, stop func(*record.Batch) bool) error {
+	if l.snap != nil {
+		// A bootstrap file holds the records a new cluster starts from
+		// (BootstrapDirectory.read): replayed like a snapshot.
+		if err := b.LoadSnapshot(filepath.Base(l.snapshot), l.snap); err != nil {
+			return err
+		}
+	}
+	return l.eachBatch(func(name string, batch *record.Batch) (bool, error) {
+		if stop != nil && stop(batch) {
+			return false, nil
+		}
+		return true, b.AddBatch(name, batch)
+	})
+}
+
+// eachBatch calls fn for every log batch at or after l.start, in order,
+// until fn returns false or an error.
+func (l *Log) eachBatch(fn func(name string, b *record.Batch) (bool, error)) error {
+	next := l.start
+	for i, p := range l.segments {
+		last := i == len(l.segments)-1
+		mode := record.Finished
+		if last {
+			mode = record.Follow
+		}
+		seg, err := record.OpenSegment(p, mode)
+		if err != nil {
+			return err
+		}
+		name := filepath.Base(p)
+		for {
+			batch, err := seg.Next()
+			if errors.Is(err, io.EOF) || (last && errors.Is(err, record.ErrIncompleteTail)) {
+				break
+			}
+			if err != nil {
+				seg.Close()
+				return err
+			}
+			if batch.LastOffset() < next {
+				continue // before the snapshot's end
+			}
+			if batch.BaseOffset != next {
+				seg.Close()
+				return fmt.Errorf("%s: batch at offset %d, but the log continues at offset %d", p, batch.BaseOffset, next)
+			}
+			ok, err := fn(name, batch)
+			if err != nil || !ok {
+				seg.Close()
+				return err
+			}
+			next = batch.NextOffset()
+		}
+		seg.Close()
+	}
+	return nil
+}

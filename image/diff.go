@@ -1,0 +1,487 @@
+package image
+
+import (
+	"cmp"
+	"encoding/base64"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/kmeta-go/kmeta/record"
+)
+
+// DiffKind names the kind of entity a Difference is about. Each kind is one
+// kind of record of the writer path (Image.Write), and each entity is the
+// records that write it back: a feature is a FeatureLevelRecord, a broker a
+// RegisterBrokerRecord, a topic its TopicRecord, a partition its
+// PartitionRecord, a config resource its ConfigRecords, a client quota
+// entity its ClientQuotaRecords, and so on.
+type DiffKind string
+
+// The kinds, in the order Diff lists them (Kafka's MetadataImage.write
+// order).
+const (
+	DiffFeature     DiffKind = "feature"
+	DiffBroker      DiffKind = "broker"
+	DiffController  DiffKind = "controller"
+	DiffTopic       DiffKind = "topic"
+	DiffPartition   DiffKind = "partition"
+	DiffConfig      DiffKind = "config"
+	DiffClientQuota DiffKind = "clientQuota"
+	DiffProducerIDs DiffKind = "producerIds"
+	DiffACL         DiffKind = "acl"
+	DiffScram       DiffKind = "scram"
+	DiffToken       DiffKind = "delegationToken"
+)
+
+var diffKindOrder = map[DiffKind]int{DiffFeature: 0, DiffBroker: 1, DiffController: 2, DiffTopic: 3, DiffPartition: 4,
+	DiffConfig: 5, DiffClientQuota: 6, DiffProducerIDs: 7, DiffACL: 8, DiffScram: 9, DiffToken: 10}
+
+// DiffOp says whether an entity was added, removed or changed.
+type DiffOp string
+
+// The operations.
+const (
+	Added   DiffOp = "added"
+	Removed DiffOp = "removed"
+	Changed DiffOp = "changed"
+)
+
+// FieldChange is one field of an entity that differs. Field is the name
+// the field has in the JSON form of the entity's record (Kafka's
+// JsonConverter names: "leader", "isr", "brokerEpoch", ...), or for config
+// resources and quota entities the config name or quota key. Old and New
+// are the values printed as Kafka's JSON form prints them (lists as
+// [1,2,3]); HasOld/HasNew are false where the side has no value (a config
+// key set or deleted). Sensitive values print as Redacted.
+type FieldChange struct {
+	Field  string `json:"field"`
+	Old    string `json:"old,omitempty"`
+	New    string `json:"new,omitempty"`
+	HasOld bool   `json:"-"`
+	HasNew bool   `json:"-"`
+}
+
+// Difference is one entity that differs between two images: added (only in
+// the second), removed (only in the first) or changed (its fields that
+// differ). For added and removed entities Fields lists every field of the
+// side that has it.
+type Difference struct {
+	Kind DiffKind `json:"kind"`
+	// Key names the entity within its kind: a feature name, a broker or
+	// controller id, a topic name, "topic-partition", "type:name" of a
+	// config resource, the quota entity ("user=alice,client-id=app"),
+	// an ACL id, "user mechanism" of a SCRAM credential, a token id, or
+	// "nextProducerId".
+	Key    string        `json:"key"`
+	Op     DiffOp        `json:"op"`
+	Fields []FieldChange `json:"fields,omitempty"`
+}
+
+func (d Difference) String() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s %s %s", d.Op, d.Kind, d.Key)
+	for i, f := range d.Fields {
+		if i == 0 {
+			b.WriteString(":")
+		}
+		b.WriteString(" ")
+		b.WriteString(f.Field)
+		switch {
+		case f.HasOld && f.HasNew:
+			fmt.Fprintf(&b, " %s -> %s", f.Old, f.New)
+		case f.HasNew:
+			fmt.Fprintf(&b, "=%s", f.New)
+		case f.HasOld:
+			fmt.Fprintf(&b, " (was %s)", f.Old)
+		}
+		if i < len(d.Fields)-1 {
+			b.WriteString(";")
+		}
+	}
+	return b.String()
+}
+
+// DiffOptions control Diff.
+type DiffOptions struct {
+	// Sensitive reports whether a config's value is a secret (as in
+	// JSONOptions); nil treats every config value as not sensitive.
+	// internal/redact.IsSensitive is Kafka's criterion.
+	Sensitive func(resourceType int8, name string) bool
+	// Unredacted prints secrets: sensitive config values, SCRAM salts,
+	// keys and iterations, delegation token owners, renewers and
+	// timestamps (the values metadump's dump hides).
+	Unredacted bool
+}
+
+// Diff returns what differs from image a to image b (nil means the empty
+// image), entity by entity, in the order of the writer path (features,
+// brokers, controllers, topics, partitions, configs, client quotas,
+// producer ids, ACLs, SCRAM credentials, delegation tokens) and by key
+// within a kind. Two images whose writer paths produce the same records
+// have no differences; the provenance is not compared.
+func Diff(a, b *Image, opts DiffOptions) []Difference {
+	if a == nil {
+		a = Empty()
+	}
+	if b == nil {
+		b = Empty()
+	}
+	var out []Difference
+	out = diffMaps(out, DiffFeature, featureFields(a), featureFields(b))
+	out = diffMaps(out, DiffBroker, brokerFields(a), brokerFields(b))
+	out = diffMaps(out, DiffController, controllerFields(a), controllerFields(b))
+	out = diffMaps(out, DiffTopic, topicFields(a), topicFields(b))
+	out = diffMaps(out, DiffPartition, partitionDiffFields(a), partitionDiffFields(b))
+	out = diffMaps(out, DiffConfig, configFields(a, opts), configFields(b, opts))
+	out = diffMaps(out, DiffClientQuota, quotaFields(a), quotaFields(b))
+	out = diffMaps(out, DiffProducerIDs, producerFields(a), producerFields(b))
+	out = diffMaps(out, DiffACL, aclFields(a), aclFields(b))
+	out = diffMaps(out, DiffScram, scramFields(a, opts), scramFields(b, opts))
+	out = diffMaps(out, DiffToken, tokenFields(a, opts), tokenFields(b, opts))
+	return out
+}
+
+// field is one field of an entity: its name, its value as printed, and the
+// value compared (the same, except for secrets, which print as Redacted
+// but are compared in clear so that a changed secret shows as changed).
+type field struct{ name, shown, raw string }
+
+// fields is an entity's fields in order.
+type fields []field
+
+func plain(name, v string) field { return field{name, v, v} }
+
+// diffMaps compares the entities of one kind.
+func diffMaps(out []Difference, kind DiffKind, a, b map[string]fields) []Difference {
+	keys := make([]string, 0, len(a)+len(b))
+	for k := range a {
+		keys = append(keys, k)
+	}
+	for k := range b {
+		if _, ok := a[k]; !ok {
+			keys = append(keys, k)
+		}
+	}
+	slices.SortFunc(keys, compareKeys)
+	for _, k := range keys {
+		fa, inA := a[k]
+		fb, inB := b[k]
+		switch {
+		case !inA:
+			d := Difference{Kind: kind, Key: k, Op: Added}
+			for _, f := range fb {
+				d.Fields = append(d.Fields, FieldChange{Field: f.name, New: f.shown, HasNew: true})
+			}
+			out = append(out, d)
+		case !inB:
+			d := Difference{Kind: kind, Key: k, Op: Removed}
+			for _, f := range fa {
+				d.Fields = append(d.Fields, FieldChange{Field: f.name, Old: f.shown, HasOld: true})
+			}
+			out = append(out, d)
+		default:
+			if fc := diffFieldLists(fa, fb); len(fc) > 0 {
+				out = append(out, Difference{Kind: kind, Key: k, Op: Changed, Fields: fc})
+			}
+		}
+	}
+	return out
+}
+
+// compareKeys orders keys with numbers in them naturally (broker 2 before
+// 10, partition orders-2 before orders-10).
+func compareKeys(a, b string) int {
+	ia, ea := strconv.Atoi(a)
+	ib, eb := strconv.Atoi(b)
+	if ea == nil && eb == nil {
+		return cmp.Compare(ia, ib)
+	}
+	pa, na, oka := splitPartition(a)
+	pb, nb, okb := splitPartition(b)
+	if oka && okb && pa == pb {
+		return cmp.Compare(na, nb)
+	}
+	if oka && okb {
+		return strings.Compare(pa, pb)
+	}
+	return strings.Compare(a, b)
+}
+
+func splitPartition(k string) (string, int, bool) {
+	i := strings.LastIndexByte(k, '-')
+	if i < 0 {
+		return "", 0, false
+	}
+	n, err := strconv.Atoi(k[i+1:])
+	return k[:i], n, err == nil
+}
+
+// diffFieldLists compares two field lists by name, keeping a's order then
+// b's new names.
+func diffFieldLists(a, b fields) []FieldChange {
+	var out []FieldChange
+	find := func(fs fields, name string) (field, bool) {
+		for _, f := range fs {
+			if f.name == name {
+				return f, true
+			}
+		}
+		return field{}, false
+	}
+	for _, f := range a {
+		nf, ok := find(b, f.name)
+		if !ok {
+			out = append(out, FieldChange{Field: f.name, Old: f.shown, HasOld: true})
+		} else if nf.raw != f.raw {
+			out = append(out, FieldChange{Field: f.name, Old: f.shown, New: nf.shown, HasOld: true, HasNew: true})
+		}
+	}
+	for _, f := range b {
+		if _, ok := find(a, f.name); !ok {
+			out = append(out, FieldChange{Field: f.name, New: f.shown, HasNew: true})
+		}
+	}
+	return out
+}
+
+func ints(v []int32) string {
+	b := []byte{'['}
+	for i, x := range v {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = strconv.AppendInt(b, int64(x), 10)
+	}
+	return string(append(b, ']'))
+}
+
+func uuids(v []record.UUID) string {
+	parts := make([]string, len(v))
+	for i, u := range v {
+		parts[i] = strconv.Quote(u.String())
+	}
+	return "[" + strings.Join(parts, ",") + "]"
+}
+
+func endpoints(es []Endpoint) string {
+	parts := make([]string, len(es))
+	for i, e := range es {
+		parts[i] = fmt.Sprintf("%s://%s:%d/%d", e.Name, e.Host, e.Port, e.SecurityProtocol)
+	}
+	return "[" + strings.Join(parts, ",") + "]"
+}
+
+func ranges(rs []VersionRange) string {
+	parts := make([]string, len(rs))
+	for i, r := range rs {
+		parts[i] = fmt.Sprintf("%s:%d-%d", r.Name, r.Min, r.Max)
+	}
+	return "[" + strings.Join(parts, ",") + "]"
+}
+
+func featureFields(img *Image) map[string]fields {
+	m := map[string]fields{}
+	if mv, ok := img.features.MetadataVersion(); ok {
+		m[MetadataVersionFeature] = fields{plain("featureLevel", strconv.Itoa(int(mv)))}
+	}
+	for _, f := range img.features.finalized {
+		m[f.Name] = fields{plain("featureLevel", strconv.Itoa(int(f.Level)))}
+	}
+	return m
+}
+
+func brokerFields(img *Image) map[string]fields {
+	m := map[string]fields{}
+	for b := range img.cluster.Brokers() {
+		rack := "null"
+		if r, ok := b.Rack(); ok {
+			rack = strconv.Quote(r)
+		}
+		m[strconv.Itoa(int(b.id))] = fields{
+			plain("isMigratingZkBroker", strconv.FormatBool(b.migratingZK)),
+			plain("incarnationId", b.incarnationID.String()),
+			plain("brokerEpoch", strconv.FormatInt(b.epoch, 10)),
+			plain("endPoints", endpoints(b.listeners)),
+			plain("features", ranges(b.features)),
+			plain("rack", rack),
+			plain("fenced", strconv.FormatBool(b.fenced)),
+			plain("inControlledShutdown", strconv.FormatBool(b.inControlledShutdown)),
+			plain("logDirs", uuids(b.dirs)),
+		}
+	}
+	return m
+}
+
+func controllerFields(img *Image) map[string]fields {
+	m := map[string]fields{}
+	for c := range img.cluster.Controllers() {
+		m[strconv.Itoa(int(c.id))] = fields{
+			plain("incarnationId", c.incarnationID.String()),
+			plain("zkMigrationReady", strconv.FormatBool(c.zkMigrationReady)),
+			plain("endPoints", endpoints(c.listeners)),
+			plain("features", ranges(c.features)),
+		}
+	}
+	return m
+}
+
+func topicFields(img *Image) map[string]fields {
+	m := map[string]fields{}
+	for t := range img.topics.All() {
+		m[t.name] = fields{plain("topicId", t.id.String())}
+	}
+	return m
+}
+
+func partitionDiffFields(img *Image) map[string]fields {
+	m := map[string]fields{}
+	withELR := img.features.EffectiveMetadataVersion().ELRSupported() && img.features.ELREnabled()
+	for t := range img.topics.All() {
+		for i := range t.parts {
+			p := &t.parts[i]
+			f := fields{
+				plain("topicId", t.id.String()),
+				plain("replicas", ints(p.Replicas())),
+				plain("isr", ints(p.ISR())),
+				plain("removingReplicas", ints(p.RemovingReplicas())),
+				plain("addingReplicas", ints(p.AddingReplicas())),
+				plain("leader", strconv.Itoa(int(p.leader))),
+				plain("leaderRecoveryState", strconv.Itoa(int(p.recovery))),
+				plain("leaderEpoch", strconv.Itoa(int(p.leaderEpoch))),
+				plain("partitionEpoch", strconv.Itoa(int(p.partitionEpoch))),
+			}
+			if p.hasDirs {
+				f = append(f, plain("directories", uuids(p.Directories())))
+			}
+			if withELR {
+				f = append(f, plain("eligibleLeaderReplicas", ints(p.ELR())), plain("lastKnownElr", ints(p.LastKnownELR())))
+			}
+			m[t.name+"-"+strconv.Itoa(int(p.id))] = f
+		}
+	}
+	return m
+}
+
+func configResourceKey(res ConfigResource) string {
+	switch res.Type {
+	case ConfigTopic:
+		return "topic:" + res.Name
+	case ConfigBroker:
+		if res.Name == "" {
+			return "broker:<default>"
+		}
+		return "broker:" + res.Name
+	case ConfigBrokerLogger:
+		return "broker-logger:" + res.Name
+	case ConfigClientMetrics:
+		return "client-metrics:" + res.Name
+	case ConfigGroup:
+		return "group:" + res.Name
+	}
+	return fmt.Sprintf("resource-%d:%s", res.Type, res.Name)
+}
+
+// secret is a field holding a secret: printed as Redacted unless
+// opts.Unredacted.
+func secret(name, v string, opts DiffOptions) field {
+	if opts.Unredacted {
+		return plain(name, v)
+	}
+	return field{name, Redacted, v}
+}
+
+func configFields(img *Image, opts DiffOptions) map[string]fields {
+	m := map[string]fields{}
+	for res, es := range img.configs.Resources() {
+		var f fields
+		for _, e := range es {
+			if opts.Sensitive != nil && opts.Sensitive(res.Type, e.Name) {
+				f = append(f, secret(e.Name, strconv.Quote(e.Value), opts))
+			} else {
+				f = append(f, plain(e.Name, strconv.Quote(e.Value)))
+			}
+		}
+		m[configResourceKey(res)] = f
+	}
+	return m
+}
+
+func quotaKey(parts []QuotaEntityPart) string {
+	s := make([]string, len(parts))
+	for i, p := range parts {
+		if p.Name == nil {
+			s[i] = p.Type + "=<default>"
+		} else {
+			s[i] = p.Type + "=" + *p.Name
+		}
+	}
+	return strings.Join(s, ",")
+}
+
+func quotaFields(img *Image) map[string]fields {
+	m := map[string]fields{}
+	for _, q := range img.quotas.Entities() {
+		var f fields
+		for _, v := range q.values {
+			f = append(f, plain(v.Key, strconv.FormatFloat(v.Value, 'g', -1, 64)))
+		}
+		m[quotaKey(q.parts)] = f
+	}
+	return m
+}
+
+func producerFields(img *Image) map[string]fields {
+	m := map[string]fields{}
+	if img.producerID >= 0 {
+		m["nextProducerId"] = fields{plain("nextProducerId", strconv.FormatInt(img.producerID, 10))}
+	}
+	return m
+}
+
+func aclFields(img *Image) map[string]fields {
+	m := map[string]fields{}
+	for a := range img.acls.All() {
+		m[a.ID.String()] = fields{
+			plain("resourceType", strconv.Itoa(int(a.ResourceType))),
+			plain("resourceName", strconv.Quote(a.ResourceName)),
+			plain("patternType", strconv.Itoa(int(a.PatternType))),
+			plain("principal", strconv.Quote(a.Principal)),
+			plain("host", strconv.Quote(a.Host)),
+			plain("operation", strconv.Itoa(int(a.Operation))),
+			plain("permissionType", strconv.Itoa(int(a.PermissionType))),
+		}
+	}
+	return m
+}
+
+func scramFields(img *Image, opts DiffOptions) map[string]fields {
+	m := map[string]fields{}
+	for k := range img.scram.Keys() {
+		c, _ := img.scram.Get(k)
+		b64 := base64.StdEncoding.EncodeToString
+		m[k.User+" "+ScramMechanismName(k.Mechanism)] = fields{
+			secret("salt", b64(c.Salt), opts),
+			secret("storedKey", b64(c.StoredKey), opts),
+			secret("serverKey", b64(c.ServerKey), opts),
+			secret("iterations", strconv.Itoa(int(c.Iterations)), opts),
+		}
+	}
+	return m
+}
+
+func tokenFields(img *Image, opts DiffOptions) map[string]fields {
+	m := map[string]fields{}
+	for t := range img.tokens.All() {
+		m[t.TokenID] = fields{
+			secret("owner", strconv.Quote(t.Owner), opts),
+			secret("requester", strconv.Quote(t.Requester), opts),
+			secret("renewers", fmt.Sprintf("%q", t.Renewers), opts),
+			secret("issueTimestamp", strconv.FormatInt(t.IssueTimestamp, 10), opts),
+			secret("maxTimestamp", strconv.FormatInt(t.MaxTimestamp, 10), opts),
+			secret("expirationTimestamp", strconv.FormatInt(t.ExpirationTimestamp, 10), opts),
+		}
+	}
+	return m
+}
