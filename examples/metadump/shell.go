@@ -10,10 +10,15 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"time"
 
+	"github.com/kmeta-go/kmeta/history"
 	"github.com/kmeta-go/kmeta/image"
+	"github.com/kmeta-go/kmeta/internal/redact"
 )
+
+// sensitiveConfig is Kafka's criterion for config values to hide
+// (MetadataNodeRedactionCriteria.Normal).
+var sensitiveConfig = redact.IsSensitive
 
 // The shell is Kafka's kafka-metadata-shell (org.apache.kafka.shell) over
 // kmeta's images: the same tree (RootShellNode), the same commands and
@@ -33,10 +38,11 @@ type shell struct {
 	width      int // screen width for ls columns; 0 prints one column
 	out        io.Writer
 	exit       bool
+	hist2      *history.History // the log's history, read on first use
 }
 
 func newShell(path string, unredacted bool, out io.Writer) (*shell, error) {
-	img, err := imageAt(path, -1, -1)
+	img, err := history.ImageAt(path, history.End())
 	if err != nil {
 		return nil, err
 	}
@@ -54,14 +60,14 @@ func (s *shell) setImage(img *image.Image) {
 var shellCommands = []string{"at", "cat", "cd", "diff", "exit", "find", "help", "history", "ls", "pwd", "tree"}
 
 var shellHelp = map[string]string{
-	"at":      "at [OFFSET|TIME|end]: travel to the image at the end of the batch holding OFFSET, or at append time TIME (RFC 3339); no argument prints where the shell is.",
+	"at":      "at [OFFSET|TIME|end]: travel to the image just after the record at OFFSET, or after the last batch appended at or before TIME (RFC 3339); no argument prints where the shell is.",
 	"cat":     "cat TARGET...: show the contents of metadata files.",
 	"cd":      "cd [TARGET]: set the current working directory.",
 	"diff":    "diff A [B]: what changed from point A to point B (OFFSET, TIME or end; B defaults to the shell's current image).",
 	"exit":    "exit: exit the metadata shell.",
 	"find":    "find [PATH...]: search for nodes in the directory hierarchy.",
 	"help":    "help: display this help message.",
-	"history": "history [N]: print the last N commands (all without N).",
+	"history": "history [N]: print the last N commands (all without N); history PATH: what the log says about the broker, topic or partition at PATH.",
 	"ls":      "ls [TARGET...]: list metadata nodes.",
 	"pwd":     "pwd: print the current working directory.",
 	"tree":    "tree TARGET...: show the contents of metadata nodes in a tree structure.",
@@ -424,7 +430,7 @@ func (s *shell) history(args []string) {
 	if len(args) > 0 {
 		v, err := strconv.Atoi(args[0])
 		if err != nil {
-			fmt.Fprintf(s.out, "history: %s: not a number\n", args[0])
+			s.entityHistory(args[0])
 			return
 		}
 		n = max(0, min(v, len(s.hist)))
@@ -434,33 +440,18 @@ func (s *shell) history(args []string) {
 	}
 }
 
-// point parses OFFSET, an RFC 3339 time, or "end".
-func parsePoint(arg string) (offset, atMs int64, err error) {
-	if arg == "end" || arg == "latest" {
-		return -1, -1, nil
-	}
-	if n, err := strconv.ParseInt(arg, 10, 64); err == nil {
-		if n < 0 {
-			return 0, 0, fmt.Errorf("offset %d is negative", n)
-		}
-		return n, -1, nil
-	}
-	t, err := time.Parse(time.RFC3339Nano, arg)
-	if err != nil {
-		return 0, 0, fmt.Errorf("%q is neither an offset nor an RFC 3339 time (2026-11-29T03:12:04Z)", arg)
-	}
-	return -1, t.UnixMilli(), nil
-}
-
+// imageAtPoint is the image at OFFSET, an RFC 3339 time or "end"
+// (history.ParsePoint, history.ImageAt: the image Kafka's loader publishes
+// from the log cut just after the point).
 func (s *shell) imageAtPoint(arg string) (*image.Image, error) {
-	off, at, err := parsePoint(arg)
+	if arg == "end" || arg == "latest" {
+		return s.final, nil
+	}
+	p, err := history.ParsePoint(arg)
 	if err != nil {
 		return nil, err
 	}
-	if off < 0 && at < 0 {
-		return s.final, nil
-	}
-	return imageAt(s.path, off, at)
+	return history.ImageAt(s.path, p)
 }
 
 // at travels to another point of the log; the working directory stays when
@@ -504,7 +495,7 @@ func (s *shell) diff(args []string) {
 			return
 		}
 	}
-	lines := diffImages(a, b)
+	lines := imageDiffLines(a, b, s.unredacted)
 	fmt.Fprintf(s.out, "offset %d -> %d: %d change(s)\n", a.Provenance().LastContainedOffset, b.Provenance().LastContainedOffset, len(lines))
 	for _, l := range lines {
 		fmt.Fprintln(s.out, l)

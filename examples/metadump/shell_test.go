@@ -101,7 +101,7 @@ func TestShellTimeTravel(t *testing.T) {
 	require.Contains(t, diff, "- topic scratch")
 	a, _ := imageAt(dir, del.From, -1)
 	b, _ := imageAt(dir, del.Offset, -1)
-	want := diffImages(a, b)
+	want := imageDiffLines(a, b, false)
 	require.Equal(t, len(want), strings.Count(diff, "\n")-2, diff)
 
 	// A time: the first append time is the bootstrap.
@@ -127,4 +127,23 @@ func TestShellComplete(t *testing.T) {
 	s.run("cd /image/cluster")
 	_, c = s.complete("ls b")
 	require.Equal(t, []string{"brokers/"}, c)
+}
+
+// TestShellEntityHistory: "history PATH" prints what package history read
+// about a broker, a topic or a partition; "history N" stays Kafka's command
+// history.
+func TestShellEntityHistory(t *testing.T) {
+	dir := incidentDir(t, 11)
+	out := shellRun(t, dir, "history /image/cluster/brokers/2")
+	require.Contains(t, out, "broker 2: 2 registration(s)")
+	require.Contains(t, out, "fenced")
+	out = shellRun(t, dir, "cd /image/topics/byName; history orders/0")
+	require.Contains(t, out, "orders-0 (")
+	require.Contains(t, out, "PARTITION_RECORD: created")
+	require.Contains(t, out, "PARTITION_CHANGE_RECORD: ")
+	out = shellRun(t, dir, "history /image/topics/byName/scratch")
+	require.Contains(t, out, "topic scratch (")
+	require.Contains(t, out, "partition 1:")
+	require.Contains(t, shellRun(t, dir, "history /image/features"), "no history")
+	require.Equal(t, "/\n    1  history 1\n", shellRun(t, dir, "pwd; history 1"))
 }
