@@ -7,6 +7,8 @@ import (
 
 	"github.com/kmeta-go/kmeta/delta/deltatest"
 	"github.com/kmeta-go/kmeta/history"
+	"github.com/kmeta-go/kmeta/image"
+	"github.com/kmeta-go/kmeta/record"
 )
 
 // crashedCluster writes the log of a three-broker cluster in which broker 1
@@ -82,4 +84,104 @@ func ExampleCheck() {
 	fmt.Println(len(findings), err)
 	// Output:
 	// 0 <nil>
+}
+
+// ImagesAt gives the images at several points in one pass, e.g. for a
+// diff between two moments of one log.
+func ExampleImagesAt() {
+	dir, done := crashedCluster()
+	defer done()
+	at, _ := history.ParsePoint("2025-01-01T00:00:05Z")
+	imgs, err := history.ImagesAt(dir, at, history.End())
+	if err != nil {
+		panic(err)
+	}
+	for _, d := range image.Diff(imgs[0], imgs[1], image.DiffOptions{}) {
+		fmt.Println(d)
+	}
+	// Output:
+	// changed broker 1: fenced false -> true
+	// changed partition orders-0: isr [1,2,3] -> [2,3]; leader 1 -> 2; leaderEpoch 0 -> 1; partitionEpoch 0 -> 1
+	// changed partition orders-1: isr [2,3,1] -> [2,3]; partitionEpoch 0 -> 1
+}
+
+// ParsePoint reads what metadump's -at takes.
+func ExampleParsePoint() {
+	for _, s := range []string{"1234", "2026-11-29T03:12:04Z", "yesterday"} {
+		p, err := history.ParsePoint(s)
+		if err != nil {
+			fmt.Println(err)
+			continue
+		}
+		if o, ok := p.Offset(); ok {
+			fmt.Println("offset", o)
+		} else {
+			t, _ := p.Time()
+			fmt.Println("time", t.Format(time.RFC3339))
+		}
+	}
+	// Output:
+	// offset 1234
+	// time 2026-11-29T03:12:04Z
+	// "yesterday" is neither an offset nor an RFC 3339 time (2026-11-29T03:12:04Z)
+}
+
+// A Builder takes batches from anywhere: here the simulator's, encoded as
+// a raft client would hand them over.
+func ExampleBuilder() {
+	sim := deltatest.MustCluster(3)
+	sim.MustCreateTopic("orders", 1, 3)
+	sim.ShrinkISR("orders", 0, 3) // a follower falls behind
+	sim.FenceBroker(1)            // the leader is fenced: leadership moves
+	sim.UnfenceBroker(1)
+	sim.ExpandISR("orders", 0, 1)
+	sim.ElectPreferredLeader("orders", 0) // back to the first replica
+
+	b := history.NewBuilder(history.Options{})
+	for _, sb := range sim.Batches() {
+		raw, _ := sb.Bytes()
+		var batch record.Batch
+		if _, err := record.ParseBatch(raw, &batch); err != nil {
+			panic(err)
+		}
+		if err := b.AddBatch("memory", &batch); err != nil {
+			panic(err)
+		}
+	}
+	h := b.Finish()
+	for _, p := range h.PartitionsOf("orders") {
+		for _, ev := range p.Events {
+			fmt.Printf("offset %d: %v leader %d isr %v\n", ev.At.Offset, ev.Changed.Names(), ev.After.Leader, ev.After.ISR)
+		}
+		fmt.Println("leader changes:", p.LeaderChanges, "ISR shrinks:", p.ISRShrinks)
+	}
+	// Output:
+	// offset 15: [leader leaderEpoch partitionEpoch replicas isr created] leader 1 isr [1 2 3]
+	// offset 16: [partitionEpoch isr] leader 1 isr [1 2]
+	// offset 17: [leader leaderEpoch partitionEpoch isr] leader 2 isr [2]
+	// offset 20: [partitionEpoch isr] leader 2 isr [2 1]
+	// offset 21: [leader leaderEpoch partitionEpoch] leader 1 isr [2 1]
+	// leader changes: 2 ISR shrinks: 2
+}
+
+// OpenLog lists the files a history or an image at a point is read from.
+func ExampleOpenLog() {
+	dir, done := crashedCluster()
+	defer done()
+	l, err := history.OpenLog(dir, nil)
+	if err != nil {
+		panic(err)
+	}
+	defer l.Close()
+	snap, _ := l.Snapshot()
+	fmt.Println("snapshot:", snap != nil, "segments:", len(l.Segments()), "from offset", l.Start())
+	n := 0
+	l.EachBatch(func(file string, b *record.Batch) (bool, error) {
+		n++
+		return true, nil
+	})
+	fmt.Println(n, "batches")
+	// Output:
+	// snapshot: false segments: 1 from offset 0
+	// 10 batches
 }
