@@ -20,9 +20,17 @@ import (
 // It is the timeline's and the shell's adapter over the image comparison;
 // it covers features, brokers, controllers, topics and partitions, configs,
 // client quotas, ACLs, SCRAM users and delegation tokens.
-func diffImages(a, b *image.Image) []string {
-	var out []string
-	add := func(format string, args ...any) { out = append(out, fmt.Sprintf(format, args...)) }
+//
+// At most limit lines are formatted (limit < 0: all); total counts every
+// change.
+func diffImages(a, b *image.Image, limit int) (out []string, total int) {
+	add := func(format string, args ...any) {
+		total++
+		if limit < 0 || len(out) < limit {
+			out = append(out, fmt.Sprintf(format, args...))
+		}
+	}
+	full := func() bool { return limit >= 0 && len(out) >= limit }
 
 	// Features (FeaturesDelta).
 	amv, aok := a.Features().MetadataVersion()
@@ -133,10 +141,18 @@ func diffImages(a, b *image.Image) []string {
 			for p := range t.Partitions() {
 				op, ok := old.Partition(p.ID())
 				if !ok {
-					add("+ partition %s-%d: leader %d, replicas %v, isr %v", t.Name(), p.ID(), p.Leader(), p.Replicas(), p.ISR())
+					if full() {
+					total++
+					continue
+				}
+				add("+ partition %s-%d: leader %d, replicas %v, isr %v", t.Name(), p.ID(), p.Leader(), p.Replicas(), p.ISR())
 					continue
 				}
 				if op.Equal(p) {
+					continue
+				}
+				if full() {
+					total++
 					continue
 				}
 				add("~ partition %s-%d: %s", t.Name(), p.ID(), partitionChanges(op, p))
@@ -209,7 +225,7 @@ func diffImages(a, b *image.Image) []string {
 		for k, e := range b.ClientQuotas().Entities() {
 			bk[k] = fmt.Sprint(e.Values())
 		}
-		diffKeyed(&out, "client quota", ak, bk)
+		diffKeyed(add, "client quota", ak, bk)
 	}
 	if a.ACLs() != b.ACLs() {
 		ak, bk := map[string]string{}, map[string]string{}
@@ -219,7 +235,7 @@ func diffImages(a, b *image.Image) []string {
 		for acl := range b.ACLs().All() {
 			bk[acl.ID.String()] = aclString(acl)
 		}
-		diffKeyed(&out, "acl", ak, bk)
+		diffKeyed(add, "acl", ak, bk)
 	}
 	if a.Scram() != b.Scram() {
 		ak, bk := map[string]string{}, map[string]string{}
@@ -231,7 +247,7 @@ func diffImages(a, b *image.Image) []string {
 			c, _ := b.Scram().Get(k)
 			bk[image.ScramMechanismName(k.Mechanism)+" "+k.User] = fmt.Sprint(c)
 		}
-		diffKeyedHidden(&out, "scram credential", ak, bk)
+		diffKeyedHidden(add, "scram credential", ak, bk)
 	}
 	if a.Tokens() != b.Tokens() {
 		ak, bk := map[string]string{}, map[string]string{}
@@ -241,12 +257,12 @@ func diffImages(a, b *image.Image) []string {
 		for t := range b.Tokens().All() {
 			bk[t.TokenID] = fmt.Sprint(t)
 		}
-		diffKeyedHidden(&out, "delegation token", ak, bk)
+		diffKeyedHidden(add, "delegation token", ak, bk)
 	}
 	if a.NextProducerID() != b.NextProducerID() {
 		add("~ producer ids: next %d -> %d", a.NextProducerID(), b.NextProducerID())
 	}
-	return out
+	return out, total
 }
 
 func partitionChanges(a, b *image.Partition) string {
@@ -339,33 +355,33 @@ func configTypeName(t int8) string {
 	return "UNKNOWN"
 }
 
-func diffKeyed(out *[]string, what string, a, b map[string]string) {
+func diffKeyed(add func(string, ...any), what string, a, b map[string]string) {
 	for _, k := range sortedKeys(a, b) {
 		x, xok := a[k]
 		y, yok := b[k]
 		switch {
 		case !xok:
-			*out = append(*out, fmt.Sprintf("+ %s %s: %s", what, k, y))
+			add("+ %s %s: %s", what, k, y)
 		case !yok:
-			*out = append(*out, fmt.Sprintf("- %s %s: %s", what, k, x))
+			add("- %s %s: %s", what, k, x)
 		case x != y:
-			*out = append(*out, fmt.Sprintf("~ %s %s: %s -> %s", what, k, x, y))
+			add("~ %s %s: %s -> %s", what, k, x, y)
 		}
 	}
 }
 
 // diffKeyedHidden is diffKeyed for secrets: keys only.
-func diffKeyedHidden(out *[]string, what string, a, b map[string]string) {
+func diffKeyedHidden(add func(string, ...any), what string, a, b map[string]string) {
 	for _, k := range sortedKeys(a, b) {
 		x, xok := a[k]
 		y, yok := b[k]
 		switch {
 		case !xok:
-			*out = append(*out, fmt.Sprintf("+ %s %s", what, k))
+			add("+ %s %s", what, k)
 		case !yok:
-			*out = append(*out, fmt.Sprintf("- %s %s", what, k))
+			add("- %s %s", what, k)
 		case x != y:
-			*out = append(*out, fmt.Sprintf("~ %s %s: %s", what, k, image.Redacted))
+			add("~ %s %s: %s", what, k, image.Redacted)
 		}
 	}
 }

@@ -21,7 +21,7 @@ func shellRun(t *testing.T, dir, cmds string) string {
 // leaf prints what Kafka's node prints.
 func TestShellKafkaLayout(t *testing.T) {
 	dir := incidentDir(t, 11)
-	img, err := imageAt(dir, -1, -1)
+	img, err := imageAt(dir, -1)
 	require.NoError(t, err)
 
 	require.Equal(t, "image\nlocal\n", shellRun(t, dir, "ls /"))
@@ -99,8 +99,8 @@ func TestShellTimeTravel(t *testing.T) {
 
 	diff := shellRun(t, dir, fmt.Sprintf("at %d; diff %d", del.Offset, del.From))
 	require.Contains(t, diff, "- topic scratch")
-	a, _ := imageAt(dir, del.From, -1)
-	b, _ := imageAt(dir, del.Offset, -1)
+	a, _ := imageAt(dir, del.From)
+	b, _ := imageAt(dir, del.Offset)
 	want := imageDiffLines(a, b, false)
 	require.Equal(t, len(want), strings.Count(diff, "\n")-2, diff)
 

@@ -12,7 +12,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/kmeta-go/kmeta/history"
 	"github.com/kmeta-go/kmeta/image"
+	"github.com/kmeta-go/kmeta/publisher"
 	"github.com/kmeta-go/kmeta/record"
 )
 
@@ -36,27 +38,35 @@ const (
 // timelineBuckets is how many equal time buckets the density charts have.
 const timelineBuckets = 600
 
+// maxDeletedRows caps the rows kept for partitions of deleted topics (the
+// latest deletions are kept; the rest are counted in Totals).
+const maxDeletedRows = 2000
+
 // maxMomentLines caps the diff lines kept for one moment; the rest are
 // counted.
-const maxMomentLines = 60
+const maxMomentLines = 40
 
 type timeline struct {
-	Source      string         `json:"source"`
-	Start       int64          `json:"start"` // ms, first append time
-	End         int64          `json:"end"`   // ms, last append time
-	FirstOffset int64          `json:"firstOffset"`
-	LastOffset  int64          `json:"lastOffset"`
-	Batches     int            `json:"batches"`
-	Records     int            `json:"records"`
-	BucketMs    float64        `json:"bucketMs"`
-	Brokers     []lane         `json:"brokers"`
-	Raft        []raftEpoch    `json:"raft"`
-	Leader      []int          `json:"leaderChanges"` // per bucket
-	Shrinks     []int          `json:"isrShrinks"`    // per bucket
-	Offline     []int          `json:"offline"`       // per bucket, the most partitions without a leader
-	Moments     []moment       `json:"moments"`
-	Partitions  []partRow      `json:"partitions"`
-	Totals      map[string]int `json:"totals"`
+	Source      string      `json:"source"`
+	Start       int64       `json:"start"` // ms, first append time
+	End         int64       `json:"end"`   // ms, last append time
+	FirstOffset int64       `json:"firstOffset"`
+	LastOffset  int64       `json:"lastOffset"`
+	Batches     int         `json:"batches"`
+	Records     int         `json:"records"`
+	BucketMs    float64     `json:"bucketMs"`
+	Brokers     []lane      `json:"brokers"`
+	Raft        []raftEpoch `json:"raft"`
+	Leader      []int       `json:"leaderChanges"` // per bucket
+	Shrinks     []int       `json:"isrShrinks"`    // per bucket
+	Offline     []int       `json:"offline"`       // per bucket, the most partitions without a leader
+	Moments     []moment    `json:"moments"`
+	Partitions  []partRow   `json:"-"`
+	// Topics and Rows are Partitions as the report carries them: one array
+	// per partition, its topic an index into Topics (see timeline.html).
+	Topics []string       `json:"topics"`
+	Rows   [][]any        `json:"rows"`
+	Totals map[string]int `json:"totals"`
 }
 
 // lane is one broker's states over time: segments [start ms, end ms, state].
@@ -157,47 +167,56 @@ func bucketOf(t *timeline, ms int64) int {
 	return max(0, min(i, timelineBuckets-1))
 }
 
-// buildTimeline reads path twice: batch headers for the time range, then
-// every batch through the walker.
+// buildTimeline reads path twice, choosing its files as history.Read does
+// (history.OpenLog: from as far back as the files allow, a snapshot only
+// where no segment reaches back before it): batch headers for the time
+// range, then every batch, replayed through kmeta's loader
+// (publisher.Loader in Halt mode: a record Kafka's replay rejects stops the
+// report with an error naming it).
 func buildTimeline(path string) (*timeline, error) {
 	t := &timeline{Source: path, FirstOffset: -1, LastOffset: -1, Totals: map[string]int{}}
 	// First pass: the time range.
-	src, err := open(path)
-	if err == nil {
-		first := true
-		for {
-			b, err := src.Next()
-			if errors.Is(err, io.EOF) {
-				break
-			}
-			if err != nil {
-				src.Close()
-				return nil, err
-			}
-			at := b.AppendTime()
-			if first || at < t.Start {
-				t.Start = at
-			}
-			if first || at > t.End {
-				t.End = at
-			}
-			first = false
-		}
-		src.Close()
-	}
-	w, err := newWalker(path)
+	hl, err := history.OpenLog(path, nil)
 	if err != nil {
 		return nil, err
 	}
-	defer w.Close()
-	start := w.Start()
+	first := true
+	err = hl.EachBatch(func(_ string, b *record.Batch) (bool, error) {
+		at := b.AppendTime()
+		if first || at < t.Start {
+			t.Start = at
+		}
+		if first || at > t.End {
+			t.End = at
+		}
+		first = false
+		return true, nil
+	})
+	hl.Close()
+	if err != nil {
+		return nil, err
+	}
+
+	hl, err = history.OpenLog(path, nil)
+	if err != nil {
+		return nil, err
+	}
+	defer hl.Close()
+	l := publisher.NewLoader(publisher.Options{ReplayErrors: publisher.Halt})
+	defer l.Close()
+	if snap, name := hl.Snapshot(); snap != nil {
+		if err := l.LoadSnapshotReader(snap); err != nil {
+			return nil, fmt.Errorf("%s: %w", name, err)
+		}
+	}
+	start := l.Image()
 	if p := start.Provenance(); p.LastContainedOffset >= 0 {
 		t.FirstOffset = p.LastContainedOffset
-		if t.Start == 0 || (p.LastContainedLogTimeMs > 0 && p.LastContainedLogTimeMs < t.Start) {
+		if first || (p.LastContainedLogTimeMs > 0 && p.LastContainedLogTimeMs < t.Start) {
 			t.Start = p.LastContainedLogTimeMs
 		}
-		if t.End < t.Start {
-			t.End = t.Start
+		if first || t.End < t.Start {
+			t.End = max(t.End, t.Start)
 		}
 	}
 	span := t.End - t.Start
@@ -219,23 +238,29 @@ func buildTimeline(path string) (*timeline, error) {
 	tb.seed(start)
 
 	prev := start
-	curBucket, changed := -1, false
+	curBucket, changed, dirty := -1, false, false
 	var lastT int64
+	imageNow := func() (*image.Image, error) {
+		if dirty {
+			if err := l.Commit(); err != nil {
+				return nil, err
+			}
+			dirty = false
+		}
+		return l.Image(), nil
+	}
 	flush := func() error {
 		if !changed {
 			return nil
 		}
-		img, err := w.Image()
+		img, err := imageNow()
 		if err != nil {
 			return err
 		}
-		lines := diffImages(prev, img)
-		if len(lines) > 0 {
+		lines, total := diffImages(prev, img, maxMomentLines)
+		if total > 0 {
 			m := moment{T: lastT, From: prev.Provenance().LastContainedOffset, Offset: img.Provenance().LastContainedOffset, Bucket: curBucket}
-			if len(lines) > maxMomentLines {
-				m.More = len(lines) - maxMomentLines
-				lines = lines[:maxMomentLines]
-			}
+			m.More = total - len(lines)
 			m.Diff = lines
 			t.Moments = append(t.Moments, m)
 		}
@@ -243,24 +268,39 @@ func buildTimeline(path string) (*timeline, error) {
 		changed = false
 		return nil
 	}
-	for {
-		s, err := w.Next()
-		if errors.Is(err, io.EOF) {
-			break
+	err = hl.EachBatch(func(file string, b *record.Batch) (bool, error) {
+		mb := publisher.Batch{BaseOffset: b.BaseOffset, Epoch: b.PartitionLeaderEpoch, AppendTime: b.AppendTime(), Size: b.Size()}
+		if b.IsControl() {
+			for _, e := range b.Entries {
+				c, err := e.DecodeControl()
+				if err != nil {
+					return false, fmt.Errorf("%s: control record at offset %d: %w", file, e.Offset, err)
+				}
+				mb.Control = append(mb.Control, c)
+			}
+		} else {
+			recs, err := b.DecodeRecords()
+			if err != nil {
+				return false, fmt.Errorf("%s: batch at offset %d: %w", file, b.BaseOffset, err)
+			}
+			mb.Records = make([]record.Record, len(recs))
+			for i, r := range recs {
+				mb.Records[i] = r.Record
+			}
 		}
-		if err != nil {
-			return nil, err
-		}
-		b := s.Batch
 		at := b.AppendTime()
 		bk := bucketOf(t, at)
 		if bk != curBucket {
 			if err := flush(); err != nil {
-				return nil, err
+				return false, err
 			}
 			curBucket = bk
 			t.Offline[bk] = max(t.Offline[bk], tb.offline)
 		}
+		if err := l.LoadBatch(mb); err != nil {
+			return false, fmt.Errorf("%s: batch at offset %d: %w", file, b.BaseOffset, err)
+		}
+		dirty = true
 		tb.now, tb.bucket = at, bk
 		if t.FirstOffset < 0 {
 			t.FirstOffset = b.BaseOffset
@@ -268,8 +308,8 @@ func buildTimeline(path string) (*timeline, error) {
 		t.LastOffset = b.LastOffset()
 		t.Batches++
 		t.Records += len(b.Entries)
-		tb.raft(b, s.Control)
-		for _, r := range s.Records {
+		tb.raft(b, mb.Control)
+		for _, r := range mb.Records {
 			if tb.record(r) {
 				changed = true
 			}
@@ -279,6 +319,10 @@ func buildTimeline(path string) (*timeline, error) {
 		}
 		tb.offEnd[bk] = tb.offline
 		lastT = at
+		return true, nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	if err := flush(); err != nil {
 		return nil, err
@@ -286,7 +330,7 @@ func buildTimeline(path string) (*timeline, error) {
 	if t.LastOffset < 0 {
 		t.LastOffset = start.Provenance().LastContainedOffset
 	}
-	final, err := w.Image()
+	final, err := imageNow()
 	if err != nil {
 		return nil, err
 	}
@@ -519,6 +563,17 @@ func (tb *timelineBuilder) finish(final *image.Image) {
 		}
 		t.Brokers = append(t.Brokers, *b.lane)
 	}
+	var deleted []partRow
+	for _, r := range t.Partitions {
+		if r.Deleted {
+			deleted = append(deleted, r)
+		}
+	}
+	if n := len(deleted) - maxDeletedRows; n > 0 {
+		t.Totals["deletedRowsLeftOut"] = n
+		deleted = deleted[n:]
+	}
+	t.Partitions = deleted
 	for k, ps := range tb.parts {
 		if ps.offlineSince >= 0 {
 			ps.row.OfflineMs += tb.now - ps.offlineSince
@@ -553,6 +608,23 @@ func (tb *timelineBuilder) finish(final *image.Image) {
 	}
 	if t.Moments == nil {
 		t.Moments = []moment{}
+	}
+	idx := map[string]int{}
+	for _, r := range t.Partitions {
+		i, ok := idx[r.Topic]
+		if !ok {
+			i = len(t.Topics)
+			idx[r.Topic] = i
+			t.Topics = append(t.Topics, r.Topic)
+		}
+		del := 0
+		if r.Deleted {
+			del = 1
+		}
+		t.Rows = append(t.Rows, []any{i, r.Partition, r.Leader, r.Epoch, r.ISR, r.Changes, r.Shrinks, r.OfflineMs, r.Leaders, r.Last, del})
+	}
+	if t.Rows == nil {
+		t.Rows, t.Topics = [][]any{}, []string{}
 	}
 	t.Totals["brokers"] = len(t.Brokers)
 	t.Totals["partitions"] = len(t.Partitions)

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/kmeta-go/kmeta/delta/deltatest"
+	"github.com/kmeta-go/kmeta/history"
 	"github.com/kmeta-go/kmeta/image"
 	"github.com/kmeta-go/kmeta/internal/sharedtest"
 	"github.com/kmeta-go/kmeta/record"
@@ -142,7 +143,7 @@ func TestTimelineOfSimulatedIncident(t *testing.T) {
 	require.Greater(t, tl.Totals["leaderChanges"], 0)
 	require.Greater(t, tl.Totals["isrShrinks"], 0)
 
-	final, err := imageAt(dir, -1, -1)
+	final, err := imageAt(dir, -1)
 	require.NoError(t, err)
 	deleted := 0
 	for _, p := range tl.Partitions {
@@ -164,16 +165,15 @@ func TestTimelineOfSimulatedIncident(t *testing.T) {
 	for _, m := range tl.Moments {
 		a := image.Empty()
 		if m.From >= 0 {
-			a, err = imageAt(dir, m.From, -1)
+			a, err = imageAt(dir, m.From)
 			require.NoError(t, err)
 		}
-		b, err := imageAt(dir, m.Offset, -1)
+		b, err := imageAt(dir, m.Offset)
 		require.NoError(t, err)
-		want := diffImages(a, b)
-		if len(want) > maxMomentLines {
-			want = want[:maxMomentLines]
-		}
-		require.Equal(t, want, m.Diff, "moment at offset %d", m.Offset)
+		all, total := diffImages(a, b, -1)
+		require.Len(t, all, total)
+		require.Equal(t, all[:min(len(all), maxMomentLines)], m.Diff, "moment at offset %d", m.Offset)
+		require.Equal(t, total-len(m.Diff), m.More)
 	}
 }
 
@@ -222,7 +222,7 @@ func TestTimelineCorpus(t *testing.T) {
 	for _, d := range dirs {
 		name, _ := filepath.Rel(corpus, d)
 		t.Run(strings.ReplaceAll(name, "/", "_"), func(t *testing.T) {
-			final, err := imageAt(d, -1, -1)
+			final, err := imageAt(d, -1)
 			if err != nil {
 				// Logs of releases the record package cannot read yet fail
 				// the same way in every mode; the timeline says so too.
@@ -250,3 +250,72 @@ func TestTimelineCorpus(t *testing.T) {
 }
 
 var _ = slices.Contains[[]int, int]
+
+// TestTimelineAgreesWithHistory: the timeline's counts per partition
+// (leader changes, ISR shrinks) and per broker (fencings) equal package
+// history's, which replays the same log record by record through
+// delta.Delta; over the simulated incident and every corpus directory.
+func TestTimelineAgreesWithHistory(t *testing.T) {
+	dirs := map[string]string{"simulated": incidentDir(t, 11)}
+	if c := sharedtest.Find(); c != "" {
+		filepath.WalkDir(filepath.Join(c, "corpus"), func(p string, d os.DirEntry, err error) error {
+			if err == nil && d.IsDir() && d.Name() == record.MetadataPartitionDir {
+				rel, _ := filepath.Rel(c, p)
+				dirs[strings.ReplaceAll(rel, "/", "_")] = p
+			}
+			return nil
+		})
+	}
+	for name, dir := range dirs {
+		t.Run(name, func(t *testing.T) {
+			h, err := history.Read(dir, history.Options{Limit: -1})
+			if err != nil || h.Failed() {
+				t.Skipf("history cannot replay it here: %v", err)
+			}
+			tl, err := buildTimeline(dir)
+			require.NoError(t, err)
+			type key struct {
+				topic string
+				p     int32
+			}
+			want := map[key][2]int{}
+			for _, p := range h.Partitions() {
+				if p.Current().Exists() {
+					want[key{p.Topic, p.Partition}] = [2]int{p.LeaderChanges, p.ISRShrinks}
+				}
+			}
+			got := map[key][2]int{}
+			for _, p := range tl.Partitions {
+				if _, ok := want[key{p.Topic, p.Partition}]; ok && !p.Deleted {
+					got[key{p.Topic, p.Partition}] = [2]int{p.Changes, p.Shrinks}
+				}
+			}
+			// A partition a directory's snapshot holds has no history
+			// of its own there: history keeps partitions the log changes.
+			require.Equal(t, want, got)
+			fencedLanes := map[int32]int{}
+			for _, l := range tl.Brokers {
+				prev := int64(-1)
+				for _, s := range l.Segs {
+					if s[2] == laneFenced && prev != laneFenced {
+						fencedLanes[l.ID]++
+					}
+					prev = s[2]
+				}
+			}
+			for _, b := range h.Brokers() {
+				// history counts a registration that starts fenced as a
+				// fencing; the lanes show only fenced spans that last.
+				require.LessOrEqual(t, fencedLanes[b.ID], b.Fencings, "broker %d", b.ID)
+			}
+		})
+	}
+}
+
+// imageAt is history.ImageAt at an offset, or at the end for -1.
+func imageAt(path string, offset int64) (*image.Image, error) {
+	if offset < 0 {
+		return history.ImageAt(path, history.End())
+	}
+	return history.ImageAt(path, history.AtOffset(offset))
+}
