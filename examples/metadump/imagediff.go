@@ -142,10 +142,10 @@ func diffImages(a, b *image.Image, limit int) (out []string, total int) {
 				op, ok := old.Partition(p.ID())
 				if !ok {
 					if full() {
-					total++
-					continue
-				}
-				add("+ partition %s-%d: leader %d, replicas %v, isr %v", t.Name(), p.ID(), p.Leader(), p.Replicas(), p.ISR())
+						total++
+						continue
+					}
+					add("+ partition %s-%d: leader %d, replicas %v, isr %v", t.Name(), p.ID(), p.Leader(), p.Replicas(), p.ISR())
 					continue
 				}
 				if op.Equal(p) {

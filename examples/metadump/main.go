@@ -51,6 +51,18 @@
 //	-check           replay with Kafka's rules: the first record Kafka's
 //	                 replay rejects, then broken invariants (see check.go)
 //	-json            JSON output for -diff and -check
+//	-timeline        what happened over the log, as text: raft epochs,
+//	                 brokers' fenced and shutting-down spans, the partitions
+//	                 that moved most (see timeline.go)
+//	-timeline -o F   the same as one self-contained HTML report in F: a
+//	                 zoomable time axis with broker lanes, raft epochs,
+//	                 leader-change and ISR-shrink density, partitions without
+//	                 a leader, the image diff of each moment, and a searchable
+//	                 leadership table (timeline.html)
+//	-shell           kafka-metadata-shell over the image: ls, cd, cat, tree,
+//	                 find, pwd, history, at OFFSET|TIME, diff, exit, with tab
+//	                 completion on a terminal (see shell.go)
+//	-shell -c CMDS   run the commands (separated by ';') and exit
 //
 // On damaged input everything before the damage is printed, then metadump
 // exits with status 1 and an error naming the file, the byte position and the

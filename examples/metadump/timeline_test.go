@@ -58,27 +58,23 @@ func incidentDir(t testing.TB, seed int64) string {
 	return dir
 }
 
-// rawCounts counts, straight from the records of path (not through the
-// timeline), the brokers ever registered and the partitions ever created.
+// rawCounts counts, straight from the records of the files history.Read
+// reads (not through the timeline), the brokers ever registered and the
+// partitions ever created.
 func rawCounts(t *testing.T, path string) (brokers, partitions int) {
 	t.Helper()
-	src, err := open(path)
+	l, err := history.OpenLog(path, nil)
 	require.NoError(t, err)
-	defer src.Close()
+	defer l.Close()
 	bs := map[int32]bool{}
 	type key struct {
 		topic record.UUID
 		p     int32
 	}
 	ps := map[key]bool{}
-	for {
-		b, err := src.Next()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		require.NoError(t, err)
+	count := func(b *record.Batch) {
 		if b.IsControl() {
-			continue
+			return
 		}
 		for _, e := range b.Entries {
 			r, _, err := e.Decode()
@@ -91,6 +87,20 @@ func rawCounts(t *testing.T, path string) (brokers, partitions int) {
 			}
 		}
 	}
+	if snap, _ := l.Snapshot(); snap != nil {
+		for {
+			b, err := snap.Next()
+			if errors.Is(err, io.EOF) {
+				break
+			}
+			require.NoError(t, err)
+			count(b)
+		}
+	}
+	require.NoError(t, l.EachBatch(func(_ string, b *record.Batch) (bool, error) {
+		count(b)
+		return true, nil
+	}))
 	return len(bs), len(ps)
 }
 
