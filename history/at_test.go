@@ -4,6 +4,7 @@ import (
 	"errors"
 	"io"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -125,11 +126,28 @@ func sameParts(a, b *image.Image) bool {
 // the plain replay, and AtTime points with the boundary before the first
 // batch appended after them.
 func checkEveryBoundary(t *testing.T, dir string) int {
-	h, err := history.Read(dir, history.Options{})
+	l, err := history.OpenLog(dir, nil)
 	require.NoError(t, err)
-	ref := replayRef(t, dir, h.Files)
+	var files []string
+	if _, p := l.Snapshot(); p != "" {
+		files = append(files, filepath.Base(p))
+	}
+	for _, p := range l.Segments() {
+		files = append(files, filepath.Base(p))
+	}
+	l.Close()
+	ref := replayRef(t, dir, files)
 	if len(ref) == 0 {
 		return 0
+	}
+	full := ref
+	if raceEnabled && len(ref) > 200 {
+		// Every 50th boundary (the plain run checks them all).
+		var s []boundary
+		for i := 0; i < len(ref); i += 50 {
+			s = append(s, ref[i])
+		}
+		ref = s
 	}
 	points := make([]history.Point, len(ref))
 	for i, b := range ref {
@@ -153,25 +171,25 @@ func checkEveryBoundary(t *testing.T, dir string) int {
 	}
 	// A sample of time points, in one pass: the image just before the
 	// first batch appended after the point.
-	step := max(1, len(ref)/20)
+	step := max(1, len(full)/20)
 	var tps []history.Point
 	var want []int
 	j := 0
-	for i := 0; i < len(ref); i += step {
-		if len(want) > 0 && ref[i].time < ref[want[len(want)-1]].time {
+	for i := 0; i < len(full); i += step {
+		if len(want) > 0 && full[i].time < full[want[len(want)-1]].time {
 			continue // keep the points in log order
 		}
-		for j < len(ref) && ref[j].time <= ref[i].time {
+		for j < len(full) && full[j].time <= full[i].time {
 			j++
 		}
-		tps = append(tps, history.AtTime(time.UnixMilli(ref[i].time)))
+		tps = append(tps, history.AtTime(time.UnixMilli(full[i].time)))
 		want = append(want, j-1)
 	}
 	imgs, err := history.ImagesAt(dir, tps...)
 	require.NoError(t, err)
 	for k, img := range imgs {
-		assert.Empty(t, image.Diff(ref[want[k]].img, img, image.DiffOptions{}), "image at %s", tps[k])
-		assert.Equal(t, ref[want[k]].last, img.Provenance().LastContainedOffset, "image at %s", tps[k])
+		assert.Empty(t, image.Diff(full[want[k]].img, img, image.DiffOptions{}), "image at %s", tps[k])
+		assert.Equal(t, full[want[k]].last, img.Provenance().LastContainedOffset, "image at %s", tps[k])
 	}
 	return diffs
 }
@@ -182,7 +200,9 @@ func TestCorpusImageAtEveryBatchBoundary(t *testing.T) {
 	total := 0
 	for _, dir := range corpusDirs(t) {
 		t.Run(corpusName(dir), func(t *testing.T) {
-			readCorpus(t, dir)
+			if strings.Contains(dir, "kraft-4.3") {
+				readCorpus(t, dir) // skips until 4.3 metadata loads
+			}
 			total += checkEveryBoundary(t, dir)
 		})
 	}

@@ -4,10 +4,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"path/filepath"
 	"slices"
 
 	"github.com/kmeta-go/kmeta/delta"
 	"github.com/kmeta-go/kmeta/image"
+	"github.com/kmeta-go/kmeta/publisher"
 	"github.com/kmeta-go/kmeta/record"
 )
 
@@ -41,6 +43,9 @@ type Builder struct {
 	grown map[record.UUID]int
 	// per broker, its open interval state
 	brokerState map[int32]brokerNow
+
+	// snapshots to compare with the replay when it reaches their offset
+	verify []string
 
 	lastPos Position
 	started bool
@@ -241,7 +246,53 @@ func (b *Builder) AddBatch(file string, batch *record.Batch) error {
 		}
 		b.chk.commit(pos)
 	}
+	b.verifySnapshots(batch.LastOffset())
 	return nil
+}
+
+// verifySnapshots compares the snapshots of the directory that end at
+// offset with the image the replay reached there (Kafka writes a snapshot
+// of the image its loader published at a batch boundary:
+// SnapshotGenerator, so the two must be equal).
+func (b *Builder) verifySnapshots(offset int64) {
+	for len(b.verify) > 0 {
+		id, err := record.ParseSnapshotName(filepath.Base(b.verify[0]))
+		if err != nil || id.EndOffset-1 < offset || (id.EndOffset-1 == offset && b.inTx) {
+			b.verify = b.verify[1:]
+			continue
+		}
+		if id.EndOffset-1 > offset {
+			return
+		}
+		path := b.verify[0]
+		b.verify = b.verify[1:]
+		img, err := snapshotImage(path)
+		pos := Position{File: filepath.Base(path), Offset: offset, RaftEpoch: id.Epoch, Snapshot: true}
+		if err != nil {
+			b.chk.snapshotMismatch(pos, fmt.Sprintf("snapshot %s cannot be read: %v", pos.File, err))
+			continue
+		}
+		pos.AppendTime = img.Provenance().LastContainedLogTimeMs
+		b.h.SnapshotsVerified++
+		if ds := image.Diff(b.cur, img, image.DiffOptions{}); len(ds) > 0 {
+			b.chk.snapshotMismatch(pos, fmt.Sprintf("snapshot %s differs from the log replayed to offset %d in %d entities, first: %s", pos.File, offset, len(ds), ds[0]))
+		}
+	}
+}
+
+// snapshotImage loads a snapshot file as Kafka's loader does.
+func snapshotImage(path string) (*image.Image, error) {
+	s, err := record.OpenSnapshot(path)
+	if err != nil {
+		return nil, err
+	}
+	defer s.Close()
+	ld := publisher.NewLoader(publisher.Options{})
+	defer ld.Close()
+	if err := ld.LoadSnapshotReader(s); err != nil {
+		return nil, err
+	}
+	return ld.Image(), nil
 }
 
 // Finish closes the open intervals at the last position, runs the

@@ -70,6 +70,10 @@ const (
 	// RuleLeaderless: a partition has no leader at the end of the log,
 	// since the position given.
 	RuleLeaderless Rule = "leaderless"
+	// RuleSnapshotMismatch: a snapshot of the directory differs from the
+	// image the log replays to at its offset (Kafka's SnapshotGenerator
+	// writes the image its loader published there).
+	RuleSnapshotMismatch Rule = "snapshot-mismatch"
 )
 
 // Finding is one thing Check reports. At and Record name the record that
@@ -133,8 +137,10 @@ func (h *History) FirstRejection() (Finding, bool) {
 
 // Check reads path as Read does and returns its findings in log order:
 // every record the replay rejects (the first is the one a broker would
-// fail on first), every broken invariant, and at the end the stale
-// controller registrations and the partitions left without a leader.
+// fail on first), every broken invariant, every later snapshot of a
+// directory that differs from the log replayed to its offset, and at the
+// end the stale controller registrations and the partitions left without
+// a leader.
 func Check(path string, opts Options) ([]Finding, error) {
 	h, err := Read(path, opts)
 	if h == nil {
@@ -340,6 +346,10 @@ func (c *checker) fencedLeader(id int32) {
 		f.Severity = Info
 	}
 	c.add(f)
+}
+
+func (c *checker) snapshotMismatch(pos Position, msg string) {
+	c.add(Finding{Rule: RuleSnapshotMismatch, Severity: Error, At: pos, Partition: -1, Broker: -1, Message: msg})
 }
 
 func (c *checker) controller(pos Position, r *record.RegisterControllerRecord) {

@@ -12,6 +12,7 @@ import (
 	"github.com/kmeta-go/kmeta/delta/deltatest"
 	"github.com/kmeta-go/kmeta/history"
 	"github.com/kmeta-go/kmeta/image"
+	"github.com/kmeta-go/kmeta/publisher"
 	"github.com/kmeta-go/kmeta/record"
 )
 
@@ -206,9 +207,11 @@ func TestCheckCorpus(t *testing.T) {
 		}
 	}
 	notes := map[history.Rule]int{}
+	verified := 0
 	for _, p := range paths {
 		t.Run(corpusName(p), func(t *testing.T) {
 			h := readCorpus(t, p)
+			verified += h.SnapshotsVerified
 			for _, f := range h.Findings {
 				assert.Equal(t, history.Info, f.Severity, "%s", f)
 				assert.NotEmpty(t, f.Explanation, "%s", f)
@@ -217,7 +220,8 @@ func TestCheckCorpus(t *testing.T) {
 			assert.False(t, h.Failed())
 		})
 	}
-	t.Logf("notes: %v", notes)
+	t.Logf("notes: %v; %d later snapshots equal to the log replayed to their offset", notes, verified)
+	assert.Positive(t, verified)
 	// The corpus holds single-broker clusters shut down with their
 	// partitions leaderless, and a 3.2 cluster whose brokers re-registered
 	// while leading.
@@ -226,4 +230,37 @@ func TestCheckCorpus(t *testing.T) {
 	for r := range notes {
 		assert.True(t, r == history.RuleLeaderless || r == history.RuleFencedLeader, "unexpected note %s", r)
 	}
+}
+
+// TestCheckSnapshotMismatch: a snapshot that is not the image of the log
+// at its offset is an error at that snapshot.
+func TestCheckSnapshotMismatch(t *testing.T) {
+	sim, dir := healthyCluster(t)
+	sim.MustCreateTopic("audit", 1, 1)
+	last := sim.Batches()[len(sim.Batches())-1]
+	dir = writeSim(t, sim, deltatest.DirOptions{})
+	good, err := sim.ImageAt(last.LastOffset())
+	require.NoError(t, err)
+	c := good.Components()
+	c.Topics = nil // the snapshot lost every topic
+	bad := image.New(c, good.Provenance())
+	_, err = (&publisher.DirEmitter{Dir: dir}).Emit(bad)
+	require.NoError(t, err)
+
+	h, err := history.Read(dir, history.Options{})
+	require.NoError(t, err)
+	assert.Equal(t, 1, h.SnapshotsVerified)
+	require.Len(t, h.Findings, 1, "%v", h.Findings)
+	f := h.Findings[0]
+	assert.Equal(t, history.RuleSnapshotMismatch, f.Rule)
+	assert.Equal(t, last.LastOffset(), f.At.Offset)
+	assert.Equal(t, publisher.SnapshotID(bad).FileName(), f.At.File)
+	assert.Contains(t, f.Message, "removed topic audit")
+
+	// The same snapshot written from the right image is verified clean.
+	dir2 := writeSim(t, sim, deltatest.DirOptions{SnapshotAt: last.LastOffset()})
+	h, err = history.Read(dir2, history.Options{})
+	require.NoError(t, err)
+	assert.Equal(t, 1, h.SnapshotsVerified)
+	assert.Empty(t, h.Findings)
 }

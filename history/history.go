@@ -378,6 +378,10 @@ type History struct {
 	DroppedRejections int
 	// Aborted counts the events discarded by aborted transactions.
 	Aborted int
+	// SnapshotsVerified counts the snapshots of a directory, after the
+	// one the history starts from, that were compared with the replay at
+	// their offset (differences are RuleSnapshotMismatch findings).
+	SnapshotsVerified int
 	// Findings lists what the checks found (see Check), in log order,
 	// then the end-of-log findings.
 	Findings        []Finding

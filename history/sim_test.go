@@ -141,3 +141,40 @@ func TestReconnectionStormHistory(t *testing.T) {
 	assert.Len(t, ledBy(sc.Before, sc.Broker), n)
 	assert.Positive(t, n)
 }
+
+// TestLimit: with a limit each list keeps its newest entries and counts
+// the dropped ones; the counters count everything.
+func TestLimit(t *testing.T) {
+	sim := deltatest.MustCluster(3)
+	sim.MustCreateTopic("orders", 1, 3)
+	for i := 0; i < 10; i++ {
+		require.NoError(t, sim.FenceBroker(1))
+		require.NoError(t, sim.UnfenceBroker(1))
+		require.NoError(t, sim.ExpandISR("orders", 0, 1))
+		require.NoError(t, sim.ElectPreferredLeader("orders", 0))
+	}
+	dir := writeSim(t, sim, deltatest.DirOptions{})
+	all, err := history.Read(dir, history.Options{Limit: -1})
+	require.NoError(t, err)
+	lim, err := history.Read(dir, history.Options{Limit: 3})
+	require.NoError(t, err)
+
+	pa, pl := all.PartitionsOf("orders")[0], lim.PartitionsOf("orders")[0]
+	require.Greater(t, len(pa.Events), 3)
+	assert.Len(t, pl.Events, 3)
+	assert.Equal(t, len(pa.Events)-3, pl.Dropped)
+	assert.Equal(t, pa.Events[len(pa.Events)-3:], pl.Events, "the newest events")
+	assert.Equal(t, pa.LeaderChanges, pl.LeaderChanges)
+	leader, _, _ := sim.Image().Leader("orders", 0)
+	require.Equal(t, int32(1), leader)
+	assert.Equal(t, 20, pa.LeaderChanges, "away from broker 1 and back, ten times")
+
+	ba, _ := all.Broker(1)
+	bl, _ := lim.Broker(1)
+	assert.Equal(t, ba.Fencings, bl.Fencings)
+	assert.Len(t, bl.Events, 3)
+	assert.Len(t, bl.Intervals, 3)
+	assert.Equal(t, ba.Intervals[len(ba.Intervals)-3:], bl.Intervals)
+	assert.Equal(t, len(ba.Events)-3+len(ba.Intervals)-3, bl.Dropped)
+	assert.Zero(t, pa.Dropped)
+}

@@ -33,6 +33,7 @@ func Read(path string, opts Options) (*History, error) {
 	}
 	defer l.close()
 	b := NewBuilder(opts)
+	b.verify = l.later
 	err = l.feed(b, nil)
 	return b.Finish(), err
 }
@@ -78,6 +79,7 @@ type Log struct {
 	bootstrap bool
 	start     int64    // first log offset to read from the segments
 	segments  []string // segment paths, in base offset order
+	later     []string // paths of the snapshots after the start, by offset
 	snap      *record.SnapshotReader
 	snapFile  *os.File // for bootstrap
 }
@@ -218,6 +220,11 @@ func openLog(path string, upTo *int64) (*Log, error) {
 			return nil, err
 		}
 		l.snapshot, l.snap = p, s
+	}
+	for i := range snaps {
+		if snaps[i].EndOffset > l.start {
+			l.later = append(l.later, filepath.Join(dir, snaps[i].FileName()))
+		}
 	}
 	for i, s := range segs {
 		// Keep the segments from the last one at or before start.

@@ -14,8 +14,9 @@ import (
 // record, and the state it contradicted), then every other finding in log
 // order: further rejections, broken partition invariants (leader in ISR,
 // ISR within replicas, ELR rules, epochs never going back), fenced brokers
-// left with leaderships, controllers registered but missing from the voter
-// set (KIP-1312), and partitions without a leader and since when. Findings
+// left with leaderships, snapshots that differ from the log replayed to
+// their offset, controllers registered but missing from the voter set
+// (KIP-1312), and partitions without a leader and since when. Findings
 // carry a severity: error, warning, or info (a state a real Kafka log holds,
 // with the reason). -json prints a JSON array. It exits 0 when there is no
 // error or warning, 1 otherwise or when the log cannot be read.
