@@ -147,3 +147,15 @@ func TestShellEntityHistory(t *testing.T) {
 	require.Contains(t, shellRun(t, dir, "history /image/features"), "no history")
 	require.Equal(t, "/\n    1  history 1\n", shellRun(t, dir, "pwd; history 1"))
 }
+
+// TestShellLineMode: without -c and with stdin not a terminal, the shell
+// runs one command per line and prints no prompt.
+func TestShellLineMode(t *testing.T) {
+	dir := incidentDir(t, 11)
+	old := shellStdin
+	shellStdin = strings.NewReader("cd /image/topics/byName\npwd\nls\nexit\nls /\n")
+	defer func() { shellStdin = old }()
+	out, errs, code := runDump(t, "-shell", dir)
+	require.Equal(t, 0, code, errs)
+	require.Equal(t, "/image/topics/byName\naudit\norders\npayments\n", out)
+}

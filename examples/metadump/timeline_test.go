@@ -329,3 +329,27 @@ func imageAt(path string, offset int64) (*image.Image, error) {
 	}
 	return history.ImageAt(path, history.AtOffset(offset))
 }
+
+// TestTimelineDamagedLog: a flipped byte in a segment stops the report with
+// an error naming the file and the offset, and exit status 1; no report is
+// written.
+func TestTimelineDamagedLog(t *testing.T) {
+	dir := incidentDir(t, 11)
+	segs, _ := filepath.Glob(filepath.Join(dir, "*.log"))
+	require.NotEmpty(t, segs)
+	seg := segs[len(segs)-1]
+	data, err := os.ReadFile(seg)
+	require.NoError(t, err)
+	data[len(data)/2] ^= 0xff
+	require.NoError(t, os.WriteFile(seg, data, 0o644))
+	out := filepath.Join(t.TempDir(), "report.html")
+	_, errs, code := runDump(t, "-timeline", "-o", out, dir)
+	require.Equal(t, 1, code)
+	require.Contains(t, errs, filepath.Base(seg))
+	require.Contains(t, errs, "offset")
+	_, err = os.Stat(out)
+	require.True(t, os.IsNotExist(err))
+	_, errs, code = runDump(t, "-shell", "-c", "ls", dir)
+	require.Equal(t, 1, code)
+	require.Contains(t, errs, filepath.Base(seg))
+}
