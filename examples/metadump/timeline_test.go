@@ -353,3 +353,56 @@ func TestTimelineDamagedLog(t *testing.T) {
 	require.Equal(t, 1, code)
 	require.Contains(t, errs, filepath.Base(seg))
 }
+
+// TestTimelineDiffNamesWhatImageDiffNames: each moment's diff (the
+// timeline's fast diff, which skips the topics two images share) names the
+// same brokers, controllers, features and topics as image.Diff, and the same
+// changed partitions (image.Diff also lists each partition of a created or
+// deleted topic, which the timeline sums up in the topic's line).
+func TestTimelineDiffNamesWhatImageDiffNames(t *testing.T) {
+	dir := incidentDir(t, 11)
+	tl, err := buildTimeline(dir)
+	require.NoError(t, err)
+	compared := map[string]bool{"broker": true, "controller": true, "feature": true, "topic": true, "partition": true}
+	for _, m := range tl.Moments {
+		a := image.Empty()
+		if m.From >= 0 {
+			a, err = imageAt(dir, m.From)
+			require.NoError(t, err)
+		}
+		b, err := imageAt(dir, m.Offset)
+		require.NoError(t, err)
+		mine, _ := diffImages(a, b, -1)
+		got := map[string]bool{}
+		for _, l := range mine {
+			f := strings.Fields(l) // "~ partition orders-3: ..." / "+ topic orders (id): ..."
+			kind, key := f[1], strings.TrimSuffix(f[2], ":")
+			if !compared[kind] {
+				continue
+			}
+			got[kind+" "+key] = true
+		}
+		want := map[string]bool{}
+		created := map[string]bool{}
+		for _, d := range image.Diff(a, b, image.DiffOptions{}) {
+			switch d.Kind {
+			case image.DiffTopic:
+				if d.Op != image.Changed {
+					created[d.Key] = true
+				}
+			}
+			if !compared[string(d.Kind)] {
+				continue
+			}
+			want[string(d.Kind)+" "+d.Key] = true
+		}
+		for k := range want {
+			if topic, ok := strings.CutPrefix(k, "partition "); ok {
+				if i := strings.LastIndex(topic, "-"); i > 0 && created[topic[:i]] {
+					delete(want, k)
+				}
+			}
+		}
+		require.Equal(t, want, got, "moment at offset %d", m.Offset)
+	}
+}
