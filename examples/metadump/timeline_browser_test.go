@@ -3,8 +3,10 @@ package main
 import (
 	"flag"
 	"fmt"
+	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/kmeta-go/kmeta/internal/sharedtest"
 	"github.com/stretchr/testify/require"
@@ -25,7 +27,7 @@ func TestTimelineReportInChromium(t *testing.T) {
 	if chromiumPath() == "" {
 		t.Skip("chromium is not installed (apt-get install -y chromium; .ci/run installs it): the report's browser test is skipped")
 	}
-	cases := map[string]string{"simulated": incidentDir(t, 11)}
+	cases := map[string]string{"simulated": incidentDir(t, 11), "snapshot": snapshotFile(t)}
 	if c := sharedtest.Find(); c != "" {
 		cases["corpus"] = filepath.Join(c, "corpus", screenshotCorpusDir)
 	}
@@ -48,6 +50,11 @@ func TestTimelineReportInChromium(t *testing.T) {
 			require.Equal(t, np, rows, "one row per partition")
 			require.Equal(t, len(tl.Moments), moments)
 
+			require.Empty(t, b.consoleErrors(), "console errors")
+			if len(tl.Moments) == 0 {
+				// A snapshot alone is one moment in time: nothing to click.
+				return
+			}
 			// Click the moment with the most changes, where the browser drew
 			// it, as a person would.
 			pick := 0
@@ -92,4 +99,23 @@ func TestTimelineReportInChromium(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestBrowserHarnessSeesConsoleErrors: the harness's "no console errors"
+// can fail: a page that logs an error and throws is reported.
+func TestBrowserHarnessSeesConsoleErrors(t *testing.T) {
+	if chromiumPath() == "" {
+		t.Skip("chromium is not installed (apt-get install -y chromium; .ci/run installs it): the harness test is skipped")
+	}
+	page := filepath.Join(t.TempDir(), "bad.html")
+	require.NoError(t, os.WriteFile(page, []byte(`<!DOCTYPE html><body><script>document.body.dataset.ready = "1"; console.error("boom"); throw new Error("thrown");</script></body>`), 0o644))
+	b := startBrowser(t, 800, 600)
+	b.open(t, page)
+	deadline := time.Now().Add(5 * time.Second)
+	for len(b.consoleErrors()) < 2 && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	errs := fmt.Sprint(b.consoleErrors())
+	require.Contains(t, errs, "boom")
+	require.Contains(t, errs, "thrown")
 }

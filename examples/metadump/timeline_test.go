@@ -406,3 +406,30 @@ func TestTimelineDiffNamesWhatImageDiffNames(t *testing.T) {
 		require.Equal(t, want, got, "moment at offset %d", m.Offset)
 	}
 }
+
+// snapshotFile writes the simulated incident with a snapshot and returns the
+// snapshot file: a source that is one image and no log.
+func snapshotFile(t *testing.T) string {
+	t.Helper()
+	s := deltatest.MustNew(deltatest.Config{Seed: 3})
+	require.NoError(t, s.AddBrokers(3))
+	s.MustCreateTopic("orders", 4, 3)
+	dir, err := s.WriteDir(t.TempDir(), deltatest.DirOptions{SnapshotAt: s.NextOffset() - 1})
+	require.NoError(t, err)
+	cps, _ := filepath.Glob(filepath.Join(dir, "*.checkpoint"))
+	require.Len(t, cps, 1)
+	return cps[0]
+}
+
+// TestTimelineOfSnapshot: a snapshot file is one moment: its brokers and
+// partitions, no moments, no raft epochs.
+func TestTimelineOfSnapshot(t *testing.T) {
+	tl, err := buildTimeline(snapshotFile(t))
+	require.NoError(t, err)
+	require.Len(t, tl.Brokers, 3)
+	require.Len(t, tl.Partitions, 4)
+	require.Empty(t, tl.Moments)
+	out, errs, code := runDump(t, "-timeline", snapshotFile(t))
+	require.Equal(t, 0, code, errs)
+	require.Contains(t, out, "brokers: 3")
+}
