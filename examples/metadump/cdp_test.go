@@ -15,7 +15,6 @@ import (
 	"os"
 	"os/exec"
 	"regexp"
-	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -436,4 +435,3 @@ func (b *browser) screenshot(path string, width int) error {
 	return os.WriteFile(path, png, 0o644)
 }
 
-var _ = strings.TrimSpace

@@ -5,7 +5,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -259,7 +258,6 @@ func TestTimelineCorpus(t *testing.T) {
 	require.Positive(t, checked)
 }
 
-var _ = slices.Contains[[]int, int]
 
 // TestTimelineAgreesWithHistory: the timeline's counts per partition
 // (leader changes, ISR shrinks) and per broker (fencings) equal package
