@@ -53,7 +53,7 @@ func newShell(path string, unredacted bool, out io.Writer) (*shell, error) {
 
 func (s *shell) setImage(img *image.Image) {
 	s.img = img
-	s.root = shellRoot(img, s.path, s.unredacted)
+	s.root = shellRoot(img, s.unredacted)
 }
 
 // shellCommands are the command names, sorted (Commands.TYPES).

@@ -25,6 +25,7 @@ func TestShellKafkaLayout(t *testing.T) {
 	require.NoError(t, err)
 
 	require.Equal(t, "image\nlocal\n", shellRun(t, dir, "ls /"))
+	require.Equal(t, "commitId\nversion\n", shellRun(t, dir, "ls /local")) // LocalShellNode
 	require.Equal(t, "acls\nclientQuotas\ncluster\nconfigs\ndelegationToken\nfeatures\nproducerIds\nprovenance\nscram\ntopics\n", shellRun(t, dir, "ls /image"))
 	require.Equal(t, "byId\nbyName\n", shellRun(t, dir, "ls /image/topics"))
 	require.Equal(t, "audit\norders\npayments\n", shellRun(t, dir, "ls /image/topics/byName"))

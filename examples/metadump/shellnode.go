@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"math"
+	"runtime/debug"
 	"slices"
 	"strconv"
 	"strings"
@@ -66,15 +67,35 @@ func fixed(m map[string]func() node) dir {
 	}
 }
 
+// toolVersion and toolCommit are what /local prints (AppInfoParser's
+// version and commit id in Kafka's shell): the module version and VCS
+// revision Go stamped into the binary, "unknown" when none was.
+func toolVersion() string {
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" {
+		return bi.Main.Version
+	}
+	return "unknown"
+}
+
+func toolCommit() string {
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		for _, s := range bi.Settings {
+			if s.Key == "vcs.revision" {
+				return s.Value
+			}
+		}
+	}
+	return "unknown"
+}
+
 // shellRoot is RootShellNode over img.
-func shellRoot(img *image.Image, source string, unredacted bool) node {
+func shellRoot(img *image.Image, unredacted bool) node {
 	return fixed(map[string]func() node{
 		// LocalShellNode: the tool's own version and commit.
 		"local": func() node {
 			return fixed(map[string]func() node{
-				"version":  func() node { return leaf("kmeta metadump") },
-				"commitId": func() node { return leaf("unknown") },
-				"source":   func() node { return leaf(source) },
+				"version":  func() node { return leaf(toolVersion()) },
+				"commitId": func() node { return leaf(toolCommit()) },
 			})
 		},
 		"image": func() node { return imageNode(img, unredacted) },
