@@ -434,4 +434,3 @@ func (b *browser) screenshot(path string, width int) error {
 	}
 	return os.WriteFile(path, png, 0o644)
 }
-

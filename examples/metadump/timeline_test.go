@@ -258,7 +258,6 @@ func TestTimelineCorpus(t *testing.T) {
 	require.Positive(t, checked)
 }
 
-
 // TestTimelineAgreesWithHistory: the timeline's counts per partition
 // (leader changes, ISR shrinks) and per broker (fencings) equal package
 // history's, which replays the same log record by record through
