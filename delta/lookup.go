@@ -44,3 +44,29 @@ func (d *Delta) Partition(id record.UUID, p int32) (image.Partition, bool) {
 	}
 	return parts[i], true
 }
+
+// Config returns the current value of config name of resource res, false
+// if it is not set.
+func (d *Delta) Config(res image.ConfigResource, name string) (string, bool) {
+	if cd, ok := d.configs[res]; ok {
+		if v, ok := cd.changes[name]; ok {
+			if v == nil {
+				return "", false
+			}
+			return *v, true
+		}
+		if cd.clearBase {
+			return "", false
+		}
+	}
+	return d.base.Configs().Get(res, name)
+}
+
+// FeatureLevel returns the current finalized level of a feature other than
+// metadata.version (0 when not finalized).
+func (d *Delta) FeatureLevel(name string) int16 {
+	if l, ok := d.features[name]; ok {
+		return l
+	}
+	return d.base.Features().Level(name)
+}

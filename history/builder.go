@@ -6,6 +6,7 @@ import (
 	"io"
 	"path/filepath"
 	"slices"
+	"strconv"
 
 	"github.com/kmeta-go/kmeta/delta"
 	"github.com/kmeta-go/kmeta/image"
@@ -46,6 +47,8 @@ type Builder struct {
 
 	// snapshots to compare with the replay when it reaches their offset
 	verify []string
+	// the raft leader (the active controller) of the last LeaderChange
+	raftLeader int32
 
 	lastPos Position
 	started bool
@@ -358,6 +361,7 @@ func (b *Builder) control(pos Position, c record.ControlRecord) {
 			rl.Voters = append(rl.Voters, v.VoterID)
 		}
 		b.h.RaftLeaders = push(b.h.RaftLeaders, rl, b.lim, &b.h.DroppedRaftLeaders)
+		b.raftLeader = c.LeaderID
 		b.chk.leaderChange(pos, c)
 	case *record.VotersRecord:
 		b.chk.votersRecord(pos, c)
@@ -592,6 +596,7 @@ func (b *Builder) partitionChanged(pos Position, r record.Record, name string, i
 	}
 	b.last[tp] = as
 	ev := PartitionEvent{At: pos, Changed: changed, Before: bs, After: as, Record: r}
+	ec := b.elrContext(name)
 	b.emit(func() {
 		ph := b.partitionHistory(tp, name)
 		if existed && changed&FieldLeader != 0 {
@@ -601,8 +606,31 @@ func (b *Builder) partitionChanged(pos Position, r record.Record, name string, i
 			ph.ISRShrinks++
 		}
 		ph.Events = push(ph.Events, ev, b.lim, &ph.Dropped)
-		b.chk.partition(ph, &ph.Events[len(ph.Events)-1])
+		b.chk.partition(ph, &ph.Events[len(ph.Events)-1], ec)
 	})
+}
+
+// elrContext is what the ELR rules of a topic's partitions depend on, as
+// the replay stands: whether eligible.leader.replicas.version is on, and
+// the topic's effective min.insync.replicas (the topic's config, else the
+// active controller's node config, else the cluster default:
+// ConfigurationControlManager's resolution; -1 when the log does not say,
+// the static config being unknown).
+func (b *Builder) elrContext(topic string) elrContext {
+	ec := elrContext{enabled: b.d.FeatureLevel(image.ELRFeature) >= 1, minISR: -1}
+	if !ec.enabled {
+		return ec
+	}
+	for _, res := range []image.ConfigResource{{Type: image.ConfigTopic, Name: topic},
+		{Type: image.ConfigBroker, Name: strconv.Itoa(int(b.raftLeader))}, {Type: image.ConfigBroker}} {
+		if v, ok := b.d.Config(res, "min.insync.replicas"); ok {
+			if n, err := strconv.Atoi(v); err == nil {
+				ec.minISR = n
+			}
+			break
+		}
+	}
+	return ec
 }
 
 func (b *Builder) partitionHistory(tp TopicPartition, name string) *PartitionHistory {
@@ -661,7 +689,7 @@ func (b *Builder) topicDeleted(pos Position, r record.Record, id record.UUID, na
 		b.emit(func() {
 			ph := b.partitionHistory(tp, name)
 			ph.Events = push(ph.Events, ev, b.lim, &ph.Dropped)
-			b.chk.partition(ph, &ph.Events[len(ph.Events)-1])
+			b.chk.partition(ph, &ph.Events[len(ph.Events)-1], elrContext{})
 		})
 	}
 	delete(b.created, id)

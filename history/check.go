@@ -50,8 +50,12 @@ const (
 	RuleLeaderNotInISR Rule = "leader-not-in-isr"
 	// RuleISROutsideReplicas: an ISR member is not a replica.
 	RuleISROutsideReplicas Rule = "isr-outside-replicas"
-	// RuleELR: an ELR member is not a replica, or is also in the ISR
-	// (KIP-966: the ELR holds replicas removed from the ISR).
+	// RuleELR: an ELR member is not a replica or is also in the ISR
+	// (KIP-966: the ELR holds replicas removed from the ISR); the ELR is
+	// not empty while the ISR has min.insync.replicas members
+	// (PartitionChangeBuilder empties it then); a last known ELR is kept
+	// while the partition has a leader (PartitionChangeBuilder clears it
+	// when one is elected).
 	RuleELR Rule = "elr"
 	// RuleEpochBackwards: a partition's leader epoch or partition epoch
 	// went back, or its leader changed without a leader epoch bump
@@ -206,7 +210,13 @@ func recordJSON(r record.Record) string {
 
 func partName(ph *PartitionHistory) string { return fmt.Sprintf("%s-%d", ph.Topic, ph.Partition) }
 
-func (c *checker) partition(ph *PartitionHistory, ev *PartitionEvent) {
+// elrContext is what the ELR rules depend on at an event.
+type elrContext struct {
+	enabled bool
+	minISR  int // -1: unknown
+}
+
+func (c *checker) partition(ph *PartitionHistory, ev *PartitionEvent, ec elrContext) {
 	tp := TopicPartition{ph.TopicID, ph.Partition}
 	if ev.Before.Exists() && ev.Before.Leader >= 0 {
 		if m := c.leads[ev.Before.Leader]; m != nil {
@@ -250,6 +260,16 @@ func (c *checker) partition(ph *PartitionHistory, ev *PartitionEvent) {
 	if both := in(s.ELR, s.ISR); len(both) > 0 {
 		f.Rule = RuleELR
 		f.Message = fmt.Sprintf("%s: %v are in both the ELR %v and the ISR %v", partName(ph), both, s.ELR, s.ISR)
+		c.add(f)
+	}
+	if s.Leader >= 0 && len(s.LastKnownELR) > 0 {
+		f.Rule = RuleELR
+		f.Message = fmt.Sprintf("%s: last known ELR %v kept while %d leads", partName(ph), s.LastKnownELR, s.Leader)
+		c.add(f)
+	}
+	if ec.enabled && ec.minISR > 0 && len(s.ISR) >= ec.minISR && len(s.ELR) > 0 {
+		f.Rule = RuleELR
+		f.Message = fmt.Sprintf("%s: ELR %v not empty while the ISR %v has min.insync.replicas (%d) members", partName(ph), s.ELR, s.ISR, ec.minISR)
 		c.add(f)
 	}
 	if p := ev.Before; p.Exists() && !ev.At.Snapshot {

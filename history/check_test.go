@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -78,6 +79,23 @@ func brokenLogs() []brokenLog {
 			return []record.Record{pcr(id, 1, func(r *record.PartitionChangeRecord) { r.EligibleLeaderReplicas = []int32{1} })}
 		},
 		rule: history.RuleELR, message: "are in both the ELR [1] and the ISR",
+	}, {
+		name: "last known ELR kept with a leader",
+		records: func(img *image.Image, id record.UUID) []record.Record {
+			return []record.Record{pcr(id, 1, func(r *record.PartitionChangeRecord) { r.LastKnownELR = []int32{3} })}
+		},
+		rule: history.RuleELR, message: "last known ELR [3] kept while",
+	}, {
+		name: "ELR with a full ISR",
+		records: func(img *image.Image, id record.UUID) []record.Record {
+			p, _ := img.Topics().Partition(id, 1)
+			out := p.Replica(2)
+			return []record.Record{pcr(id, 1, func(r *record.PartitionChangeRecord) {
+				r.ISR = []int32{p.Replica(0), p.Replica(1)}
+				r.EligibleLeaderReplicas = []int32{out}
+			})}
+		},
+		rule: history.RuleELR, message: "not empty while the ISR",
 	}, {
 		name: "fenced broker left with leaderships",
 		records: func(img *image.Image, id record.UUID) []record.Record {
@@ -263,4 +281,41 @@ func TestCheckSnapshotMismatch(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, 1, h.SnapshotsVerified)
 	assert.Empty(t, h.Findings)
+}
+
+// TestCheckELRScenario: a simulated ELR cluster (min.insync.replicas 2,
+// RF 3) losing two brokers and getting them back fills and empties ELRs
+// as Kafka's PartitionChangeBuilder does; none of it is a finding.
+func TestCheckELRScenario(t *testing.T) {
+	sim, err := deltatest.New(deltatest.Config{MinInSyncReplicas: 2})
+	require.NoError(t, err)
+	require.NoError(t, sim.AddBrokers(3))
+	sim.MustCreateTopic("orders", 6, 3)
+	require.NoError(t, sim.Advance(time.Second))
+	require.NoError(t, sim.CrashBroker(1))
+	require.NoError(t, sim.Advance(12*time.Second))
+	require.NoError(t, sim.CrashBroker(2))
+	require.NoError(t, sim.Advance(12*time.Second))
+	require.NoError(t, sim.Heartbeat(1))
+	require.NoError(t, sim.Heartbeat(2))
+	require.NoError(t, sim.Advance(5*time.Second))
+	for p := int32(0); p < 6; p++ {
+		require.NoError(t, sim.ExpandISR("orders", p, 1))
+		require.NoError(t, sim.ExpandISR("orders", p, 2))
+	}
+	dir := writeSim(t, sim, deltatest.DirOptions{})
+	h, err := history.Read(dir, history.Options{})
+	require.NoError(t, err)
+	withELR := 0
+	for _, p := range h.Partitions() {
+		for _, ev := range p.Events {
+			if len(ev.After.ELR) > 0 {
+				withELR++
+			}
+		}
+	}
+	assert.Positive(t, withELR, "the scenario fills ELRs")
+	for _, f := range h.Findings {
+		assert.Less(t, f.Severity, history.Warning, "%s", f)
+	}
 }

@@ -12,7 +12,7 @@
 //	img, err := history.ImageAt(dir, history.AtOffset(1234))   // the image as of offset 1234
 //	img, err := history.ImageAt(dir, history.AtTime(t))        // ... or as of an append time
 //
-//	rep, err := history.Check(dir, history.Options{})          // rejections first, then invariants
+//	findings, err := history.Check(dir, history.Options{})     // rejected records, broken invariants, in log order
 //
 // # Why here, and not a publisher
 //
