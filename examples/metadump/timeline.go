@@ -482,6 +482,10 @@ func (tb *timelineBuilder) record(r record.Record) bool {
 				tb.offline--
 			}
 			ps.row.Deleted = true
+			// What it was when its topic went: the last ISR seen; the leader
+			// epoch is the image's only (shown for live partitions).
+			ps.row.ISR = slices.Clone(ps.isr)
+			ps.row.Epoch = -1
 			// A topic of the same id cannot come back; a new topic of the
 			// same name gets new rows.
 			delete(tb.parts, k)
