@@ -175,27 +175,19 @@ func bucketOf(t *timeline, ms int64) int {
 // report with an error naming it).
 func buildTimeline(path string) (*timeline, error) {
 	t := &timeline{Source: path, FirstOffset: -1, LastOffset: -1, Totals: map[string]int{}}
-	// First pass: the time range.
+	// The time range: the first batch read and the last segment's batches
+	// (append times only grow, but a batch out of order is clamped into
+	// the first or last bucket).
 	hl, err := history.OpenLog(path, nil)
 	if err != nil {
 		return nil, err
 	}
-	first := true
-	err = hl.EachBatch(func(_ string, b *record.Batch) (bool, error) {
-		at := b.AppendTime()
-		if first || at < t.Start {
-			t.Start = at
-		}
-		if first || at > t.End {
-			t.End = at
-		}
-		first = false
-		return true, nil
-	})
+	first, err := timeRange(hl, &t.Start, &t.End)
 	hl.Close()
 	if err != nil {
 		return nil, err
 	}
+	first = !first
 
 	hl, err = history.OpenLog(path, nil)
 	if err != nil {
@@ -336,6 +328,60 @@ func buildTimeline(path string) (*timeline, error) {
 	}
 	tb.finish(final)
 	return t, nil
+}
+
+// timeRange sets start to the append time of the first batch hl reads and
+// end to the latest append time in its last segment; it reports whether
+// there is any batch.
+func timeRange(hl *history.Log, start, end *int64) (bool, error) {
+	segs := hl.Segments()
+	if len(segs) == 0 {
+		return false, nil
+	}
+	found := false
+	scan := func(path string, all bool) error {
+		// As history.Log reads them: a batch cut short at the end of the
+		// last segment (a node still writing) is left out.
+		last := path == segs[len(segs)-1]
+		mode := record.Finished
+		if last {
+			mode = record.Follow
+		}
+		seg, err := record.OpenSegment(path, mode)
+		if err != nil {
+			return err
+		}
+		defer seg.Close()
+		for {
+			b, err := seg.Next()
+			if errors.Is(err, io.EOF) || (last && errors.Is(err, record.ErrIncompleteTail)) {
+				return nil
+			}
+			if err != nil {
+				return err
+			}
+			if b.LastOffset() < hl.Start() {
+				continue
+			}
+			at := b.AppendTime()
+			if !found {
+				*start, *end, found = at, at, true
+			}
+			*start, *end = min(*start, at), max(*end, at)
+			if !all {
+				return nil
+			}
+		}
+	}
+	if err := scan(segs[0], len(segs) == 1); err != nil {
+		return false, err
+	}
+	if len(segs) > 1 {
+		if err := scan(segs[len(segs)-1], true); err != nil {
+			return false, err
+		}
+	}
+	return found, nil
 }
 
 // seed starts the builder's state from the image the log starts from.

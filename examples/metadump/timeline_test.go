@@ -430,3 +430,23 @@ func TestTimelineOfSnapshot(t *testing.T) {
 	require.Equal(t, 0, code, errs)
 	require.Contains(t, out, "brokers: 3")
 }
+
+// TestTimelineTornTail: a batch cut short at the end of the last segment (a
+// node still writing) is left out, as a broker's reader leaves it, and the
+// report is written.
+func TestTimelineTornTail(t *testing.T) {
+	dir := incidentDir(t, 11)
+	segs, _ := filepath.Glob(filepath.Join(dir, "*.log"))
+	seg := segs[len(segs)-1]
+	st, err := os.Stat(seg)
+	require.NoError(t, err)
+	require.NoError(t, os.Truncate(seg, st.Size()-5))
+	full, err := buildTimeline(incidentDir(t, 11))
+	require.NoError(t, err)
+	tl, err := buildTimeline(dir)
+	require.NoError(t, err)
+	require.Less(t, tl.LastOffset, full.LastOffset)
+	out := filepath.Join(t.TempDir(), "report.html")
+	_, errs, code := runDump(t, "-timeline", "-o", out, dir)
+	require.Equal(t, 0, code, errs)
+}
