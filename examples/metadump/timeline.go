@@ -20,7 +20,8 @@ import (
 
 // The timeline of a metadata log: what -timeline prints and what
 // -timeline -o report.html draws. It is built in one pass over the log
-// (plus a pass over batch headers to learn the time range), replayed through
+// (after a look at its first batch and its last segment for the time
+// range), replayed through
 // kmeta's loader as MetadataLoader replays it, so that the image at every
 // moment of the report is the image a broker would have had.
 
@@ -167,10 +168,11 @@ func bucketOf(t *timeline, ms int64) int {
 	return max(0, min(i, timelineBuckets-1))
 }
 
-// buildTimeline reads path twice, choosing its files as history.Read does
+// buildTimeline reads path, choosing its files as history.Read does
 // (history.OpenLog: from as far back as the files allow, a snapshot only
-// where no segment reaches back before it): batch headers for the time
-// range, then every batch, replayed through kmeta's loader
+// where no segment reaches back before it): the first batch and the last
+// segment's batch headers for the time range (timeRange), then every batch,
+// replayed through kmeta's loader
 // (publisher.Loader in Halt mode: a record Kafka's replay rejects stops the
 // report with an error naming it).
 func buildTimeline(path string) (*timeline, error) {
