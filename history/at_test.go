@@ -200,6 +200,7 @@ func TestCorpusImageAtEveryBatchBoundary(t *testing.T) {
 	total := 0
 	for _, dir := range corpusDirs(t) {
 		t.Run(corpusName(dir), func(t *testing.T) {
+			skipLargeUnderRace(t, dir)
 			if strings.Contains(dir, "kraft-4.3") {
 				readCorpus(t, dir) // skips until 4.3 metadata loads
 			}

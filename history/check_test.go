@@ -239,6 +239,9 @@ func TestCheckCorpus(t *testing.T) {
 		})
 	}
 	t.Logf("notes: %v; %d later snapshots equal to the log replayed to their offset", notes, verified)
+	if raceEnabled {
+		return // the large directories were skipped
+	}
 	assert.Positive(t, verified)
 	// The corpus holds single-broker clusters shut down with their
 	// partitions leaderless, and a 3.2 cluster whose brokers re-registered

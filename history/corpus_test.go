@@ -48,6 +48,7 @@ func corpusName(p string) string {
 // kafka44 work; until they load, they are skipped by name.
 func readCorpus(t *testing.T, p string) *history.History {
 	t.Helper()
+	skipLargeUnderRace(t, p)
 	h, err := history.Read(p, history.Options{Limit: -1})
 	if strings.Contains(p, "kraft-4.3") && (err != nil || len(h.Rejections) > 0) {
 		msg := err
@@ -58,6 +59,26 @@ func readCorpus(t *testing.T, p string) *history.History {
 	}
 	require.NoError(t, err, corpusName(p))
 	return h
+}
+
+// skipLargeUnderRace skips corpus inputs over 500 KB under the race
+// detector: the plain run checks them all; the race run looks for data
+// races, which the smaller inputs exercise as well.
+func skipLargeUnderRace(t *testing.T, p string) {
+	t.Helper()
+	if !raceEnabled {
+		return
+	}
+	var size int64
+	filepath.Walk(p, func(_ string, info os.FileInfo, err error) error {
+		if err == nil && !info.IsDir() {
+			size += info.Size()
+		}
+		return nil
+	})
+	if size > 500<<10 {
+		t.Skipf("%s: %d bytes, checked without -race", corpusName(p), size)
+	}
 }
 
 // rawCount is an independent count over the raw records of the files a

@@ -25,16 +25,20 @@ type ControllerListener struct {
 
 // DescribeCluster answers a DescribeCluster request (v0-v2) as Kafka 4.x's
 // KafkaApis.handleDescribeCluster and AuthHelper.computeDescribeClusterResponse
-// do (spec §6.5): the registered brokers with the request's listener, fenced
+// do: the registered brokers with the request's listener, fenced
 // ones only when IncludeFencedBrokers (v2, KIP-1073); ControllerId an alive
-// broker id, or -1 when that id is not among the brokers answered; the
-// endpoint type checked against the listener's (UNSUPPORTED_ENDPOINT_TYPE or
-// MISMATCHED_ENDPOINT_TYPE, INVALID_REQUEST at v0).
+// broker id, or -1 when that id is not among the brokers answered. The
+// endpoint type is checked first, against the listener's
+// (UNSUPPORTED_ENDPOINT_TYPE or MISMATCHED_ENDPOINT_TYPE, INVALID_REQUEST at
+// v0); such an answer carries only the error and its message, and the
+// cluster authorized operations are computed only after the check.
 //
 // With ctl non-nil the listener is a controller's (ControllerApis
-// .handleDescribeCluster): ALTER on CLUSTER is required, the nodes are the
-// registered controllers with the listener (KIP-919) and ControllerId is
-// ctl.LeaderID.
+// .handleDescribeCluster): a metadata.version below 3.7-IV0 (or none) is
+// answered UNSUPPORTED_VERSION, as Kafka's UnsupportedVersionException through
+// DescribeClusterRequest.getErrorResponse; then ALTER on CLUSTER is required;
+// the nodes are the registered controllers with the listener (KIP-919) and
+// ControllerId is ctl.LeaderID.
 func DescribeCluster(img *image.Image, req *kmsg.DescribeClusterRequest, o *Options, ctl *ControllerListener) *kmsg.DescribeClusterResponse {
 	o = orDefault(o)
 	resp := kmsg.NewPtrDescribeClusterResponse()
@@ -42,19 +46,20 @@ func DescribeCluster(img *image.Image, req *kmsg.DescribeClusterRequest, o *Opti
 	endpointType := EndpointBroker
 	if ctl != nil {
 		endpointType = EndpointController
+		if mv, ok := img.Features().MetadataVersion(); !ok || !mv.ControllerRegistrationSupported() {
+			resp.ErrorCode = ErrUnsupportedVersion
+			msg := "Direct-to-controller communication is not supported with the current MetadataVersion."
+			resp.ErrorMessage = &msg
+			return resp
+		}
 		if !o.authorize(authz.OpAlter, authz.ResourceCluster, authz.ClusterName) {
+			// Kafka's message names the request (RequestChannel.Request
+			// .toString), which an answer built from an image does not
+			// have; the error code is Kafka's.
 			resp.ErrorCode = ErrClusterAuthorizationFailed
 			msg := "Cluster authorization failed."
 			resp.ErrorMessage = &msg
 			return resp
-		}
-	}
-	resp.ClusterAuthorizedOperations = noAuthorizedOps
-	if req.IncludeClusterAuthorizedOperations {
-		if o.authorize(authz.OpDescribe, authz.ResourceCluster, authz.ClusterName) {
-			resp.ClusterAuthorizedOperations = o.authorizedOps(authz.ResourceCluster, authz.ClusterName)
-		} else {
-			resp.ClusterAuthorizedOperations = 0
 		}
 	}
 	want := req.EndpointType
@@ -78,6 +83,14 @@ func DescribeCluster(img *image.Image, req *kmsg.DescribeClusterRequest, o *Opti
 		msg := fmt.Sprintf("The request was sent to an endpoint of type %s, but we wanted an endpoint of type %s", endpointTypeName(endpointType), endpointTypeName(want))
 		resp.ErrorMessage = &msg
 		return resp
+	}
+	resp.ClusterAuthorizedOperations = noAuthorizedOps
+	if req.IncludeClusterAuthorizedOperations {
+		if o.authorize(authz.OpDescribe, authz.ResourceCluster, authz.ClusterName) {
+			resp.ClusterAuthorizedOperations = o.authorizedOps(authz.ResourceCluster, authz.ClusterName)
+		} else {
+			resp.ClusterAuthorizedOperations = 0
+		}
 	}
 	resp.EndpointType = endpointType
 	if o.ClusterID != "" {

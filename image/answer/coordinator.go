@@ -1,8 +1,6 @@
 package answer
 
 import (
-	"strconv"
-	"strings"
 	"unicode/utf8"
 
 	"github.com/twmb/franz-go/pkg/kmsg"
@@ -79,41 +77,57 @@ type Coordinator struct {
 }
 
 // FindCoordinatorKey answers one key of type keyType for a request of
-// version v, as KafkaApis.getCoordinator does (spec §6.7), and says whether
+// version v, as KafkaApis.getCoordinator does, and says whether
 // the internal topic should be created (it does not exist yet).
+//
+// Two of getCoordinator's outcomes are exceptions in Kafka that fail the
+// whole request (KafkaApis answers them with FindCoordinatorRequest
+// .getErrorResponse): a share key without CLUSTER_ACTION on the cluster
+// (AuthHelper.authorizeClusterOperation throws ClusterAuthorizationException)
+// and an unknown key type (CoordinatorType.forId throws
+// InvalidRequestException). For one key they are answered here as that key's
+// error; FindCoordinator answers every key of the request with it.
 func FindCoordinatorKey(img *image.Image, v int16, keyType int8, key string, o *Options) (Coordinator, *CreateTopic) {
-	o = orDefault(o)
-	fail := func(code int16) (Coordinator, *CreateTopic) {
-		return Coordinator{Key: key, ErrorCode: code, NodeID: -1, Port: -1}, nil
+	c, ct, _ := findCoordinatorKey(img, v, keyType, key, orDefault(o))
+	return c, ct
+}
+
+// findCoordinatorKey is KafkaApis.getCoordinator for one key; whole says
+// that Kafka throws here and the error is the whole request's.
+func findCoordinatorKey(img *image.Image, v int16, keyType int8, key string, o *Options) (Coordinator, *CreateTopic, bool) {
+	fail := func(code int16) Coordinator {
+		return Coordinator{Key: key, ErrorCode: code, NodeID: -1, Port: -1}
 	}
+	hashKey := key
 	switch keyType {
 	case CoordinatorGroup:
 		if !o.authorize(authz.OpDescribe, authz.ResourceGroup, key) {
-			return fail(ErrGroupAuthorizationFailed)
+			return fail(ErrGroupAuthorizationFailed), nil, false
 		}
 	case CoordinatorTransaction:
 		if !o.authorize(authz.OpDescribe, authz.ResourceTransactionalID, key) {
-			return fail(ErrTransactionalIDAuthorizationFailed)
+			return fail(ErrTransactionalIDAuthorizationFailed), nil, false
 		}
 	case CoordinatorShare:
 		if v < 6 {
-			return fail(ErrInvalidRequest)
+			return fail(ErrInvalidRequest), nil, false
 		}
 		if !o.authorize(authz.OpClusterAction, authz.ResourceCluster, authz.ClusterName) {
-			return fail(ErrClusterAuthorizationFailed)
+			return fail(ErrClusterAuthorizationFailed), nil, true
 		}
-		if !validShareKey(key) {
-			return fail(ErrInvalidRequest)
+		k, ok := ShareCoordinatorKey(key)
+		if !ok {
+			return fail(ErrInvalidRequest), nil, false
 		}
+		hashKey = k
 	default:
-		return fail(ErrInvalidRequest)
+		return fail(ErrInvalidRequest), nil, true
 	}
 	name, n := o.coordinatorTopic(keyType)
 	t, ok := img.Topic(name)
 	if !ok {
 		ct := o.createTopic(name)
-		c, _ := fail(ErrCoordinatorNotAvailable)
-		return c, &ct
+		return fail(ErrCoordinatorNotAvailable), &ct, false
 	}
 	if n <= 0 {
 		n = int32(t.NumPartitions())
@@ -121,30 +135,19 @@ func FindCoordinatorKey(img *image.Image, v int16, keyType int8, key string, o *
 			n = 50
 		}
 	}
-	p, ok := t.Partition(CoordinatorPartition(key, n))
+	p, ok := t.Partition(CoordinatorPartition(hashKey, n))
 	if !ok || p.Leader() == image.NoLeader {
-		return fail(ErrCoordinatorNotAvailable)
+		return fail(ErrCoordinatorNotAvailable), nil, false
 	}
 	b, ok := img.Cluster().Broker(p.Leader())
 	if !ok || b.Fenced() {
-		return fail(ErrCoordinatorNotAvailable)
+		return fail(ErrCoordinatorNotAvailable), nil, false
 	}
 	ep, ok := b.Listener(o.Listener)
 	if !ok {
-		return fail(ErrCoordinatorNotAvailable)
+		return fail(ErrCoordinatorNotAvailable), nil, false
 	}
-	return Coordinator{Key: key, NodeID: b.ID(), Host: ep.Host, Port: int32(ep.Port)}, nil
-}
-
-// validShareKey checks "groupId:topicId:partition" (SharePartitionKey
-// .validate: three parts, a topic id and a partition number).
-func validShareKey(key string) bool {
-	parts := strings.Split(key, ":")
-	if len(parts) != 3 || parts[0] == "" || len(parts[1]) != 22 {
-		return false
-	}
-	_, err := strconv.ParseInt(parts[2], 10, 32)
-	return err == nil
+	return Coordinator{Key: key, NodeID: b.ID(), Host: ep.Host, Port: int32(ep.Port)}, nil, false
 }
 
 // errorMessage is Errors.message() for the errors FindCoordinator answers.
@@ -167,13 +170,19 @@ func errorMessage(code int16) string {
 }
 
 // FindCoordinator answers a FindCoordinator request (v0-v6) as Kafka's
-// KafkaApis.handleFindCoordinatorRequest does (spec §6.7): before v4 one key
-// in the top-level fields (ErrorMessage "NONE" on success, v1+); from v4 one
-// Coordinator entry per key, in request order, without error messages. The
-// key type is GROUP at v0. It returns the internal topics to create (at most
-// once each) when one does not exist yet (Kafka auto-creates it regardless
-// of auto.create.topics.enable).
+// KafkaApis.handleFindCoordinatorRequest does: before v4 one key
+// in the top-level fields (handleFindCoordinatorRequestLessThanV4: the
+// error's Errors.message() as ErrorMessage, "NONE" on success, v1+); from v4
+// one Coordinator entry per key, in request order
+// (handleFindCoordinatorRequestV4AndAbove), whose ErrorMessage Kafka never
+// sets: the schema default "". The key type is GROUP at v0. When a key fails
+// the whole request (a share key without CLUSTER_ACTION, an unknown key
+// type), every key is answered with that error and its Errors.message(), as
+// FindCoordinatorResponse.prepareErrorResponse does. It returns the internal
+// topics to create (at most once each) when one does not exist yet (Kafka
+// auto-creates it regardless of auto.create.topics.enable).
 func FindCoordinator(img *image.Image, req *kmsg.FindCoordinatorRequest, o *Options) (*kmsg.FindCoordinatorResponse, []CreateTopic) {
+	o = orDefault(o)
 	resp := kmsg.NewPtrFindCoordinatorResponse()
 	resp.Version = req.Version
 	keyType := req.CoordinatorType
@@ -193,7 +202,7 @@ func FindCoordinator(img *image.Image, req *kmsg.FindCoordinatorRequest, o *Opti
 		create = append(create, *ct)
 	}
 	if req.Version < 4 {
-		c, ct := FindCoordinatorKey(img, req.Version, keyType, req.CoordinatorKey, o)
+		c, ct, _ := findCoordinatorKey(img, req.Version, keyType, req.CoordinatorKey, o)
 		add(ct)
 		resp.ErrorCode = c.ErrorCode
 		if req.Version >= 1 {
@@ -204,12 +213,24 @@ func FindCoordinator(img *image.Image, req *kmsg.FindCoordinatorRequest, o *Opti
 		return resp, create
 	}
 	resp.Coordinators = make([]kmsg.FindCoordinatorResponseCoordinator, len(req.CoordinatorKeys))
+	empty := ""
 	for i, k := range req.CoordinatorKeys {
-		c, ct := FindCoordinatorKey(img, req.Version, keyType, k, o)
+		c, ct, whole := findCoordinatorKey(img, req.Version, keyType, k, o)
+		if whole {
+			// Kafka's exception ends the request: every key gets the
+			// error, and no topic is created.
+			msg := errorMessage(c.ErrorCode)
+			for j, k := range req.CoordinatorKeys {
+				e := &resp.Coordinators[j]
+				e.Default()
+				e.Key, e.ErrorCode, e.ErrorMessage, e.NodeID, e.Host, e.Port = k, c.ErrorCode, &msg, -1, "", -1
+			}
+			return resp, nil
+		}
 		add(ct)
 		e := &resp.Coordinators[i]
 		e.Default()
-		e.Key, e.ErrorCode, e.NodeID, e.Host, e.Port = c.Key, c.ErrorCode, c.NodeID, c.Host, c.Port
+		e.Key, e.ErrorCode, e.ErrorMessage, e.NodeID, e.Host, e.Port = c.Key, c.ErrorCode, &empty, c.NodeID, c.Host, c.Port
 	}
 	return resp, create
 }

@@ -12,14 +12,22 @@ import (
 
 // DescribeTopicPartitions answers a DescribeTopicPartitions request (v0,
 // KIP-966) as Kafka's DescribeTopicPartitionsRequestHandler and
-// KRaftMetadataCache.describeTopicResponse do (spec §6.6): topics at or after
+// KRaftMetadataCache.describeTopicResponse do: topics at or after
 // the cursor's, sorted by name, walked with a partition budget of
 // max(min(MaxRequestPartitionSizeLimit, ResponsePartitionLimit), 1); a topic
 // that does not fit ends the answer with NextCursor. Unauthorized topics of
-// an explicit list are appended with TOPIC_AUTHORIZATION_FAILED; as in
-// Kafka, whose topic stream is lazy, only those the walk reached are.
-// An invalid cursor is answered as Kafka's getErrorResponse answers
+// an explicit list are appended with TOPIC_AUTHORIZATION_FAILED, all of
+// them, also those past the page's end (Kafka authorizes the whole list
+// before sorting it), in name order (Kafka's is a HashSet's). An invalid
+// cursor is answered as Kafka's getErrorResponse answers
 // InvalidRequestException.
+//
+// A topic named "" without a cursor, on which Kafka 4.3 throws
+// NullPointerException (the handler's start-index function reads the
+// partition of the null cursor) and answers UNKNOWN_SERVER_ERROR for every
+// topic, is answered as Kafka would answer it without the exception: it
+// starts at partition 0, is not found, and gets INVALID_TOPIC_EXCEPTION
+// (Topic.validate); the other topics are answered as usual.
 func DescribeTopicPartitions(img *image.Image, req *kmsg.DescribeTopicPartitionsRequest, o *Options) *kmsg.DescribeTopicPartitionsResponse {
 	o = orDefault(o)
 	resp := kmsg.NewPtrDescribeTopicPartitionsResponse()
@@ -60,8 +68,16 @@ func DescribeTopicPartitions(img *image.Image, req *kmsg.DescribeTopicPartitions
 	bt := brokersFor(img, o.Listener)
 	var denied []kmsg.DescribeTopicPartitionsResponseTopic
 
-	for _, n := range names {
-		if !o.authorize(authz.OpDescribe, authz.ResourceTopic, n) {
+	// Every name is authorized before the walk: Kafka's stream filters
+	// them ahead of sorted(), which consumes the whole stream, so every
+	// unauthorized requested topic is listed, even past the page's end.
+	if o.Authorizer != nil {
+		kept := names[:0]
+		for _, n := range names {
+			if o.authorize(authz.OpDescribe, authz.ResourceTopic, n) {
+				kept = append(kept, n)
+				continue
+			}
 			if !fetchAll {
 				e := kmsg.NewDescribeTopicPartitionsResponseTopic()
 				e.ErrorCode = ErrTopicAuthorizationFailed
@@ -69,8 +85,10 @@ func DescribeTopicPartitions(img *image.Image, req *kmsg.DescribeTopicPartitions
 				e.Topic = &s
 				denied = append(denied, e)
 			}
-			continue
 		}
+		names = kept
+	}
+	for _, n := range names {
 		if remaining == 0 {
 			c := kmsg.NewDescribeTopicPartitionsResponseNextCursor()
 			c.Topic = n

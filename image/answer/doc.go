@@ -1,7 +1,7 @@
 // Package answer builds the answers a Kafka broker gives from its metadata
 // cache: Metadata (v0-v13), DescribeCluster (v0-v2), DescribeTopicPartitions
 // (v0, KIP-966) and FindCoordinator (v0-v6), as kmsg responses, exactly as
-// KafkaApis and KRaftMetadataCache build them (spec §6). It also resolves a
+// KafkaApis and KRaftMetadataCache build them. It also resolves a
 // topic's effective configuration and a client's quotas from the image.
 //
 // Every answer is a pure function of an image, a request and Options (the
@@ -19,11 +19,18 @@
 // Answers never alias the image: everything in a response is the caller's.
 // Partitions come in ascending id order; the topic order of each answer is
 // documented on its function (Kafka iterates hash sets, kmeta fixes an
-// order, spec §10 #8). ControllerId, a random alive broker in Kafka
+// order). ControllerId, a random alive broker in Kafka
 // (KIP-590), is the lowest alive broker id unless Options.ControllerID picks.
 //
+// Kafka's own answers are the reference: the package's tests replay Kafka
+// 4.3.1's answers to every version of these requests, for real metadata logs
+// and snapshots, and compare them byte for byte. Where Kafka throws instead
+// of answering (a null Metadata topic name at v12, a DescribeTopicPartitions
+// topic named "" without a cursor), kmeta answers as Kafka's code would
+// without the exception; Metadata and DescribeTopicPartitions say how.
+//
 // For request storms, Memo hands out a Metadata answer's encoded bytes,
-// built once per image and distinct request (scenarios.md, story 1).
+// built once per image and distinct request.
 //
 // Why a sub-package of image: answers need kmsg and the authorizer, which
 // the image itself does not; keeping them apart keeps image free of the

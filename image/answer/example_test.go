@@ -54,3 +54,15 @@ func Example() {
 	// create: [{payments 1 1}]
 	// coordinator error 15 create: [{__consumer_offsets 50 3}]
 }
+
+// Share coordinator keys are read and printed back as Kafka's
+// SharePartitionKey does before they are hashed.
+func ExampleShareCoordinatorKey() {
+	for _, k := range []string{"my-group:LBZ5mSidlfqWYaQyRjAs2Q:+07", "my-group:LBZ5mSidlfqWYaQyRjAs2Q"} {
+		key, ok := answer.ShareCoordinatorKey(k)
+		fmt.Printf("%q %t\n", key, ok)
+	}
+	// Output:
+	// "my-group:LBZ5mSidlfqWYaQyRjAs2Q:7" true
+	// "" false
+}

@@ -28,14 +28,14 @@ func allowAutoTopicCreation(req *kmsg.MetadataRequest) bool {
 
 // Metadata answers a Metadata request (v0-v13) from img as Kafka's
 // KafkaApis.handleTopicMetadataRequest does with a KRaftMetadataCache
-// (spec §6.2-6.4), and returns the topics the embedder should ask its
-// controller to create (auto-creation, §6.4).
+// (getTopicMetadata, partitionMetadata), and returns the topics the embedder
+// should ask its controller to create (AutoTopicCreationManager).
 //
-// Order (Kafka iterates hash sets; kmeta fixes an order, spec §10 #8):
+// Order (Kafka iterates hash sets; kmeta fixes an order):
 // entries for unknown topic ids in request order; then the topics found, in
 // request order (all-topics requests: by name); then the requested topics
 // that do not exist (invalid names first, then the auto-created ones, each
-// in request order); then TOPIC_AUTHORIZATION_FAILED entries for CREATE,
+// in request order, then a null name); then TOPIC_AUTHORIZATION_FAILED entries for CREATE,
 // then for DESCRIBE, in request order. Partitions are in ascending id order.
 // Brokers are the alive brokers with the listener, by id.
 //
@@ -47,7 +47,12 @@ func allowAutoTopicCreation(req *kmsg.MetadataRequest) bool {
 //
 // A request Kafka rejects with InvalidRequestException (a null name or a
 // topic id before v12) is answered as Kafka's MetadataRequest.getErrorResponse
-// answers it: every requested topic with INVALID_REQUEST.
+// answers it: every requested topic with INVALID_REQUEST. A null name at
+// v12 or later, on which Kafka 4.3 throws NullPointerException
+// (Topic.validate(null)) and answers UNKNOWN_SERVER_ERROR for the whole
+// request, is answered as Kafka would answer it without the exception: an
+// INVALID_TOPIC_EXCEPTION entry with a null name, the rest of the request
+// answered as usual.
 func Metadata(img *image.Image, req *kmsg.MetadataRequest, o *Options) (*kmsg.MetadataResponse, []CreateTopic) {
 	o = orDefault(o)
 	v := req.Version
@@ -69,7 +74,7 @@ func Metadata(img *image.Image, req *kmsg.MetadataRequest, o *Options) (*kmsg.Me
 	// Topic ids (v10+; honoured from v12 after the check above).
 	var unknownIDs []kmsg.MetadataResponseTopic
 	var candidates []string // names to authorize, in answer order
-	useIDs := false
+	useIDs, nullName := false, false
 	if !all {
 		for i := range req.Topics {
 			id := req.Topics[i].TopicID
@@ -89,7 +94,7 @@ func Metadata(img *image.Image, req *kmsg.MetadataRequest, o *Options) (*kmsg.Me
 			}
 		}
 		if !useIDs {
-			candidates = dedupNames(req.Topics)
+			candidates, nullName = dedupNames(req.Topics)
 		}
 	}
 
@@ -126,13 +131,30 @@ func Metadata(img *image.Image, req *kmsg.MetadataRequest, o *Options) (*kmsg.Me
 		out = make([]kmsg.MetadataResponseTopic, 0, len(unknownIDs)+len(authorized)+len(deniedCreate)+len(deniedDescribe))
 		out = append(out, unknownIDs...)
 		out, create = namedTopicsMetadata(out, topics, authorized, bt, v, req, o)
+		if nullName {
+			// A null name (v12+, without a topic id): Kafka 4.3 throws
+			// NullPointerException from Topic.validate(null) and answers
+			// UNKNOWN_SERVER_ERROR for the whole request
+			// (MetadataRequest.getErrorResponse). kmeta answers as
+			// getTopicMetadata would without the exception: Topic.validate
+			// rejects the name, INVALID_TOPIC_EXCEPTION, name null, nothing
+			// created, no authorization asked (Kafka's authorizer cannot
+			// take a null name either).
+			e := kmsg.NewMetadataResponseTopic()
+			e.ErrorCode = ErrInvalidTopic
+			out = append(out, e)
+		}
 	}
 
 	// Authorized operations (v8+), for the entries built above (not the
 	// unknown ids).
 	if v >= 8 && req.IncludeTopicAuthorizedOperations {
 		for i := len(unknownIDs); i < len(out); i++ {
-			out[i].AuthorizedOperations = o.authorizedOps(authz.ResourceTopic, *out[i].Topic)
+			name := ""
+			if out[i].Topic != nil {
+				name = *out[i].Topic
+			}
+			out[i].AuthorizedOperations = o.authorizedOps(authz.ResourceTopic, name)
 		}
 	}
 
@@ -278,18 +300,20 @@ func containsID(ts []kmsg.MetadataResponseTopic, id [16]byte) bool {
 }
 
 // dedupNames returns the requested names without repeats, in request order
-// (Kafka takes them as a set).
-func dedupNames(ts []kmsg.MetadataRequestTopic) []string {
+// (Kafka takes them as a set), and whether a null name was among them.
+func dedupNames(ts []kmsg.MetadataRequestTopic) ([]string, bool) {
 	out := make([]string, 0, len(ts))
+	null := false
 	var seen map[string]struct{}
 	if len(ts) > 16 {
 		seen = make(map[string]struct{}, len(ts))
 	}
 	for i := range ts {
-		n := ""
-		if ts[i].Topic != nil {
-			n = *ts[i].Topic
+		if ts[i].Topic == nil {
+			null = true
+			continue
 		}
+		n := *ts[i].Topic
 		if seen != nil {
 			if _, ok := seen[n]; ok {
 				continue
@@ -300,7 +324,7 @@ func dedupNames(ts []kmsg.MetadataRequestTopic) []string {
 		}
 		out = append(out, n)
 	}
-	return out
+	return out, null
 }
 
 func errorTopic(code int16, name string, internal bool) kmsg.MetadataResponseTopic {
@@ -331,7 +355,7 @@ func invalidMetadataRequest(req *kmsg.MetadataRequest, resp *kmsg.MetadataRespon
 }
 
 // topicMetadata is one found topic's entry (KRaftMetadataCache
-// .getPartitionMetadata, spec §6.2) with name pointing at *name.
+// .partitionMetadata) with name pointing at *name.
 func topicMetadata(t *image.Topic, name *string, bt *brokers, v int16, ids *partsBuilder) kmsg.MetadataResponseTopic {
 	e := kmsg.NewMetadataResponseTopic()
 	e.Topic = name

@@ -9,12 +9,14 @@ import (
 
 // Kafka error codes the answers use (org.apache.kafka.common.protocol.Errors).
 const (
+	ErrUnknownServerError                 int16 = -1
 	ErrNone                               int16 = 0
 	ErrUnknownTopicOrPartition            int16 = 3
 	ErrLeaderNotAvailable                 int16 = 5
 	ErrNotLeaderOrFollower                int16 = 6
 	ErrReplicaNotAvailable                int16 = 9
 	ErrCoordinatorNotAvailable            int16 = 15
+	ErrUnsupportedVersion                 int16 = 35
 	ErrInvalidTopic                       int16 = 17
 	ErrTopicAuthorizationFailed           int16 = 29
 	ErrGroupAuthorizationFailed           int16 = 30
@@ -74,7 +76,7 @@ type Options struct {
 	// GroupCoordinatorPartitions, TransactionCoordinatorPartitions and
 	// ShareCoordinatorPartitions are the partition counts FindCoordinator
 	// hashes keys over. Kafka fixes them when the coordinator starts
-	// (spec §10 #14): the internal topic's partition count then, or the
+	// (BrokerMetadataPublisher starts them): the internal topic's partition count then, or the
 	// config default (offsets.topic.num.partitions,
 	// transaction.state.log.num.partitions,
 	// share.coordinator.state.topic.num.partitions, all 50) when the topic
