@@ -52,6 +52,18 @@
 //	-check           replay with Kafka's rules: the first record Kafka's
 //	                 replay rejects, then broken invariants (see check.go)
 //	-json            JSON output for -diff and -check
+//	-timeline        what happened over the log, as text: raft epochs,
+//	                 brokers' fenced and shutting-down spans, the partitions
+//	                 that moved most (see timeline.go)
+//	-timeline -o F   the same as one self-contained HTML report in F: a
+//	                 zoomable time axis with broker lanes, raft epochs,
+//	                 leader-change and ISR-shrink density, partitions without
+//	                 a leader, the image diff of each moment, and a searchable
+//	                 leadership table (timeline.html)
+//	-shell           kafka-metadata-shell over the image: ls, cd, cat, tree,
+//	                 find, pwd, history, at OFFSET|TIME, diff, exit, with tab
+//	                 completion on a terminal (see shell.go)
+//	-shell -c CMDS   run the commands (separated by ';') and exit
 //
 // On damaged input everything before the damage is printed, then metadump
 // exits with status 1 and an error naming the file, the byte position and the
@@ -97,6 +109,8 @@ type options struct {
 	image, imageRecords                   bool
 	skipErrors                            bool
 	stderr                                io.Writer
+	timeline, shell                       bool
+	out, commands                         string
 	at                                    string // -at (at.go)
 	diff, check, json                     bool   // -diff (diff.go), -check (check.go)
 }
@@ -113,6 +127,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs.BoolVar(&o.imageRecords, "image-records", false, "print the records of the final image as the writer path produces them")
 	fs.BoolVar(&o.skipErrors, "skip-errors", false, "with -image: exit 0 even when records were skipped or a cut-short tail left out (each is still printed to stderr)")
 	o.stderr = stderr
+	fs.BoolVar(&o.timeline, "timeline", false, "print what happened over the log: brokers, leaders, ISRs, raft epochs (with -o FILE.html: an HTML report)")
+	fs.StringVar(&o.out, "o", "", "with -timeline: write the HTML report to this file")
+	fs.BoolVar(&o.shell, "shell", false, "browse the image as kafka-metadata-shell does (ls, cd, cat, tree, find, at, diff, ...)")
+	fs.StringVar(&o.commands, "c", "", "with -shell: run these commands (separated by ';') and exit")
 	fs.StringVar(&o.at, "at", "", "time travel: the image or records as of this `OFFSET|RFC3339-TIME`")
 	fs.BoolVar(&o.diff, "diff", false, "print what differs between two sources: metadump -diff A B (SOURCE@OFFSET|TIME for one point of a directory)")
 	fs.BoolVar(&o.check, "check", false, "replay with Kafka's rules and report rejected records and broken invariants")
@@ -141,6 +159,19 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if fs.NArg() != 1 {
 		fs.Usage()
 		return 2
+	}
+	if o.shell || o.timeline {
+		var err error
+		if o.shell {
+			err = runShell(fs.Arg(0), o.commands, o.unredacted, shellStdin, stdout)
+		} else {
+			err = runTimeline(fs.Arg(0), o.out, stdout)
+		}
+		if err != nil {
+			fmt.Fprintln(stderr, "metadump:", err)
+			return 1
+		}
+		return 0
 	}
 	w := bufio.NewWriter(stdout)
 	if o.check {
