@@ -8,9 +8,10 @@
 // listener the request came on, who sent it, the broker's configuration):
 //
 //	img := cache.Load()
+//	mv, _ := img.Features().MetadataVersion()
 //	az := authz.New(img.ACLs(), authz.Config{
 //	    SuperUsers:      []string{"User:admin"},
-//	    MetadataVersion: img.Features().MetadataVersion(), // CIDR hosts from 4.4-IV1
+//	    MetadataVersion: mv, // CIDR host patterns from 4.4-IV1
 //	})
 //	resp, create := answer.Metadata(img, req, &answer.Options{
 //	    Listener:   "PLAINTEXT",
