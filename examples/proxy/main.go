@@ -84,8 +84,12 @@ func run(args []string, ready chan<- net.Addr) error {
 	clusterID := fs.String("cluster-id", "", "cluster id (default: meta.properties beside the directory, else "+DefaultClusterID+")")
 	demo := fs.Bool("demo", false, "serve a simulated three-broker cluster instead of a directory")
 	follow := fs.Bool("follow", false, "keep following the directory for new records")
+	up := upstreamFlags(fs) // -upstream: forward to a real cluster (upstream.go)
 	if err := fs.Parse(args); err != nil {
 		return err
+	}
+	if up.seeds != "" {
+		return runUpstream(*listen, up, ready)
 	}
 	if *demo != (fs.NArg() == 0) || fs.NArg() > 1 {
 		return errors.New("usage: proxy -listen HOST:PORT [-advertise] [-listener NAME] [-cluster-id ID] [-follow] (METADATA_DIR | -demo)")
