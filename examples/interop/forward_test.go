@@ -222,3 +222,8 @@ func (d *dialRecorder) DialContext(ctx context.Context, network, addr string) (n
 	var nd net.Dialer
 	return nd.DialContext(ctx, network, addr)
 }
+
+// Dial is dialRecorder for sarama's Net.Proxy.Dialer.
+func (d *dialRecorder) Dial(network, addr string) (net.Conn, error) {
+	return d.DialContext(context.Background(), network, addr)
+}

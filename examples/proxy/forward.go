@@ -347,6 +347,14 @@ func (c *fconn) answer(it pending) ([]byte, error) {
 		if resp, err = decodeResponse(it.key, it.ver, body); err != nil {
 			return nil, err
 		}
+	case 19, 20, 37:
+		// CreateTopics, DeleteTopics, CreatePartitions: the client will ask
+		// for the topics next, and a view one backoff behind would answer
+		// the old partition count. Refresh now, before answering, as a
+		// broker answers only once the controller has committed.
+		if _, err := c.f.refresh(context.Background(), true); err != nil {
+			log.Printf("proxy: refresh after api %d: %v", it.key, err)
+		}
 	}
 	if resp != nil {
 		if !c.f.rw.Response(resp, c.client(it.clientID, it.rack)) {
