@@ -191,7 +191,7 @@ func (p *fwdProxy) stop(u *upstream) {
 	}
 	t.Logf("%s", p.summary)
 	for _, l := range p.lines {
-		if strings.Contains(l, "stopped:") {
+		if strings.Contains(l, "stopped:") || strings.Contains(l, "closed") || strings.Contains(l, "refresh") {
 			t.Logf("%s", l)
 		}
 	}

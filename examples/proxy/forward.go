@@ -258,7 +258,9 @@ func (c *fconn) forward(ctx context.Context, h wire.Header, frame []byte) error 
 		}
 		c.up = up
 		c.upFR = wire.NewFrameReader(up)
-		c.upFR.MaxBytes, c.upFR.IdleTimeout = maxResponseBytes, 0
+		// Next is called only when an answer is due: the idle timeout is
+		// the wait for its first byte, the read timeout for the rest.
+		c.upFR.MaxBytes, c.upFR.IdleTimeout, c.upFR.ReadTimeout = maxResponseBytes, c.f.timeout, c.f.timeout
 	}
 	c.upCorr++
 	c.wbuf = binary.BigEndian.AppendUint32(c.wbuf[:0], uint32(len(frame)))
@@ -305,7 +307,6 @@ func (c *fconn) writeLoop(items <-chan pending) {
 // and returns the frame to send to the client (the upstream frame itself,
 // with the client's correlation id, when nothing needs rewriting).
 func (c *fconn) answer(it pending) ([]byte, error) {
-	c.up.SetReadDeadline(time.Now().Add(c.f.timeout))
 	frame, err := c.upFR.Next()
 	if err != nil {
 		return nil, err
