@@ -210,6 +210,9 @@ func (d *DirReader) followNext() bool {
 	}
 	next := d.cur.NextOffset()
 	p := filepath.Join(d.dir, SegmentName(next))
+	if p == d.segs[d.idx] {
+		return false // an empty segment: it ends where it begins, at its own name
+	}
 	if _, err := os.Stat(p); err != nil {
 		return false
 	}

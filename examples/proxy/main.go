@@ -25,16 +25,27 @@
 // topics orders, payments and __consumer_offsets, as Kafka's controller
 // would have written them) and implies -advertise, since the simulated brokers'
 // hosts do not exist.
+//
+// Nothing a network sends ends the proxy. Requests are read and decoded by
+// internal/wire (bounded framing, header and bodies; an undecodable request,
+// an unknown API key or an unserved API or version closes that connection,
+// as Kafka's SocketServer does; ApiVersions at an unknown version is
+// answered at v0 with UNSUPPORTED_VERSION). A panic while serving a
+// connection closes it, is logged with the remote address and counted. The
+// limits are flags named after Kafka's broker configs:
+// -socket.request.max.bytes (100 MiB), -connections.max.idle.ms (10 min),
+// -max.connections (2147483647), plus -request.read.timeout.ms (30 s from a
+// request's first byte to its last, and for writing its answer) and
+// -metadata.cache.max.bytes (64 MiB of memoised Metadata answers, keys
+// included). A directory with nothing to load yet (missing, empty, or only a
+// .checkpoint.part) is served as an empty cluster, or with -follow waited
+// for until Kafka writes a segment or snapshot.
 package main
 
 import (
-	"bufio"
 	"context"
-	"encoding/binary"
 	"errors"
 	"flag"
-	"fmt"
-	"io"
 	"log"
 	"net"
 	"os"
@@ -43,14 +54,11 @@ import (
 	"strings"
 	"sync/atomic"
 
-	"github.com/twmb/franz-go/pkg/kmsg"
-
 	"github.com/kmeta-go/kmeta/delta"
 	"github.com/kmeta-go/kmeta/delta/deltatest"
 	"github.com/kmeta-go/kmeta/image"
 	"github.com/kmeta-go/kmeta/image/answer"
 	"github.com/kmeta-go/kmeta/publisher"
-	"github.com/kmeta-go/kmeta/publisher/dirfollow"
 	"github.com/kmeta-go/kmeta/record"
 )
 
@@ -72,6 +80,8 @@ type Server struct {
 	opts      answer.Options
 	advertise string // the listen address, with -advertise
 	memo      answer.Memo
+	lim       Limits // see limits.go
+	stats     Stats  // see conn.go
 }
 
 // run parses args, loads the image and serves until the listener fails. If
@@ -84,6 +94,7 @@ func run(args []string, ready chan<- net.Addr) error {
 	clusterID := fs.String("cluster-id", "", "cluster id (default: meta.properties beside the directory, else "+DefaultClusterID+")")
 	demo := fs.Bool("demo", false, "serve a simulated three-broker cluster instead of a directory")
 	follow := fs.Bool("follow", false, "keep following the directory for new records")
+	lim := limitFlags(fs)
 	up := upstreamFlags(fs) // -upstream: forward to a real cluster (upstream.go)
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -102,6 +113,12 @@ func run(args []string, ready chan<- net.Addr) error {
 
 	loader := publisher.NewLoader(publisher.Options{})
 	defer loader.Close()
+	first := newFirstImage() // see startup.go
+	if err := loader.Install(first); err != nil {
+		return err
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
 	var dir string
 	if *demo {
 		*advertise = true
@@ -113,8 +130,18 @@ func run(args []string, ready chan<- net.Addr) error {
 		if st, err := os.Stat(filepath.Join(dir, record.MetadataPartitionDir)); err == nil && st.IsDir() {
 			dir = filepath.Join(dir, record.MetadataPartitionDir) // a log directory holding the partition
 		}
-		if err := dirfollow.Load(loader, dir); err != nil {
+		if err := loadDir(loader, dir); err != nil {
 			return err
+		}
+		if *follow {
+			go func() {
+				if err := followDir(ctx, loader, dir); err != nil && !errors.Is(err, context.Canceled) {
+					log.Printf("proxy: following %s: %v", dir, err)
+				}
+			}()
+			if err := waitFirst(ctx, first, dir); err != nil {
+				return err
+			}
 		}
 	}
 	if *clusterID == "" {
@@ -123,7 +150,7 @@ func run(args []string, ready chan<- net.Addr) error {
 			*clusterID = readClusterID(dir)
 		}
 	}
-	if *listener == "" {
+	if *listener == "" && loader.Image() != nil {
 		*listener = defaultListener(loader.Image())
 	}
 	addr := ""
@@ -131,18 +158,12 @@ func run(args []string, ready chan<- net.Addr) error {
 		addr = ln.Addr().String()
 	}
 	s := NewServer(*listener, *clusterID, addr)
+	s.lim = *lim
+	s.memo.MaxBytes = lim.MemoBytes
 	if err := loader.Install(s); err != nil {
 		return err
 	}
-	if *follow && dir != "" {
-		ctx, cancel := context.WithCancel(context.Background())
-		defer cancel()
-		go func() {
-			if err := dirfollow.Follow(ctx, loader, dir, dirfollow.Options{}); err != nil && !errors.Is(err, context.Canceled) {
-				log.Printf("proxy: following %s: %v", dir, err)
-			}
-		}()
-	}
+	s.startEmpty(dir)
 	img := s.img.Load()
 	log.Printf("proxy: %d brokers, %d topics, listener %q, cluster %q, on %s", img.Cluster().NumBrokers(), img.Topics().Len(), s.opts.Listener, s.opts.ClusterID, ln.Addr())
 	if ready != nil {
@@ -258,163 +279,4 @@ func rewrite(img *image.Image, listener, addr string) (*image.Image, error) {
 	c := img.Components()
 	c.Cluster = c.Cluster.UpdateCluster(changed, nil)
 	return image.New(c, img.Provenance()), nil
-}
-
-// Serve accepts connections until ln is closed.
-func (s *Server) Serve(ln net.Listener) error {
-	for {
-		conn, err := ln.Accept()
-		if err != nil {
-			if errors.Is(err, net.ErrClosed) {
-				return nil
-			}
-			return err
-		}
-		go s.serveConn(conn)
-	}
-}
-
-// supported are the APIs and versions the proxy answers.
-var supported = []struct{ key, min, max int16 }{
-	{3, 0, 13}, // Metadata
-	{10, 0, 6}, // FindCoordinator
-	{18, 0, 3}, // ApiVersions
-	{60, 0, 2}, // DescribeCluster
-	{75, 0, 0}, // DescribeTopicPartitions
-}
-
-func (s *Server) serveConn(conn net.Conn) {
-	defer conn.Close()
-	r := bufio.NewReader(conn)
-	var out []byte
-	for {
-		var sz [4]byte
-		if _, err := io.ReadFull(r, sz[:]); err != nil {
-			return
-		}
-		n := int(int32(binary.BigEndian.Uint32(sz[:])))
-		if n < 8 || n > 100<<20 {
-			return
-		}
-		buf := make([]byte, n)
-		if _, err := io.ReadFull(r, buf); err != nil {
-			return
-		}
-		var err error
-		out, err = s.handle(out[:0], buf)
-		if err != nil {
-			log.Printf("proxy: %v: %v", conn.RemoteAddr(), err)
-			return
-		}
-		if _, err := conn.Write(out); err != nil {
-			return
-		}
-	}
-}
-
-// handle answers one request frame (without its size), appending the
-// response frame to out.
-func (s *Server) handle(out, frame []byte) ([]byte, error) {
-	img := s.img.Load()
-	if img == nil {
-		return nil, errors.New("no image published yet")
-	}
-	if len(frame) < 8 {
-		return nil, errors.New("short request header")
-	}
-	key := int16(binary.BigEndian.Uint16(frame))
-	version := int16(binary.BigEndian.Uint16(frame[2:]))
-	corr := binary.BigEndian.Uint32(frame[4:])
-	body := frame[8:]
-	if len(body) < 2 {
-		return nil, errors.New("short request header")
-	}
-	idLen := int(int16(binary.BigEndian.Uint16(body)))
-	body = body[2:]
-	if idLen > 0 {
-		if idLen > len(body) {
-			return nil, errors.New("bad client id")
-		}
-		body = body[idLen:]
-	}
-	req := kmsg.RequestForKey(key)
-	if req == nil {
-		return nil, fmt.Errorf("unknown api key %d", key)
-	}
-	ok := false
-	for _, a := range supported {
-		if a.key == key && version >= a.min && version <= a.max {
-			ok = true
-		}
-	}
-	if !ok && key != 18 {
-		return nil, fmt.Errorf("unsupported api key %d version %d", key, version)
-	}
-	if key == 18 && !ok {
-		// ApiVersions at a version we do not know: answer v0 with
-		// UNSUPPORTED_VERSION and our versions (KIP-511), header v0.
-		resp := apiVersions(0)
-		resp.ErrorCode = 35
-		return frameResponse(out, corr, false, resp.AppendTo(nil)), nil
-	}
-	req.SetVersion(version)
-	flexibleHeader := req.IsFlexible() && key != 18 // ApiVersions responses always use header v0
-	if req.IsFlexible() {
-		// Request header v2: tagged fields after the client id.
-		nTags, n := binary.Uvarint(body)
-		if n <= 0 {
-			return nil, errors.New("bad header tags")
-		}
-		body = body[n:]
-		for i := uint64(0); i < nTags; i++ {
-			_, n = binary.Uvarint(body)
-			body = body[n:]
-			l, m := binary.Uvarint(body)
-			body = body[m+int(l):]
-		}
-	}
-	if err := req.ReadFrom(body); err != nil {
-		return nil, fmt.Errorf("api %d v%d: %w", key, version, err)
-	}
-	var resp []byte
-	switch r := req.(type) {
-	case *kmsg.ApiVersionsRequest:
-		resp = apiVersions(version).AppendTo(nil)
-	case *kmsg.MetadataRequest:
-		resp, _ = s.memo.AppendMetadata(nil, img, r, &s.opts)
-	case *kmsg.DescribeClusterRequest:
-		resp = answer.DescribeCluster(img, r, &s.opts, nil).AppendTo(nil)
-	case *kmsg.DescribeTopicPartitionsRequest:
-		resp = answer.DescribeTopicPartitions(img, r, &s.opts).AppendTo(nil)
-	case *kmsg.FindCoordinatorRequest:
-		fr, _ := answer.FindCoordinator(img, r, &s.opts)
-		resp = fr.AppendTo(nil)
-	default:
-		return nil, fmt.Errorf("api %d not served", key)
-	}
-	return frameResponse(out, corr, flexibleHeader, resp), nil
-}
-
-func apiVersions(v int16) *kmsg.ApiVersionsResponse {
-	resp := kmsg.NewPtrApiVersionsResponse()
-	resp.Version = v
-	for _, a := range supported {
-		k := kmsg.NewApiVersionsResponseApiKey()
-		k.ApiKey, k.MinVersion, k.MaxVersion = a.key, a.min, a.max
-		resp.ApiKeys = append(resp.ApiKeys, k)
-	}
-	return resp
-}
-
-func frameResponse(out []byte, corr uint32, flexible bool, body []byte) []byte {
-	size := 4 + len(body)
-	if flexible {
-		size++
-	}
-	out = binary.BigEndian.AppendUint32(out, uint32(size))
-	out = binary.BigEndian.AppendUint32(out, corr)
-	if flexible {
-		out = append(out, 0)
-	}
-	return append(out, body...)
 }

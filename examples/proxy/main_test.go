@@ -124,6 +124,7 @@ func TestHandle(t *testing.T) {
 	}
 	av := kmsg.NewPtrApiVersionsRequest()
 	av.Version = 3
+	av.ClientSoftwareName, av.ClientSoftwareVersion = "kmeta-test", "1.0"
 	out, err := s.handle(nil, frame(18, 3, av.AppendTo(nil), true))
 	if err != nil {
 		t.Fatal(err)

@@ -3,6 +3,7 @@ package answer
 import (
 	"encoding/binary"
 	"sync"
+	"unsafe"
 
 	"github.com/twmb/franz-go/pkg/kmsg"
 
@@ -23,8 +24,11 @@ import (
 // of the key.
 //
 // A Memo is safe for concurrent use. Its zero value is ready; MaxBytes bounds
-// the bytes it keeps per image (default 64 MiB), beyond which answers are
-// built and returned without being kept.
+// the memory it keeps per image (default 64 MiB), beyond which answers are
+// built and returned without being kept. What counts is what an entry really
+// holds: its key (the request's topic list is part of it), its answer's
+// buffer, the topics to create, and the map's per-entry overhead
+// (memoEntryOverhead).
 type Memo struct {
 	MaxBytes int
 
@@ -69,12 +73,45 @@ func (m *Memo) AppendMetadata(dst []byte, img *image.Image, req *kmsg.MetadataRe
 	if limit == 0 {
 		limit = 64 << 20
 	}
-	if m.size+len(body) <= limit {
+	if cost := memoCost(key, body, create); m.size+cost <= limit {
+		if cap(body)-len(body) > len(body)/8 {
+			body = append(make([]byte, 0, len(body)), body...) // keep no spare capacity
+		}
 		m.entries[string(key)] = memoEntry{body: body, create: create}
-		m.size += len(body)
+		m.size += cost
 	}
 	m.mu.Unlock()
 	return append(dst, body...), create
+}
+
+// memoEntryOverhead is what a Memo entry costs beyond its key's bytes, its
+// answer's bytes and its topics to create: the map slot (a string header and
+// a memoEntry, 64 bytes on 64-bit platforms, at up to twice that after the
+// map grows) and the allocation headers of the key and answer. Measured by
+// TestMemoMemoryBound.
+const memoEntryOverhead = 192
+
+// memoCost is the memory an entry holds (see memoEntryOverhead).
+func memoCost(key, body []byte, create []CreateTopic) int {
+	n := memoEntryOverhead + allocSize(len(key)) + allocSize(len(body)) + allocSize(cap(create)*int(unsafe.Sizeof(CreateTopic{})))
+	for i := range create {
+		n += allocSize(len(create[i].Name))
+	}
+	return n
+}
+
+// allocSize is about what the Go allocator takes for n bytes: small objects
+// round up to a size class (multiples of 16 bytes up to 256), large ones to
+// 8 KiB pages.
+func allocSize(n int) int {
+	switch {
+	case n == 0:
+		return 0
+	case n <= 32<<10:
+		return (n + 15) &^ 15
+	default:
+		return (n + 8191) &^ 8191
+	}
 }
 
 // metadataKey is the request-side part of a Metadata answer's inputs.

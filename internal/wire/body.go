@@ -108,22 +108,25 @@ func (r *reader) metadata(v int16) *kmsg.MetadataRequest {
 		if v >= 10 {
 			min = 18
 		}
-		req.Topics = make([]kmsg.MetadataRequestTopic, 0, r.grow(n, min))
+		c := r.grow(n, min)
+		req.Topics = make([]kmsg.MetadataRequestTopic, 0, c)
+		names := make([]string, 0, c) // one allocation for the names' pointers
 		for i := int32(0); i < n && !r.failed; i++ {
 			t := kmsg.NewMetadataRequestTopic()
 			if v >= 10 {
 				r.field = "Topics.TopicId"
 				t.TopicID = r.uuid()
-				r.field = "Topics.Name"
-				t.Topic = r.nullableString(flex)
-			} else {
-				r.field = "Topics.Name"
-				s := r.string(flex)
-				t.Topic = &s
+			}
+			r.field = "Topics.Name"
+			if v < 10 {
+				names = append(names, r.string(flex))
+				t.Topic = &names[len(names)-1]
+			} else if s, ok := r.nullableStringValue(flex); ok {
+				names = append(names, s)
+				t.Topic = &names[len(names)-1]
 			}
 			if flex {
-				r.field = "Topics."
-				r.tags()
+				r.tags("Topics.TaggedFields")
 			}
 			req.Topics = append(req.Topics, t)
 		}
@@ -143,8 +146,7 @@ func (r *reader) metadata(v int16) *kmsg.MetadataRequest {
 		req.IncludeTopicAuthorizedOperations = r.bool()
 	}
 	if flex {
-		r.field = ""
-		r.tags()
+		r.tags("TaggedFields")
 	}
 	return req
 }
@@ -172,8 +174,7 @@ func (r *reader) findCoordinator(v int16) *kmsg.FindCoordinatorRequest {
 		}
 	}
 	if flex {
-		r.field = ""
-		r.tags()
+		r.tags("TaggedFields")
 	}
 	return req
 }
@@ -198,8 +199,7 @@ func (r *reader) apiVersions(v int16) *kmsg.ApiVersionsRequest {
 		req.NodeID = r.int32()
 	}
 	if flex {
-		r.field = ""
-		r.tags()
+		r.tags("TaggedFields")
 	}
 	return req
 }
@@ -220,8 +220,7 @@ func (r *reader) describeCluster(v int16) *kmsg.DescribeClusterRequest {
 		r.field = "IncludeFencedBrokers"
 		req.IncludeFencedBrokers = r.bool()
 	}
-	r.field = ""
-	r.tags()
+	r.tags("TaggedFields")
 	return req
 }
 
@@ -239,8 +238,7 @@ func (r *reader) describeTopicPartitions(v int16) *kmsg.DescribeTopicPartitionsR
 		t := kmsg.NewDescribeTopicPartitionsRequestTopic()
 		r.field = "Topics.Name"
 		t.Topic = r.string(true)
-		r.field = "Topics."
-		r.tags()
+		r.tags("Topics.TaggedFields")
 		req.Topics = append(req.Topics, t)
 	}
 	r.field = "ResponsePartitionLimit"
@@ -253,11 +251,9 @@ func (r *reader) describeTopicPartitions(v int16) *kmsg.DescribeTopicPartitionsR
 		c.Topic = r.string(true)
 		r.field = "Cursor.PartitionIndex"
 		c.Partition = r.int32()
-		r.field = "Cursor."
-		r.tags()
+		r.tags("Cursor.TaggedFields")
 		req.Cursor = c
 	}
-	r.field = ""
-	r.tags()
+	r.tags("TaggedFields")
 	return req
 }

@@ -47,3 +47,41 @@ func Example() {
 	// Metadata (key 3) v12: byte 14: HeaderTaggedFields: not enough bytes (100 bytes needed, 0 left)
 	// 21 bytes answered
 }
+
+// ParseHeader reads any API's header, so a proxy can decide per request
+// whether to answer it (DecodeBody) or pass the frame on.
+func ExampleParseHeader() {
+	produce := []byte{0, 0, 0, 9, 0, 0, 0, 5, 0, 2, 'c', '1', 0} // Produce v9: header v2
+	h, err := wire.ParseHeader(produce)
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(kmsg.NameForKey(h.APIKey), h.APIVersion, h.ClientID, "header", h.Version, "body at", h.Size)
+	fmt.Println("answered here:", wire.IsSupported(h.APIKey, h.APIVersion))
+	_, err = wire.DecodeBody(h, produce)
+	fmt.Println(err)
+	// Output:
+	// Produce 9 c1 header 2 body at 13
+	// answered here: false
+	// Produce (key 0) v9: byte 13: unsupported api key or version
+}
+
+// An ApiVersions request at a version above 5 is answered, at version 0,
+// with UNSUPPORTED_VERSION and ApiVersions' own range (KIP-511); its body is
+// not read.
+func ExampleIsUnsupportedApiVersions() {
+	frame := []byte{0, 18, 0, 9, 0, 0, 0, 3, 0xff, 0xff, 0, 0xde, 0xad} // ApiVersions v9
+	h, _ := wire.ParseHeader(frame)
+	if wire.IsUnsupportedApiVersions(h) {
+		resp := kmsg.NewPtrApiVersionsResponse()
+		resp.Version = 0
+		resp.ErrorCode = 35 // UNSUPPORTED_VERSION
+		k := kmsg.NewApiVersionsResponseApiKey()
+		k.ApiKey, k.MinVersion, k.MaxVersion = 18, 0, 5
+		resp.ApiKeys = append(resp.ApiKeys, k)
+		out := wire.AppendResponse(nil, h, resp.AppendTo(nil))
+		fmt.Printf("header v%d, % x\n", wire.ResponseHeaderVersion(h), out)
+	}
+	// Output:
+	// header v0, 00 00 00 10 00 00 00 03 00 23 00 00 00 01 00 12 00 00 00 05
+}

@@ -101,7 +101,7 @@ func (f *FrameReader) Next() ([]byte, error) {
 			copy(nb, buf)
 			buf = nb
 		}
-		m, err := f.r.Read(buf[len(buf):cap(buf)])
+		m, err := f.r.Read(buf[len(buf):min(cap(buf), n)]) // never past this frame: the next may follow
 		buf = buf[:len(buf)+m]
 		if err != nil && len(buf) < n {
 			if err == io.EOF {

@@ -69,8 +69,7 @@ func ParseHeader(frame []byte) (Header, error) {
 		h.ClientID = *id
 	}
 	if hv >= 2 {
-		r.field = "Header"
-		r.tags()
+		r.tags("HeaderTaggedFields")
 	}
 	if r.failed {
 		return h, r.err
@@ -88,6 +87,25 @@ func ResponseHeaderVersion(h Header) int8 {
 		return 0
 	}
 	return 1
+}
+
+// AppendResponseHeader begins a response frame for h at the end of dst: a
+// size to be filled in and the response header. Append the encoded body to
+// the result, then call FinishResponse with it and len(dst); the body is
+// encoded in place, with no copy.
+func AppendResponseHeader(dst []byte, h Header) []byte {
+	dst = append(dst, 0, 0, 0, 0)
+	dst = binary.BigEndian.AppendUint32(dst, uint32(h.CorrelationID))
+	if ResponseHeaderVersion(h) == 1 {
+		dst = append(dst, 0)
+	}
+	return dst
+}
+
+// FinishResponse sets the size of the response frame that begins at
+// out[start:] (begun by AppendResponseHeader) to what follows it.
+func FinishResponse(out []byte, start int) {
+	binary.BigEndian.PutUint32(out[start:], uint32(len(out)-start-4))
 }
 
 // AppendResponse appends a whole response frame to dst: the 4-byte size,

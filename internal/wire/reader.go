@@ -141,15 +141,22 @@ func (r *reader) string(flexible bool) string {
 }
 
 func (r *reader) nullableString(flexible bool) *string {
-	n := r.strLen(flexible)
-	if n < 0 || r.failed {
-		return nil
-	}
-	s := string(r.span(n))
-	if r.failed {
+	s, ok := r.nullableStringValue(flexible)
+	if !ok {
 		return nil
 	}
 	return &s
+}
+
+// nullableStringValue is nullableString as a value; ok is false for null
+// (and after a failure).
+func (r *reader) nullableStringValue(flexible bool) (string, bool) {
+	n := r.strLen(flexible)
+	if n < 0 || r.failed {
+		return "", false
+	}
+	s := string(r.span(n))
+	return s, !r.failed
 }
 
 // arrayLen reads an array count (int32, or compact: uvarint minus one, in
@@ -181,19 +188,17 @@ func (r *reader) arrayLen(flexible, nullable bool) (n int32, null bool) {
 	return n, false
 }
 
-// tags skips a tagged-field section. None of the requests decoded here
-// defines a tagged field, so every one is unknown: its size is checked and
-// its bytes skipped. A count that is negative as a 32-bit int reads no
-// field, as Kafka's loop over it does; any other count is bounded by the
-// bytes left, since each field takes at least two.
-func (r *reader) tags() {
-	field := r.field
-	r.field = field + "TaggedFields"
+// tags skips a tagged-field section, field naming it in errors. None of
+// the requests decoded here defines a tagged field, so every one is unknown:
+// its size is checked and its bytes skipped. A count that is negative as a
+// 32-bit int reads no field, as Kafka's loop over it does; any other count
+// is bounded by the bytes left, since each field takes at least two.
+func (r *reader) tags(field string) {
+	r.field = field
 	n := r.uvarint()
 	for i := int32(0); i < n && !r.failed; i++ {
 		r.uvarint() // tag
 		size := r.uvarint()
 		r.span(size)
 	}
-	r.field = field
 }

@@ -271,6 +271,16 @@ func TestUnsupportedApiVersions(t *testing.T) {
 	if out := AppendResponse(nil, mh, []byte{9}); !bytes.Equal(out, []byte{0, 0, 0, 6, 0, 0, 0, 6, 0, 9}) {
 		t.Fatalf("flexible response header: %x", out)
 	}
+	// Encoding in place gives the same frames, after what dst held.
+	for _, hh := range []Header{h, mh} {
+		dst := []byte{7, 7}
+		out := AppendResponseHeader(dst, hh)
+		out = append(out, 9)
+		FinishResponse(out, len(dst))
+		if want := AppendResponse([]byte{7, 7}, hh, []byte{9}); !bytes.Equal(out, want) {
+			t.Fatalf("in place %x, want %x", out, want)
+		}
+	}
 }
 
 // TestFrameReaderBounds: a size above the maximum or negative is refused
@@ -355,5 +365,35 @@ func TestFrameReaderDeadlines(t *testing.T) {
 	f.IdleTimeout = 100 * time.Millisecond
 	if _, err := f.Next(); err != ErrIdle {
 		t.Fatal(err)
+	}
+}
+
+// BenchmarkDecode decodes a Metadata v12 request for 100 topics and an
+// ApiVersions v4 request, header and body, per iteration.
+//
+//	go test ./internal/wire -run '^$' -bench Decode -cpu 1
+func BenchmarkDecode(b *testing.B) {
+	md := kmsg.NewPtrMetadataRequest()
+	md.Version = 12
+	for i := 0; i < 100; i++ {
+		t := kmsg.NewMetadataRequestTopic()
+		t.Topic = str(fmt.Sprintf("topic-%03d", i))
+		md.Topics = append(md.Topics, t)
+	}
+	av := kmsg.NewPtrApiVersionsRequest()
+	av.Version = 4
+	av.ClientSoftwareName, av.ClientSoftwareVersion = "kmeta", "1.0"
+	frames := [][]byte{
+		md.AppendTo(appendHeader(nil, 3, 12, 1, str("client"))),
+		av.AppendTo(appendHeader(nil, 18, 4, 2, str("client"))),
+	}
+	b.SetBytes(int64(len(frames[0]) + len(frames[1])))
+	b.ReportAllocs()
+	for b.Loop() {
+		for _, f := range frames {
+			if _, _, err := Decode(f); err != nil {
+				b.Fatal(err)
+			}
+		}
 	}
 }

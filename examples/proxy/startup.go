@@ -1,0 +1,115 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"io/fs"
+	"log"
+	"os"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/kmeta-go/kmeta/delta"
+	"github.com/kmeta-go/kmeta/image"
+	"github.com/kmeta-go/kmeta/publisher"
+	"github.com/kmeta-go/kmeta/publisher/dirfollow"
+)
+
+// Start-up on any directory: a metadata directory Kafka has not written yet
+// (missing, empty, or holding only a snapshot being written, a
+// .checkpoint.part) gives the loader nothing to publish. Without -follow the
+// proxy serves an empty cluster and says so; with -follow it says it waits,
+// follows the directory, and starts serving at the first image.
+
+// firstImage is a publisher that notes the loader's first publication.
+type firstImage struct {
+	once sync.Once
+	done chan struct{}
+}
+
+func newFirstImage() *firstImage { return &firstImage{done: make(chan struct{})} }
+
+func (f *firstImage) Name() string { return "proxy-start" }
+func (f *firstImage) OnUpdate(*delta.Delta, *image.Image, publisher.Manifest) error {
+	f.once.Do(func() { close(f.done) })
+	return nil
+}
+func (f *firstImage) Close() error { return nil }
+
+func (f *firstImage) published() bool {
+	select {
+	case <-f.done:
+		return true
+	default:
+		return false
+	}
+}
+
+// loadDir loads dir's snapshot and log into the loader; a directory that does
+// not exist yet loads nothing (the caller serves an empty cluster or waits).
+func loadDir(l *publisher.Loader, dir string) error {
+	if _, err := os.Stat(dir); errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	return dirfollow.Load(l, dir)
+}
+
+// followDir follows dir until ctx ends, first waiting for it to hold a log
+// segment or a finished snapshot: dirfollow.Follow finds the segments and
+// the snapshot when it opens the directory and follows them from there, so
+// it is opened once Kafka has written one.
+func followDir(ctx context.Context, l *publisher.Loader, dir string) error {
+	t := time.NewTicker(200 * time.Millisecond)
+	defer t.Stop()
+	for {
+		if hasMetadataFiles(dir) {
+			break
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-t.C:
+		}
+	}
+	return dirfollow.Follow(ctx, l, dir, dirfollow.Options{})
+}
+
+// hasMetadataFiles reports whether dir holds a log segment or a finished
+// snapshot (not only a .checkpoint.part Kafka is still writing).
+func hasMetadataFiles(dir string) bool {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return false
+	}
+	for _, e := range entries {
+		if n := e.Name(); !e.IsDir() && (strings.HasSuffix(n, ".log") || strings.HasSuffix(n, ".checkpoint")) {
+			return true
+		}
+	}
+	return false
+}
+
+// waitFirst waits, with -follow on a directory that has published nothing,
+// until the loader publishes its first image.
+func waitFirst(ctx context.Context, first *firstImage, dir string) error {
+	if first.published() {
+		return nil
+	}
+	log.Printf("proxy: %s holds no metadata snapshot or log yet: waiting for Kafka to write it (-follow)", dir)
+	select {
+	case <-first.done:
+		log.Printf("proxy: %s: first metadata image loaded", dir)
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// startEmpty makes the server answer from an empty cluster when the loader
+// has published nothing yet, with a line saying so.
+func (s *Server) startEmpty(dir string) {
+	if s.img.CompareAndSwap(nil, image.Empty()) {
+		log.Printf("proxy: %s holds no metadata snapshot or log yet: serving an empty cluster", dir)
+	}
+}
