@@ -56,7 +56,8 @@ type fconn struct {
 	upCorr int32
 	wbuf   []byte
 
-	closeOnce sync.Once
+	mu     sync.Mutex // guards up (set by the reader) and closed, for close
+	closed bool
 	rack      string // client.rack from the last Fetch request (reader side)
 }
 
@@ -98,12 +99,16 @@ func (f *Forwarder) serveConn(conn net.Conn, broker int32) {
 }
 
 func (c *fconn) close() {
-	c.closeOnce.Do(func() {
-		c.conn.Close()
-		if c.up != nil {
-			c.up.Close()
-		}
-	})
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.closed {
+		return
+	}
+	c.closed = true
+	c.conn.Close()
+	if c.up != nil {
+		c.up.Close()
+	}
 }
 
 func (c *fconn) client(id, rack string) *advertise.Client {
@@ -215,21 +220,25 @@ func refusal(h wire.Header) ([]byte, bool) {
 	return wire.AppendResponse(nil, h, resp.AppendTo(nil)), true
 }
 
-// upstreamAddr is where requests of this connection go: the upstream
-// endpoint of its broker, or any broker of the view for the bootstrap port.
-func (c *fconn) upstreamAddr() (string, error) {
+// upstreamAddrs is where requests of this connection may go: the upstream
+// endpoint of its broker, or every broker of the view (then the seeds) for
+// the bootstrap port, tried in turn.
+func (c *fconn) upstreamAddrs() ([]string, error) {
 	if c.broker >= 0 {
 		e, ok := c.f.amap.Lookup(c.broker)
 		if !ok || e.Upstream.Host == "" {
-			return "", fmt.Errorf("broker %d has no upstream endpoint", c.broker)
+			return nil, fmt.Errorf("broker %d has no upstream endpoint", c.broker)
 		}
-		return e.Upstream.String(), nil
+		return []string{e.Upstream.String()}, nil
 	}
-	addrs := c.f.upstreamAddrs()
-	if len(addrs) == 0 {
-		return "", errors.New("no upstream broker known")
+	var out []string
+	for _, u := range c.f.upstreamAddrs() {
+		out = append(out, u.addr)
 	}
-	return addrs[0].addr, nil
+	if len(out) == 0 {
+		return nil, errors.New("no upstream broker known")
+	}
+	return out, nil
 }
 
 // forward writes the request to the upstream connection (dialled on first
@@ -245,19 +254,33 @@ func (c *fconn) forward(ctx context.Context, h wire.Header, frame []byte) error 
 		}
 	}
 	if c.up == nil {
-		addr, err := c.upstreamAddr()
+		addrs, err := c.upstreamAddrs()
 		if err != nil {
 			return err
 		}
-		c.upAddr = addr
-		dctx, cancel := context.WithTimeout(ctx, c.f.timeout)
-		up, err := c.f.dial(dctx, "tcp", addr)
-		cancel()
-		if err != nil {
-			return err
+		var errs []error
+		for _, addr := range addrs {
+			dctx, cancel := context.WithTimeout(ctx, c.f.timeout)
+			up, err := c.f.dial(dctx, "tcp", addr)
+			cancel()
+			if err != nil {
+				errs = append(errs, err)
+				continue
+			}
+			c.mu.Lock()
+			c.up, c.upAddr = up, addr
+			closed := c.closed
+			c.mu.Unlock()
+			if closed {
+				up.Close()
+				return net.ErrClosed
+			}
+			break
 		}
-		c.up = up
-		c.upFR = wire.NewFrameReader(up)
+		if c.up == nil {
+			return errors.Join(errs...)
+		}
+		c.upFR = wire.NewFrameReader(c.up)
 		// Next is called only when an answer is due: the idle timeout is
 		// the wait for its first byte, the read timeout for the rest.
 		c.upFR.MaxBytes, c.upFR.IdleTimeout, c.upFR.ReadTimeout = maxResponseBytes, c.f.timeout, c.f.timeout
