@@ -58,7 +58,7 @@ type fconn struct {
 
 	mu     sync.Mutex // guards up (set by the reader) and closed, for close
 	closed bool
-	rack      string // client.rack from the last Fetch request (reader side)
+	rack   string // client.rack from the last Fetch request (reader side)
 }
 
 // serveBroker serves the connections of broker id's port (-1: bootstrap).
