@@ -17,7 +17,7 @@ type imageConfig struct {
 
 func imageFlags(fs *flag.FlagSet) *imageConfig {
 	c := &imageConfig{}
-	fs.BoolVar(&c.serveFenced, "serve-fenced", false, "answer as if every fenced broker were alive (an image of a stopped cluster): brokers unfenced, leaderless partitions led by their first ISR replica")
+	fs.BoolVar(&c.serveFenced, "serve-fenced", false, "answer as if every fenced broker were alive (an image of a stopped cluster): brokers unfenced, leaderless partitions led by their first ISR (else eligible leader) replica")
 	return c
 }
 

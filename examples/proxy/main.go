@@ -191,7 +191,7 @@ func run(args []string, ready chan<- net.Addr) error {
 	img := s.img.Load()
 	log.Printf("proxy: %d brokers, %d topics, listener %q, cluster %q, on %s", img.Cluster().NumBrokers(), img.Topics().Len(), s.opts.Listener, s.opts.ClusterID, ln.Addr())
 	if s.serveFenced {
-		log.Printf("proxy: -serve-fenced: fenced brokers are answered as alive and leaderless partitions with their first ISR replica; this is not the cluster's state")
+		log.Printf("proxy: -serve-fenced: fenced brokers are answered as alive and leaderless partitions as led by their first ISR (else eligible leader) replica; this is not the cluster's state")
 	}
 	if ready != nil {
 		ready <- ln.Addr()
