@@ -51,8 +51,9 @@ type fconn struct {
 	broker int32 // -1: the bootstrap port (any broker)
 
 	up     net.Conn
-	upAddr string // the upstream endpoint c.up was dialled to
-	upFR   *wire.FrameReader
+	upAddr string             // the upstream address c.up was dialled to
+	upEP   advertise.Endpoint // the same, for a broker port's connection
+	upBuf  []byte             // the last upstream answer, with its size prefix (reused)
 	upCorr int32
 	wbuf   []byte
 
@@ -229,6 +230,7 @@ func (c *fconn) upstreamAddrs() ([]string, error) {
 		if !ok || e.Upstream.Host == "" {
 			return nil, fmt.Errorf("broker %d has no upstream endpoint", c.broker)
 		}
+		c.upEP = e.Upstream
 		return []string{e.Upstream.String()}, nil
 	}
 	var out []string
@@ -249,7 +251,7 @@ func (c *fconn) forward(ctx context.Context, h wire.Header, frame []byte) error 
 		// replaced, or restarted elsewhere): end this connection once its
 		// answers are sent, as a restarted broker would, so that the client
 		// reconnects to the same proxy port and reaches the new endpoint.
-		if e, ok := c.f.amap.Lookup(c.broker); ok && e.Upstream.String() != c.upAddr {
+		if e, ok := c.f.amap.Lookup(c.broker); ok && e.Upstream != c.upEP {
 			return fmt.Errorf("%w: %s -> %s", errUpstreamMoved, c.upAddr, e.Upstream)
 		}
 	}
@@ -280,10 +282,6 @@ func (c *fconn) forward(ctx context.Context, h wire.Header, frame []byte) error 
 		if c.up == nil {
 			return errors.Join(errs...)
 		}
-		c.upFR = wire.NewFrameReader(c.up)
-		// Next is called only when an answer is due: the idle timeout is
-		// the wait for its first byte, the read timeout for the rest.
-		c.upFR.MaxBytes, c.upFR.IdleTimeout, c.upFR.ReadTimeout = maxResponseBytes, c.f.timeout, c.f.timeout
 	}
 	c.upCorr++
 	c.wbuf = binary.BigEndian.AppendUint32(c.wbuf[:0], uint32(len(frame)))
@@ -322,6 +320,9 @@ func (c *fconn) writeLoop(items <-chan pending) {
 			failed = true
 			c.close()
 		}
+		if cap(c.upBuf) > maxKeptAnswer {
+			c.upBuf = nil
+		}
 	}
 }
 
@@ -330,10 +331,11 @@ func (c *fconn) writeLoop(items <-chan pending) {
 // and returns the frame to send to the client (the upstream frame itself,
 // with the client's correlation id, when nothing needs rewriting).
 func (c *fconn) answer(it pending) ([]byte, error) {
-	frame, err := c.upFR.Next()
+	whole, err := c.readAnswer()
 	if err != nil {
 		return nil, err
 	}
+	frame := whole[4:]
 	if len(frame) < 4 {
 		return nil, errors.New("answer shorter than its header")
 	}
@@ -399,17 +401,42 @@ func (c *fconn) answer(it pending) ([]byte, error) {
 	if c.f.onResponse != nil {
 		c.f.onResponse(it.key, it.ver, body)
 	}
-	// The frame buffer has 4 bytes before it only in the reader; rebuild the
-	// size prefix in place by writing the size first.
-	binary.BigEndian.PutUint32(frame, uint32(it.corr))
-	var size [4]byte
-	binary.BigEndian.PutUint32(size[:], uint32(len(frame)))
-	c.conn.SetWriteDeadline(time.Now().Add(c.f.timeout))
-	if _, err := c.conn.Write(size[:]); err != nil {
+	binary.BigEndian.PutUint32(frame, uint32(it.corr)) // the client's id, in place
+	return whole, nil
+}
+
+// readAnswer reads the next upstream answer, size prefix included, into the
+// connection's buffer (grown once to the largest answer, kept below
+// maxKeptAnswer): the one buffer of the forwarding path. The wait for its
+// first byte and for the rest are each bounded by -upstream-timeout.
+func (c *fconn) readAnswer() ([]byte, error) {
+	c.up.SetReadDeadline(time.Now().Add(c.f.timeout))
+	if cap(c.upBuf) < 4 {
+		c.upBuf = make([]byte, 0, 64<<10)
+	}
+	b := c.upBuf[:4]
+	if _, err := io.ReadFull(c.up, b); err != nil {
 		return nil, err
 	}
-	return frame, nil
+	n := int(int32(binary.BigEndian.Uint32(b)))
+	if n < 4 || n > maxResponseBytes {
+		return nil, fmt.Errorf("upstream answer size %d", n)
+	}
+	if cap(c.upBuf) < 4+n {
+		c.upBuf = make([]byte, 4+n)
+		copy(c.upBuf, b)
+	}
+	b = c.upBuf[:4+n]
+	c.up.SetReadDeadline(time.Now().Add(c.f.timeout))
+	if _, err := io.ReadFull(c.up, b[4:]); err != nil {
+		return nil, err
+	}
+	return b, nil
 }
+
+// maxKeptAnswer is the largest answer buffer a connection keeps between
+// answers (a larger one is dropped after use).
+const maxKeptAnswer = 4 << 20
 
 // observe feeds a Produce or Fetch answer's errors and KIP-951 hints to the
 // view (epoch.Refresher.ObserveProduce/ObserveFetch), before the client

@@ -350,12 +350,8 @@ func flexibleResponseHeader(key, version int16) bool {
 	if key == 18 {
 		return false
 	}
-	req := kmsg.RequestForKey(key)
-	if req == nil {
-		return false
-	}
-	req.SetVersion(version)
-	return req.IsFlexible()
+	flexible, _ := wire.IsFlexible(key, version)
+	return flexible
 }
 
 func splitSeeds(s string) []string {

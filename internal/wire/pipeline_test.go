@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/binary"
 	"testing"
+
+	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
 // TestFrameReaderPipelined reads frames sent back to back in one write, a
@@ -29,3 +31,5 @@ func TestFrameReaderPipelined(t *testing.T) {
 		}
 	}
 }
+
+var kmsgRequestForKey = kmsg.RequestForKey
