@@ -87,6 +87,7 @@ var (
 	fwdStartedRE = regexp.MustCompile(`proxy: forwarding to .* on (127\.0\.0\.1:\d+)$`)
 	fwdBrokerRE  = regexp.MustCompile(`proxy: broker (-?\d+) on (127\.0\.0\.1:\d+)$`)
 	fwdUpConnRE  = regexp.MustCompile(`proxy: verify: upstream connection (\S+) -> `)
+	fwdStoppedRE = regexp.MustCompile(`proxy: stopped: \d+ forwarded, (\d+) rewritten`)
 	fwdSummaryRE = regexp.MustCompile(`proxy: verify: (\d+) answers decoded .*, (\d+) broker addresses, (\d+) leaks`)
 )
 
@@ -166,7 +167,7 @@ func (p *fwdProxy) ports() map[string]bool {
 // stop ends the proxy and checks what -verify saw: every answer it sent
 // decoded, no broker address that is not one of its ports, and every
 // connection the cluster accepted came from the proxy's upstream side.
-func (p *fwdProxy) stop(u *upstream) {
+func (p *fwdProxy) stop(u *upstream) (rewritten int) {
 	t := p.t
 	t.Helper()
 	p.cmd.Process.Signal(syscall.SIGTERM)
@@ -194,12 +195,16 @@ func (p *fwdProxy) stop(u *upstream) {
 		if strings.Contains(l, "stopped:") || strings.Contains(l, "closed") || strings.Contains(l, "refresh") {
 			t.Logf("%s", l)
 		}
+		if m := fwdStoppedRE.FindStringSubmatch(l); m != nil {
+			rewritten, _ = strconv.Atoi(m[1])
+		}
 	}
 	for _, a := range u.acceptedFrom() {
 		if !p.upLocals[a] {
 			t.Errorf("the cluster accepted a connection from %s, which is not one of the proxy's upstream connections: a client dialled an upstream address", a)
 		}
 	}
+	return rewritten
 }
 
 // dialRecorder records every address a Go client dials and fails the test

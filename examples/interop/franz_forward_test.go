@@ -96,7 +96,11 @@ func TestForwardFranz(t *testing.T) {
 	cl.Close()
 	adm.Close()
 	stopStart := time.Now()
-	p.stop(u)
+	// kfake answers NOT_LEADER_OR_FOLLOWER with KIP-951 CurrentLeader and
+	// NodeEndpoints: those answers must have been rewritten.
+	if rewritten := p.stop(u); rewritten == 0 {
+		t.Error("no forwarded answer was rewritten: the KIP-951 NodeEndpoints path did not run")
+	}
 	t.Logf("proxy stopped in %v", time.Since(stopStart).Round(time.Millisecond))
 	if len(rec.dials) == 0 {
 		t.Fatal("the client dialled nothing")
