@@ -75,7 +75,10 @@ func (s *Server) serveConn(conn net.Conn) {
 	defer func() {
 		if p := recover(); p != nil {
 			s.stats.Panics.Add(1)
-			log.Printf("proxy: %v: closed after a panic: %v\n%s", conn.RemoteAddr(), p, debug.Stack())
+			// Always one line (a panic is a bug to fix); its stack as
+			// often as the connection lines.
+			log.Printf("proxy: %v: closed after a panic: %v", conn.RemoteAddr(), p)
+			s.connLog.printf("proxy: %v: panic stack:\n%s", conn.RemoteAddr(), debug.Stack())
 		}
 	}()
 	lim := s.limits()
@@ -93,11 +96,11 @@ func (s *Server) serveConn(conn net.Conn) {
 			return
 		case errors.Is(err, wire.ErrSlow):
 			s.stats.Slow.Add(1)
-			log.Printf("proxy: %v: closed: %v", conn.RemoteAddr(), err)
+			s.connLog.printf("proxy: %v: closed: %v", conn.RemoteAddr(), err)
 			return
 		case errors.Is(err, wire.ErrFrameSize):
 			s.stats.Invalid.Add(1)
-			log.Printf("proxy: %v: closed: %v", conn.RemoteAddr(), err)
+			s.connLog.printf("proxy: %v: closed: %v", conn.RemoteAddr(), err)
 			return
 		default:
 			return // the client went away mid-frame
@@ -105,7 +108,7 @@ func (s *Server) serveConn(conn net.Conn) {
 		out, err = s.handle(out[:0], frame)
 		if err != nil {
 			s.stats.Invalid.Add(1)
-			log.Printf("proxy: %v: closed: %v", conn.RemoteAddr(), err)
+			s.connLog.printf("proxy: %v: closed: %v", conn.RemoteAddr(), err)
 			return
 		}
 		s.stats.Requests.Add(1)

@@ -43,7 +43,8 @@
 // an unknown API key or an unserved API or version closes that connection,
 // as Kafka's SocketServer does; ApiVersions at an unknown version is
 // answered at v0 with UNSUPPORTED_VERSION). A panic while serving a
-// connection closes it, is logged with the remote address and counted. The
+// connection closes it, is logged with the remote address and counted
+// (lines about closed connections: at most 20 a second). The
 // limits are flags named after Kafka's broker configs:
 // -socket.request.max.bytes (100 MiB), -connections.max.idle.ms (10 min),
 // -max.connections (2147483647), plus -request.read.timeout.ms (30 s from a
@@ -92,13 +93,15 @@ type Server struct {
 	img       atomic.Pointer[image.Image] // as served (endpoints rewritten with -advertise)
 	opts      answer.Options
 	advertise string // the listen address, with -advertise
+	memo      answer.Memo
+	lim       Limits // see limits.go
+	stats     Stats  // see conn.go
+	connLog   connLog
+
 	// -advertise's per-broker ports and -serve-fenced (imagemode.go)
 	ports       *advertise.Map
 	closePorts  func()
 	serveFenced bool
-	memo        answer.Memo
-	lim         Limits // see limits.go
-	stats       Stats  // see conn.go
 }
 
 // run parses args, loads the image and serves until the listener fails. If
