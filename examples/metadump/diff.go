@@ -7,7 +7,7 @@ import (
 	"os"
 	"strings"
 
-	"github.com/kmeta-go/kmeta/history"
+	"github.com/kmeta-go/kmeta/publisher/history"
 	"github.com/kmeta-go/kmeta/image"
 	"github.com/kmeta-go/kmeta/internal/redact"
 )
