@@ -208,6 +208,12 @@ func LoadWith(l *publisher.Loader, dir string, opts Options) error {
 // handler (FaultRead) and to the caller, and the last good image stays
 // published. Records the loader skips go to the caller too, as
 // *RecordError.
+//
+// Follow feeds l on the caller's goroutine, so while it runs that goroutine
+// is the loader's (publisher.Loader is single-goroutine): install the
+// publishers before, or from a publisher, and call l's other methods after
+// Follow returns; Image, Watch, WaitForOffset and Stats may be called
+// meanwhile from anywhere.
 func Follow(ctx context.Context, l *publisher.Loader, dir string, opts Options) error {
 	f := newFollower(l, dir, opts)
 	f.live = true
