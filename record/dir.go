@@ -5,8 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
+	pathpkg "path"
 	"path/filepath"
+	"reflect"
 	"sort"
 )
 
@@ -46,10 +49,13 @@ const MetadataPartitionDir = "__cluster_metadata-0"
 // never reopens the directory. The reader keeps one entry per segment it
 // moved to (a path), nothing per batch.
 type DirReader struct {
-	dir   string
+	fsys  fs.FS
+	fsdir string // the directory's name in fsys
+	dir   string // the directory as errors name it
+	join  func(dir, name string) string
 	mode  Mode
 	snap  *SnapshotReader
-	segs  []string // segment paths to read, in order
+	segs  []string // base names of the segments to read, in order
 	files []string // base names of the files chosen
 	start int64    // first log offset to deliver
 	idx   int
@@ -64,13 +70,41 @@ type DirReader struct {
 	lastCRC  uint32
 }
 
-// OpenDir opens the __cluster_metadata-0 directory at dir, choosing the
-// snapshot and segments to read and opening the snapshot. Close it when
-// done.
+// OpenDir opens the __cluster_metadata-0 directory at dir in the operating
+// system's file system (through os.DirFS), choosing the snapshot and
+// segments to read and opening the snapshot. Errors name files by their
+// path under dir. Close it when done.
 func OpenDir(dir string, mode Mode) (*DirReader, error) {
-	ents, err := os.ReadDir(dir)
+	return openDir(os.DirFS(dir), ".", dir, func(dir, name string) string { return filepath.Join(dir, name) }, mode)
+}
+
+// OpenDirFS opens the directory dir of fsys (a slash-separated path valid
+// for fs.ValidPath, "." for its root) as OpenDir does, so that a directory
+// can be read from memory (MemFS, testing/fstest.MapFS), an archive or any
+// other fs.FS. Errors name files as dir/name.
+//
+// In Finished mode fsys needs only Open and directory listing (fs.ReadDir).
+// Follow mode needs what a live directory gives: an open segment's Read
+// returns bytes appended after it was opened (as an *os.File's does, and a
+// MemFS file's), fs.Stat (fs.StatFS or a file's Stat) reports a file's
+// current size, a new segment shows up in listings and Stat, and open
+// segments implement io.ReaderAt, which Verify uses to re-read the last
+// batch. For Verify to tell a file replaced under the same name, Stat must
+// identify files: os.SameFile does for the operating system's files; for
+// others, FileInfo.Sys must differ between two files (MemFS gives each file
+// its own). testing/fstest.MapFS files are snapshots taken at Open, so it
+// suits Finished mode only.
+func OpenDirFS(fsys fs.FS, dir string, mode Mode) (*DirReader, error) {
+	if !fs.ValidPath(dir) {
+		return nil, &fs.PathError{Op: "open", Path: dir, Err: fs.ErrInvalid}
+	}
+	return openDir(fsys, dir, dir, func(dir, name string) string { return pathpkg.Join(dir, name) }, mode)
+}
+
+func openDir(fsys fs.FS, fsdir, dir string, join func(dir, name string) string, mode Mode) (*DirReader, error) {
+	ents, err := fs.ReadDir(fsys, fsdir)
 	if err != nil {
-		return nil, err
+		return nil, renamePathError(err, dir)
 	}
 	type seg struct {
 		base int64
@@ -96,7 +130,7 @@ func OpenDir(dir string, mode Mode) (*DirReader, error) {
 	}
 	sort.Slice(segs, func(i, j int) bool { return segs[i].base < segs[j].base })
 
-	d := &DirReader{dir: dir, mode: mode, last: -1}
+	d := &DirReader{fsys: fsys, fsdir: fsdir, dir: dir, join: join, mode: mode, last: -1}
 	if snapName != "" {
 		d.start = snapID.EndOffset
 		d.last = snapID.EndOffset - 1
@@ -118,17 +152,23 @@ func OpenDir(dir string, mode Mode) (*DirReader, error) {
 			return nil, fmt.Errorf("record: %s: snapshot %s ends at offset %d but the first segment %s starts after it", dir, snapName, d.start, segs[0].name)
 		}
 		for _, s := range segs[first:] {
-			d.segs = append(d.segs, filepath.Join(dir, s.name))
+			d.segs = append(d.segs, s.name)
 			d.files = append(d.files, s.name)
 		}
 	}
 	if snapName != "" {
-		if d.snap, err = OpenSnapshot(filepath.Join(dir, snapName)); err != nil {
+		if d.snap, err = openSnapshot(fsys, d.fsname(snapName), d.display(snapName)); err != nil {
 			return nil, err
 		}
 	}
 	return d, nil
 }
+
+// fsname is the name of file name of the directory in fsys.
+func (d *DirReader) fsname(name string) string { return pathpkg.Join(d.fsdir, name) }
+
+// display is file name of the directory as errors name it.
+func (d *DirReader) display(name string) string { return d.join(d.dir, name) }
 
 // Snapshot returns the reader of the latest snapshot, or nil when the
 // directory has none. Read it before the log batches; Close closes it.
@@ -180,9 +220,9 @@ func (d *DirReader) Next() (*Batch, error) {
 			}
 			// The next segment must begin where this one ended.
 			next := d.segs[d.idx+1]
-			base, _ := ParseSegmentName(filepath.Base(next))
+			base, _ := ParseSegmentName(next)
 			if want := d.cur.NextOffset(); base != want {
-				return nil, d.fail(&CorruptionError{File: next, Position: 0, Offset: base,
+				return nil, d.fail(&CorruptionError{File: d.display(next), Position: 0, Offset: base,
 					Err: fmt.Errorf("%w: segment starts at offset %d but the previous segment ends before offset %d", ErrCorrupt, base, want)})
 			}
 			d.cur.Close()
@@ -244,7 +284,7 @@ func (d *DirReader) laterSegment() string {
 	if d.cur == nil {
 		return ""
 	}
-	ents, err := os.ReadDir(d.dir)
+	ents, err := fs.ReadDir(d.fsys, d.fsdir)
 	if err != nil {
 		return ""
 	}
@@ -260,12 +300,12 @@ func (d *DirReader) laterSegment() string {
 // takes the segment that begins at the start offset once it appears (the
 // segment UnifiedLog creates at the log start offset).
 func (d *DirReader) followFirst() bool {
-	p := filepath.Join(d.dir, SegmentName(d.start))
-	if _, err := os.Stat(p); err != nil {
+	p := SegmentName(d.start)
+	if _, err := fs.Stat(d.fsys, d.fsname(p)); err != nil {
 		return false
 	}
 	d.segs = append(d.segs, p)
-	d.files = append(d.files, filepath.Base(p))
+	d.files = append(d.files, p)
 	return true
 }
 
@@ -296,29 +336,34 @@ func (d *DirReader) Verify() error {
 		}
 		// No segment yet: the one expected is named after the start
 		// offset; any other means the directory was rewritten.
-		if _, err := os.Stat(d.dir); err != nil {
-			return &CorruptionError{File: d.dir, Position: 0, Offset: d.start, Err: fmt.Errorf("%w: %v", ErrLogChanged, err)}
+		if _, err := fs.Stat(d.fsys, d.fsdir); err != nil {
+			return &CorruptionError{File: d.dir, Position: 0, Offset: d.start, Err: fmt.Errorf("%w: %v", ErrLogChanged, renamePathError(err, d.dir))}
 		}
 		if later := d.segmentOtherThan(SegmentName(d.start)); later != "" {
-			return &CorruptionError{File: filepath.Join(d.dir, later), Position: 0, Offset: d.start,
+			return &CorruptionError{File: d.display(later), Position: 0, Offset: d.start,
 				Err: fmt.Errorf("%w: segment %s appeared, the log continues at offset %d", ErrLogChanged, later, d.start)}
 		}
 		return nil
 	}
 	name := d.cur.Name()
+	fsname := d.fsname(d.segs[d.idx])
 	pos := d.cur.Position()
 	changed := func(format string, args ...any) error {
 		return &CorruptionError{File: name, Position: pos, Offset: d.cur.NextOffset(), Err: fmt.Errorf("%w: "+format, append([]any{ErrLogChanged}, args...)...)}
 	}
-	st, err := os.Stat(name)
+	st, err := fs.Stat(d.fsys, fsname)
 	if err != nil {
-		return changed("segment no longer there: %v", err)
+		return changed("segment no longer there: %v", renamePathError(err, name))
 	}
 	open, err := d.cur.f.Stat()
 	if err != nil {
 		return changed("%v", err)
 	}
-	if !os.SameFile(st, open) {
+	ra, ok := d.cur.f.(io.ReaderAt)
+	if !ok {
+		return changed("the file system's files do not implement io.ReaderAt, which Follow mode needs")
+	}
+	if !sameFile(st, open) {
 		return changed("segment replaced by another file")
 	}
 	if st.Size() < pos {
@@ -333,13 +378,13 @@ func (d *DirReader) Verify() error {
 		}
 		n := min(len(pend), BatchHeaderSize)
 		buf := make([]byte, n)
-		if _, err := d.cur.f.ReadAt(buf, pos); err != nil || string(buf) != string(pend[:n]) {
+		if _, err := ra.ReadAt(buf, pos); err != nil || string(buf) != string(pend[:n]) {
 			return changed("the batch being appended at byte %d was rewritten", pos)
 		}
 	}
 	if d.lastFile == name {
 		var hdr [21]byte
-		if _, err := d.cur.f.ReadAt(hdr[:], d.lastPos); err != nil {
+		if _, err := ra.ReadAt(hdr[:], d.lastPos); err != nil {
 			return changed("last batch read (offset %d at byte %d) no longer readable: %v", d.lastBase, d.lastPos, err)
 		}
 		base := int64(binary.BigEndian.Uint64(hdr[0:]))
@@ -351,8 +396,25 @@ func (d *DirReader) Verify() error {
 	return nil
 }
 
+// sameFile reports whether two FileInfos describe the same file:
+// os.SameFile for the operating system's files, equal Sys values for
+// others (MemFS gives each file its own).
+func sameFile(a, b fs.FileInfo) bool {
+	if os.SameFile(a, b) {
+		return true
+	}
+	if os.SameFile(a, a) || os.SameFile(b, b) {
+		return false // an operating system file, and another
+	}
+	sa, sb := a.Sys(), b.Sys()
+	if sa == nil || sb == nil || !reflect.TypeOf(sa).Comparable() || !reflect.TypeOf(sb).Comparable() {
+		return sa == nil && sb == nil
+	}
+	return sa == sb
+}
+
 func (d *DirReader) segmentOtherThan(name string) string {
-	ents, err := os.ReadDir(d.dir)
+	ents, err := fs.ReadDir(d.fsys, d.fsdir)
 	if err != nil {
 		return ""
 	}
@@ -372,7 +434,7 @@ func (d *DirReader) Position() (file string, pos int64, offset int64) {
 		return d.cur.Name(), d.cur.Position(), d.cur.NextOffset()
 	}
 	if d.idx > 0 && d.idx <= len(d.segs) {
-		return d.segs[d.idx-1], 0, d.last + 1
+		return d.display(d.segs[d.idx-1]), 0, d.last + 1
 	}
 	return d.dir, 0, d.last + 1
 }
@@ -382,7 +444,7 @@ func (d *DirReader) open(path string) error {
 	if d.mode == Follow && d.idx == len(d.segs)-1 {
 		mode = Follow
 	}
-	s, err := OpenSegment(path, mode)
+	s, err := openSegment(d.fsys, d.fsname(path), d.display(path), mode)
 	if err != nil {
 		return d.fail(err)
 	}
@@ -404,17 +466,17 @@ func (d *DirReader) followNext() bool {
 		// so there is nothing to switch to.
 		return false
 	}
-	p := filepath.Join(d.dir, SegmentName(next))
+	p := SegmentName(next)
 	if p == d.segs[d.idx] {
 		return false // an empty segment: it ends where it begins, at its own name
 	}
-	if _, err := os.Stat(p); err != nil {
+	if _, err := fs.Stat(d.fsys, d.fsname(p)); err != nil {
 		return false
 	}
 	d.cur.Close()
 	d.cur = nil
 	d.segs = append(d.segs, p)
-	d.files = append(d.files, filepath.Base(p))
+	d.files = append(d.files, p)
 	d.idx++
 	return true
 }

@@ -1,8 +1,11 @@
 package record
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -47,23 +50,52 @@ func parseDigits(digits, name string) (int64, error) {
 // whose offsets then continue batch after batch.
 type SegmentReader struct {
 	*BatchReader
-	f          *os.File
+	f          fs.File
 	baseOffset int64
 }
 
-// OpenSegment opens the log segment at path. Close it when done.
+// OpenSegment opens the log segment at path in the operating system's file
+// system. Close it when done.
 func OpenSegment(path string, mode Mode) (*SegmentReader, error) {
-	base, err := ParseSegmentName(filepath.Base(path))
+	dir, file := filepath.Split(path)
+	if dir == "" {
+		dir = "."
+	}
+	return openSegment(os.DirFS(dir), file, path, mode)
+}
+
+// OpenSegmentFS opens the log segment name (a slash-separated path valid
+// for fs.ValidPath) in fsys, as OpenSegment does; errors name it as name.
+// In Follow mode the file must show bytes appended after it was opened, as
+// an *os.File and a MemFS file do.
+func OpenSegmentFS(fsys fs.FS, name string, mode Mode) (*SegmentReader, error) {
+	return openSegment(fsys, name, name, mode)
+}
+
+// openSegment opens name in fsys; display is the name errors give.
+func openSegment(fsys fs.FS, name, display string, mode Mode) (*SegmentReader, error) {
+	base, err := ParseSegmentName(path.Base(name))
 	if err != nil {
 		return nil, err
 	}
-	f, err := os.Open(path)
+	f, err := fsys.Open(name)
 	if err != nil {
-		return nil, err
+		return nil, renamePathError(err, display)
 	}
-	br := NewBatchReader(f, path, mode)
+	br := NewBatchReader(f, display, mode)
 	br.SetNextOffset(base)
 	return &SegmentReader{BatchReader: br, f: f, baseOffset: base}, nil
+}
+
+// renamePathError makes an *fs.PathError name the file as the caller
+// named it (a path in the operating system's file system, not the name
+// inside os.DirFS).
+func renamePathError(err error, display string) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return &fs.PathError{Op: pe.Op, Path: display, Err: pe.Err}
+	}
+	return err
 }
 
 // BaseOffset is the base offset in the segment's file name.

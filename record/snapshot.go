@@ -4,8 +4,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"math"
 	"os"
+	pathpkg "path"
 	"path/filepath"
 	"strings"
 	"time"
@@ -85,7 +87,7 @@ func ParseSnapshotName(name string) (SnapshotID, error) {
 // snapshot's delta only after reading all of it.
 type SnapshotReader struct {
 	br      *BatchReader
-	f       *os.File
+	f       fs.File
 	id      SnapshotID
 	pending bool // the header batch was read by Open and not yet returned
 	footer  bool
@@ -94,18 +96,34 @@ type SnapshotReader struct {
 	voters  *VotersRecord
 }
 
-// OpenSnapshot opens the snapshot at path, whose name gives its id, and reads
-// its header batch. Close it when done.
+// OpenSnapshot opens the snapshot at path in the operating system's file
+// system, whose name gives its id, and reads its header batch. Close it when
+// done.
 func OpenSnapshot(path string) (*SnapshotReader, error) {
-	id, err := ParseSnapshotName(filepath.Base(path))
+	dir, file := filepath.Split(path)
+	if dir == "" {
+		dir = "."
+	}
+	return openSnapshot(os.DirFS(dir), file, path)
+}
+
+// OpenSnapshotFS opens the snapshot name (a slash-separated path valid for
+// fs.ValidPath) in fsys, as OpenSnapshot does; errors name it as name.
+func OpenSnapshotFS(fsys fs.FS, name string) (*SnapshotReader, error) {
+	return openSnapshot(fsys, name, name)
+}
+
+// openSnapshot opens name in fsys; display is the name errors give.
+func openSnapshot(fsys fs.FS, name, display string) (*SnapshotReader, error) {
+	id, err := ParseSnapshotName(pathpkg.Base(name))
 	if err != nil {
 		return nil, err
 	}
-	f, err := os.Open(path)
+	f, err := fsys.Open(name)
 	if err != nil {
-		return nil, err
+		return nil, renamePathError(err, display)
 	}
-	s, err := NewSnapshotReader(f, path, id)
+	s, err := NewSnapshotReader(f, display, id)
 	if err != nil {
 		f.Close()
 		return nil, err
