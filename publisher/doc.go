@@ -96,7 +96,7 @@
 //
 // # Waiting and reading
 //
-// Readers do not touch the loader's lock:
+// Readers never wait for the loader, and may be on any goroutine:
 //
 //	img := cache.Load()                      // the latest image
 //	img, next := cache.Watch()               // ... and a channel closed when a newer one arrives

@@ -169,7 +169,7 @@ func run(args []string, ready chan<- net.Addr) error {
 	s.lim = *lim
 	s.memo.MaxBytes = lim.MemoBytes
 	if err := relay.set(s); err != nil {
-		return err
+		log.Printf("proxy: %v", err) // as the loader reports a publisher's fault
 	}
 	s.startEmpty(dir)
 	img := s.img.Load()
