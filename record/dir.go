@@ -50,9 +50,8 @@ const MetadataPartitionDir = "__cluster_metadata-0"
 // moved to (a path), nothing per batch.
 type DirReader struct {
 	fsys  fs.FS
-	fsdir string // the directory's name in fsys
-	dir   string // the directory as errors name it
-	join  func(dir, name string) string
+	dir   string // the directory's name in fsys, and in errors
+	slash bool   // dir is an fs.FS path (OpenDirFS), not an OS path
 	mode  Mode
 	snap  *SnapshotReader
 	segs  []string // base names of the segments to read, in order
@@ -68,14 +67,16 @@ type DirReader struct {
 	lastPos  int64
 	lastBase int64
 	lastCRC  uint32
+	hdr      [21]byte // Verify's read of the last batch's header
 }
 
 // OpenDir opens the __cluster_metadata-0 directory at dir in the operating
-// system's file system (through os.DirFS), choosing the snapshot and
-// segments to read and opening the snapshot. Errors name files by their
-// path under dir. Close it when done.
+// system's file system, choosing the snapshot and segments to read and
+// opening the snapshot. It is OpenDirFS over the operating system's files
+// named by their paths (as os.DirFS names them under a root). Errors name
+// files by their path under dir. Close it when done.
 func OpenDir(dir string, mode Mode) (*DirReader, error) {
-	return openDir(os.DirFS(dir), ".", dir, func(dir, name string) string { return filepath.Join(dir, name) }, mode)
+	return openDir(osFS{}, dir, false, mode)
 }
 
 // OpenDirFS opens the directory dir of fsys (a slash-separated path valid
@@ -98,13 +99,13 @@ func OpenDirFS(fsys fs.FS, dir string, mode Mode) (*DirReader, error) {
 	if !fs.ValidPath(dir) {
 		return nil, &fs.PathError{Op: "open", Path: dir, Err: fs.ErrInvalid}
 	}
-	return openDir(fsys, dir, dir, func(dir, name string) string { return pathpkg.Join(dir, name) }, mode)
+	return openDir(fsys, dir, true, mode)
 }
 
-func openDir(fsys fs.FS, fsdir, dir string, join func(dir, name string) string, mode Mode) (*DirReader, error) {
-	ents, err := fs.ReadDir(fsys, fsdir)
+func openDir(fsys fs.FS, dir string, slash bool, mode Mode) (*DirReader, error) {
+	ents, err := fs.ReadDir(fsys, dir)
 	if err != nil {
-		return nil, renamePathError(err, dir)
+		return nil, err
 	}
 	type seg struct {
 		base int64
@@ -130,7 +131,7 @@ func openDir(fsys fs.FS, fsdir, dir string, join func(dir, name string) string, 
 	}
 	sort.Slice(segs, func(i, j int) bool { return segs[i].base < segs[j].base })
 
-	d := &DirReader{fsys: fsys, fsdir: fsdir, dir: dir, join: join, mode: mode, last: -1}
+	d := &DirReader{fsys: fsys, dir: dir, slash: slash, mode: mode, last: -1}
 	if snapName != "" {
 		d.start = snapID.EndOffset
 		d.last = snapID.EndOffset - 1
@@ -157,18 +158,20 @@ func openDir(fsys fs.FS, fsdir, dir string, join func(dir, name string) string, 
 		}
 	}
 	if snapName != "" {
-		if d.snap, err = openSnapshot(fsys, d.fsname(snapName), d.display(snapName)); err != nil {
+		if d.snap, err = openSnapshot(fsys, d.name(snapName)); err != nil {
 			return nil, err
 		}
 	}
 	return d, nil
 }
 
-// fsname is the name of file name of the directory in fsys.
-func (d *DirReader) fsname(name string) string { return pathpkg.Join(d.fsdir, name) }
-
-// display is file name of the directory as errors name it.
-func (d *DirReader) display(name string) string { return d.join(d.dir, name) }
+// name is the name of the directory's file base in fsys, and in errors.
+func (d *DirReader) name(base string) string {
+	if d.slash {
+		return pathpkg.Join(d.dir, base)
+	}
+	return filepath.Join(d.dir, base)
+}
 
 // Snapshot returns the reader of the latest snapshot, or nil when the
 // directory has none. Read it before the log batches; Close closes it.
@@ -222,7 +225,7 @@ func (d *DirReader) Next() (*Batch, error) {
 			next := d.segs[d.idx+1]
 			base, _ := ParseSegmentName(next)
 			if want := d.cur.NextOffset(); base != want {
-				return nil, d.fail(&CorruptionError{File: d.display(next), Position: 0, Offset: base,
+				return nil, d.fail(&CorruptionError{File: d.name(next), Position: 0, Offset: base,
 					Err: fmt.Errorf("%w: segment starts at offset %d but the previous segment ends before offset %d", ErrCorrupt, base, want)})
 			}
 			d.cur.Close()
@@ -284,7 +287,7 @@ func (d *DirReader) laterSegment() string {
 	if d.cur == nil {
 		return ""
 	}
-	ents, err := fs.ReadDir(d.fsys, d.fsdir)
+	ents, err := fs.ReadDir(d.fsys, d.dir)
 	if err != nil {
 		return ""
 	}
@@ -301,7 +304,7 @@ func (d *DirReader) laterSegment() string {
 // segment UnifiedLog creates at the log start offset).
 func (d *DirReader) followFirst() bool {
 	p := SegmentName(d.start)
-	if _, err := fs.Stat(d.fsys, d.fsname(p)); err != nil {
+	if _, err := fs.Stat(d.fsys, d.name(p)); err != nil {
 		return false
 	}
 	d.segs = append(d.segs, p)
@@ -336,24 +339,23 @@ func (d *DirReader) Verify() error {
 		}
 		// No segment yet: the one expected is named after the start
 		// offset; any other means the directory was rewritten.
-		if _, err := fs.Stat(d.fsys, d.fsdir); err != nil {
-			return &CorruptionError{File: d.dir, Position: 0, Offset: d.start, Err: fmt.Errorf("%w: %v", ErrLogChanged, renamePathError(err, d.dir))}
+		if _, err := fs.Stat(d.fsys, d.dir); err != nil {
+			return &CorruptionError{File: d.dir, Position: 0, Offset: d.start, Err: fmt.Errorf("%w: %v", ErrLogChanged, err)}
 		}
 		if later := d.segmentOtherThan(SegmentName(d.start)); later != "" {
-			return &CorruptionError{File: d.display(later), Position: 0, Offset: d.start,
+			return &CorruptionError{File: d.name(later), Position: 0, Offset: d.start,
 				Err: fmt.Errorf("%w: segment %s appeared, the log continues at offset %d", ErrLogChanged, later, d.start)}
 		}
 		return nil
 	}
 	name := d.cur.Name()
-	fsname := d.fsname(d.segs[d.idx])
 	pos := d.cur.Position()
 	changed := func(format string, args ...any) error {
 		return &CorruptionError{File: name, Position: pos, Offset: d.cur.NextOffset(), Err: fmt.Errorf("%w: "+format, append([]any{ErrLogChanged}, args...)...)}
 	}
-	st, err := fs.Stat(d.fsys, fsname)
+	st, err := fs.Stat(d.fsys, name)
 	if err != nil {
-		return changed("segment no longer there: %v", renamePathError(err, name))
+		return changed("segment no longer there: %v", err)
 	}
 	open, err := d.cur.f.Stat()
 	if err != nil {
@@ -383,8 +385,8 @@ func (d *DirReader) Verify() error {
 		}
 	}
 	if d.lastFile == name {
-		var hdr [21]byte
-		if _, err := ra.ReadAt(hdr[:], d.lastPos); err != nil {
+		hdr := d.hdr[:] // not on the stack: ReadAt is an interface call
+		if _, err := ra.ReadAt(hdr, d.lastPos); err != nil {
 			return changed("last batch read (offset %d at byte %d) no longer readable: %v", d.lastBase, d.lastPos, err)
 		}
 		base := int64(binary.BigEndian.Uint64(hdr[0:]))
@@ -413,8 +415,18 @@ func sameFile(a, b fs.FileInfo) bool {
 	return sa == sb
 }
 
+// osFS is the operating system's files named by their paths, behind the
+// entry points that take a path (OpenDir, OpenSegment, OpenSnapshot): what
+// os.DirFS gives under a root, without re-rooting the names, so that errors
+// name files as the caller did and no name is built per call.
+type osFS struct{}
+
+func (osFS) Open(name string) (fs.File, error)          { return os.Open(name) }
+func (osFS) Stat(name string) (fs.FileInfo, error)      { return os.Stat(name) }
+func (osFS) ReadDir(name string) ([]fs.DirEntry, error) { return os.ReadDir(name) }
+
 func (d *DirReader) segmentOtherThan(name string) string {
-	ents, err := fs.ReadDir(d.fsys, d.fsdir)
+	ents, err := fs.ReadDir(d.fsys, d.dir)
 	if err != nil {
 		return ""
 	}
@@ -434,7 +446,7 @@ func (d *DirReader) Position() (file string, pos int64, offset int64) {
 		return d.cur.Name(), d.cur.Position(), d.cur.NextOffset()
 	}
 	if d.idx > 0 && d.idx <= len(d.segs) {
-		return d.display(d.segs[d.idx-1]), 0, d.last + 1
+		return d.name(d.segs[d.idx-1]), 0, d.last + 1
 	}
 	return d.dir, 0, d.last + 1
 }
@@ -444,7 +456,7 @@ func (d *DirReader) open(path string) error {
 	if d.mode == Follow && d.idx == len(d.segs)-1 {
 		mode = Follow
 	}
-	s, err := openSegment(d.fsys, d.fsname(path), d.display(path), mode)
+	s, err := openSegment(d.fsys, d.name(path), mode)
 	if err != nil {
 		return d.fail(err)
 	}
@@ -470,7 +482,7 @@ func (d *DirReader) followNext() bool {
 	if p == d.segs[d.idx] {
 		return false // an empty segment: it ends where it begins, at its own name
 	}
-	if _, err := fs.Stat(d.fsys, d.fsname(p)); err != nil {
+	if _, err := fs.Stat(d.fsys, d.name(p)); err != nil {
 		return false
 	}
 	d.cur.Close()

@@ -1,11 +1,9 @@
 package record
 
 import (
-	"errors"
 	"fmt"
 	"io/fs"
 	"os"
-	"path"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -57,11 +55,7 @@ type SegmentReader struct {
 // OpenSegment opens the log segment at path in the operating system's file
 // system. Close it when done.
 func OpenSegment(path string, mode Mode) (*SegmentReader, error) {
-	dir, file := filepath.Split(path)
-	if dir == "" {
-		dir = "."
-	}
-	return openSegment(os.DirFS(dir), file, path, mode)
+	return openSegment(osFS{}, path, mode)
 }
 
 // OpenSegmentFS opens the log segment name (a slash-separated path valid
@@ -69,33 +63,21 @@ func OpenSegment(path string, mode Mode) (*SegmentReader, error) {
 // In Follow mode the file must show bytes appended after it was opened, as
 // an *os.File and a MemFS file do.
 func OpenSegmentFS(fsys fs.FS, name string, mode Mode) (*SegmentReader, error) {
-	return openSegment(fsys, name, name, mode)
+	return openSegment(fsys, name, mode)
 }
 
-// openSegment opens name in fsys; display is the name errors give.
-func openSegment(fsys fs.FS, name, display string, mode Mode) (*SegmentReader, error) {
-	base, err := ParseSegmentName(path.Base(name))
+func openSegment(fsys fs.FS, name string, mode Mode) (*SegmentReader, error) {
+	base, err := ParseSegmentName(filepath.Base(name))
 	if err != nil {
 		return nil, err
 	}
 	f, err := fsys.Open(name)
 	if err != nil {
-		return nil, renamePathError(err, display)
+		return nil, err
 	}
-	br := NewBatchReader(f, display, mode)
+	br := NewBatchReader(f, name, mode)
 	br.SetNextOffset(base)
 	return &SegmentReader{BatchReader: br, f: f, baseOffset: base}, nil
-}
-
-// renamePathError makes an *fs.PathError name the file as the caller
-// named it (a path in the operating system's file system, not the name
-// inside os.DirFS).
-func renamePathError(err error, display string) error {
-	var pe *fs.PathError
-	if errors.As(err, &pe) {
-		return &fs.PathError{Op: pe.Op, Path: display, Err: pe.Err}
-	}
-	return err
 }
 
 // BaseOffset is the base offset in the segment's file name.

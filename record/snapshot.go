@@ -7,7 +7,6 @@ import (
 	"io/fs"
 	"math"
 	"os"
-	pathpkg "path"
 	"path/filepath"
 	"strings"
 	"time"
@@ -100,30 +99,25 @@ type SnapshotReader struct {
 // system, whose name gives its id, and reads its header batch. Close it when
 // done.
 func OpenSnapshot(path string) (*SnapshotReader, error) {
-	dir, file := filepath.Split(path)
-	if dir == "" {
-		dir = "."
-	}
-	return openSnapshot(os.DirFS(dir), file, path)
+	return openSnapshot(osFS{}, path)
 }
 
 // OpenSnapshotFS opens the snapshot name (a slash-separated path valid for
 // fs.ValidPath) in fsys, as OpenSnapshot does; errors name it as name.
 func OpenSnapshotFS(fsys fs.FS, name string) (*SnapshotReader, error) {
-	return openSnapshot(fsys, name, name)
+	return openSnapshot(fsys, name)
 }
 
-// openSnapshot opens name in fsys; display is the name errors give.
-func openSnapshot(fsys fs.FS, name, display string) (*SnapshotReader, error) {
-	id, err := ParseSnapshotName(pathpkg.Base(name))
+func openSnapshot(fsys fs.FS, name string) (*SnapshotReader, error) {
+	id, err := ParseSnapshotName(filepath.Base(name))
 	if err != nil {
 		return nil, err
 	}
 	f, err := fsys.Open(name)
 	if err != nil {
-		return nil, renamePathError(err, display)
+		return nil, err
 	}
-	s, err := NewSnapshotReader(f, display, id)
+	s, err := NewSnapshotReader(f, name, id)
 	if err != nil {
 		f.Close()
 		return nil, err
