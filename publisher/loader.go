@@ -124,8 +124,8 @@ func (l *Loader) enter() {
 }
 
 // leave ends an operation: it initializes publishers installed meanwhile
-// (once caught up), closes publishers removed meanwhile, and releases the
-// lock.
+// (once caught up), closes publishers removed meanwhile, and clears the
+// busy flag.
 func (l *Loader) leave() {
 	for {
 		if l.closed && len(l.pubs) > 0 { // installed while closing
@@ -296,7 +296,7 @@ func (l *Loader) LoadRecordBatch(b *record.Batch) error {
 		for _, e := range b.Entries {
 			c, err := e.DecodeControl()
 			if err != nil {
-				// Decoded below under the lock, where faults are reported.
+				// Reported below, inside the operation, where faults are.
 				mb.Control = nil
 				break
 			}
