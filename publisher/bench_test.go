@@ -117,9 +117,9 @@ func BenchmarkCommitLoader3Publishers(b *testing.B) {
 		changed := 0
 		err := l.Install(NewCache(""),
 			NewSnapshotGenerator(&fakeEmitter{}, SnapshotGeneratorOptions{MaxBytes: 1 << 50, MaxInterval: -1}),
-			Func("counter", func(d *delta.Delta, _ *image.Image, m Manifest) error {
-				if m.Type == LogDelta {
-					changed += len(d.Topics().Changed)
+			Func("counter", func(u Update) error {
+				if u.Manifest.Type == LogDelta {
+					changed += len(u.Changes.Topics().Changed)
 				}
 				return nil
 			}))
@@ -149,7 +149,7 @@ func BenchmarkCommitLoader3Publishers(b *testing.B) {
 // BenchmarkCacheLoad: one read of the current image.
 func BenchmarkCacheLoad(b *testing.B) {
 	c := NewCache("")
-	c.OnUpdate(nil, image.Empty(), Manifest{})
+	c.OnUpdate(Update{Image: image.Empty()})
 	b.ReportAllocs()
 	cpu := benchtest.ProcessCPU()
 	defer func() { benchtest.ReportCPU(b, cpu) }()
@@ -166,7 +166,7 @@ func BenchmarkCacheLoad(b *testing.B) {
 func BenchmarkCacheLoadLeader(b *testing.B) {
 	benchSetup(b)
 	c := NewCache("")
-	c.OnUpdate(nil, benchImg, Manifest{})
+	c.OnUpdate(Update{Image: benchImg})
 	b.ReportAllocs()
 	b.ResetTimer()
 	cpu := benchtest.ProcessCPU()
@@ -194,7 +194,7 @@ var benchNames = func() []string {
 // it would not if reads contended for a cache line.
 func BenchmarkCacheLoadParallel(b *testing.B) {
 	c := NewCache("")
-	c.OnUpdate(nil, image.Empty(), Manifest{})
+	c.OnUpdate(Update{Image: image.Empty()})
 	b.ReportAllocs()
 	cpu := benchtest.ProcessCPU()
 	defer func() { benchtest.ReportCPU(b, cpu) }()
@@ -211,7 +211,7 @@ func BenchmarkCacheLoadParallel(b *testing.B) {
 func BenchmarkCacheLoadLeaderParallel(b *testing.B) {
 	benchSetup(b)
 	c := NewCache("")
-	c.OnUpdate(nil, benchImg, Manifest{})
+	c.OnUpdate(Update{Image: benchImg})
 	b.ReportAllocs()
 	b.ResetTimer()
 	cpu := benchtest.ProcessCPU()

@@ -1,7 +1,6 @@
 package publisher
 
 import (
-	"github.com/kmeta-go/kmeta/delta"
 	"github.com/kmeta-go/kmeta/image"
 )
 
@@ -39,9 +38,9 @@ func (c *Cache) Watch() (*image.Image, <-chan struct{}) {
 // Name implements Publisher.
 func (c *Cache) Name() string { return c.name }
 
-// OnUpdate implements Publisher: it makes img the latest image.
-func (c *Cache) OnUpdate(_ *delta.Delta, img *image.Image, _ Manifest) error {
-	c.cur.publish(img, false)
+// OnUpdate implements Publisher: it makes the update's image the latest.
+func (c *Cache) OnUpdate(u Update) error {
+	c.cur.publish(u.Image, false)
 	return nil
 }
 

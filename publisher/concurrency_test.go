@@ -109,16 +109,17 @@ func TestConcurrentReadersSeeWholeCommits(t *testing.T) {
 	}
 }
 
-// TestInstallRemoveWhileFeeding: publishers installed and removed from
-// another goroutine while commits flow each see the full image first, then
-// every later publication in order without a gap, and are closed exactly
-// once after removal.
+// TestInstallRemoveWhileFeeding: publishers installed and removed through
+// the Runner from another goroutine while commits flow through it each see
+// the full image first, then every later publication in order without a
+// gap, and are closed exactly once after removal.
 func TestInstallRemoveWhileFeeding(t *testing.T) {
 	const commits = 3000
 	l := NewLoader(Options{})
 	l.SetHighWatermark(0)
 	f := &feed{}
 	must(t, l.HandleCommit(f.batch(topicRec("a", 1), partRec(1, 0, 0))))
+	run := NewRunner(l, 16)
 	done := make(chan struct{})
 	var all []*recorder
 	go func() {
@@ -126,16 +127,20 @@ func TestInstallRemoveWhileFeeding(t *testing.T) {
 		for i := 0; i < 200; i++ {
 			r := newRecorder(fmt.Sprintf("p%d", i))
 			all = append(all, r)
-			must(t, l.Install(r))
+			must(t, run.Install(r))
 			if i >= 3 {
-				must(t, l.Remove(fmt.Sprintf("p%d", i-3)))
+				must(t, run.Remove(fmt.Sprintf("p%d", i-3)))
 			}
 		}
 	}()
 	for i := 0; i < commits; i++ {
-		must(t, l.HandleCommit(f.batch(leaderChange(1, 0, int32(i%3)))))
+		must(t, run.HandleCommit(f.batch(leaderChange(1, 0, int32(i%3)))))
 	}
 	<-done
+	must(t, run.Close())
+	if n := len(l.Publishers()); n != 3 {
+		t.Errorf("%d publishers left installed, want 3", n)
+	}
 	must(t, l.Close())
 	for _, r := range all {
 		ups := r.all()

@@ -54,14 +54,25 @@
 //   - A batch that does not continue the log (ErrOffset) is refused and
 //     changes nothing; Kafka trusts its raft client here.
 //
-// The loader has no goroutine: each call does its work, publication
-// included, on the caller's goroutine. NewRunner puts it on a goroutine of
-// its own behind a queue, for raft clients that must not wait.
+// The Loader is a single-goroutine core, as raft's RawNode is: no
+// goroutine, no lock around its state; each call does its work,
+// publication included, on the caller's goroutine, and its methods are
+// called from one goroutine at a time (Image, Watch, WaitForOffset and
+// Stats excepted: readers call them from anywhere). Runner is the one
+// concurrent wrapper, as raft's node is: NewRunner puts the loader on a
+// goroutine of its own behind a queue, for raft clients that must not wait
+// and for installing and removing publishers from other goroutines.
+//
+// The package starts a goroutine only when asked: NewRunner's, and, with
+// SnapshotGeneratorOptions.Async, one per snapshot being written.
 //
 // # Publishers
 //
-// A Publisher has a Name, OnUpdate(delta, image, manifest) and Close.
-// Install them at any time; they run in install order. A newly installed
+// A Publisher has a Name, OnUpdate(Update) and Close. An Update is a value,
+// as raft's Ready is: the new image, its manifest, and Changes, a read-only
+// view of the delta (topics, partitions and brokers changed) that has no
+// method to replay into it. Install publishers at any time on the loader's
+// goroutine (Runner.Install from others); they run in install order. A newly installed
 // publisher first receives the whole current image as a delta from the
 // empty image (a SnapshotLoad manifest), then every later commit (LogDelta
 // manifests saying how many batches and bytes and how long they took). A
@@ -85,7 +96,7 @@
 //
 // # Waiting and reading
 //
-// Readers do not touch the loader's lock:
+// Readers never wait for the loader, and may be on any goroutine:
 //
 //	img := cache.Load()                      // the latest image
 //	img, next := cache.Watch()               // ... and a channel closed when a newer one arrives

@@ -4,8 +4,6 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/kmeta-go/kmeta/delta"
-	"github.com/kmeta-go/kmeta/image"
 	"github.com/kmeta-go/kmeta/publisher"
 	"github.com/kmeta-go/kmeta/record"
 )
@@ -18,13 +16,13 @@ import (
 func ExampleLoader() {
 	l := publisher.NewLoader(publisher.Options{})
 	cache := publisher.NewCache("cache")
-	logger := publisher.Func("logger", func(d *delta.Delta, img *image.Image, m publisher.Manifest) error {
+	logger := publisher.Func("logger", func(u publisher.Update) error {
 		var names []string
-		for _, id := range d.Topics().Created {
-			t, _ := img.TopicByID(id)
+		for _, id := range u.Changes.Topics().Created {
+			t, _ := u.Image.TopicByID(id)
 			names = append(names, t.Name())
 		}
-		fmt.Printf("%s at offset %d: created %v\n", m.Type, m.Provenance.LastContainedOffset, names)
+		fmt.Printf("%s at offset %d: created %v\n", u.Manifest.Type, u.Manifest.Provenance.LastContainedOffset, names)
 		return nil
 	})
 	if err := l.Install(cache, logger); err != nil {

@@ -8,27 +8,20 @@ import "sort"
 // that feeds the loader (publisher/dirfollow) learn which of the records it
 // fed were skipped in Skip mode, and say so to its own caller, without
 // taking the fault handler from the embedder. fn follows the fault
-// handler's rules: it must not feed the loader.
+// handler's rules: it must not feed the loader. WatchFaults and stop are
+// called on the loader's goroutine.
 func (l *Loader) WatchFaults(fn func(*Fault)) (stop func()) {
-	l.fmu.Lock()
-	defer l.fmu.Unlock()
 	if l.listeners == nil {
 		l.listeners = map[int]func(*Fault){}
 	}
 	id := l.nextID
 	l.nextID++
 	l.listeners[id] = fn
-	return func() {
-		l.fmu.Lock()
-		delete(l.listeners, id)
-		l.fmu.Unlock()
-	}
+	return func() { delete(l.listeners, id) }
 }
 
 func (l *Loader) notifyFaultListeners(f *Fault) {
-	l.fmu.Lock()
 	if len(l.listeners) == 0 {
-		l.fmu.Unlock()
 		return
 	}
 	ids := make([]int, 0, len(l.listeners))
@@ -40,7 +33,6 @@ func (l *Loader) notifyFaultListeners(f *Fault) {
 	for i, id := range ids {
 		fns[i] = l.listeners[id]
 	}
-	l.fmu.Unlock()
 	for _, fn := range fns {
 		fn(f)
 	}

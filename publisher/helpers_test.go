@@ -90,14 +90,15 @@ type recorder struct {
 	mu      sync.Mutex
 	updates []update
 	closed  int
-	onUp    func(*recorder, *delta.Delta, *image.Image, Manifest) error
+	onUp    func(*recorder, Changes, *image.Image, Manifest) error
 	leaders []LeaderAndEpoch
 }
 
 func newRecorder(name string) *recorder { return &recorder{name: name} }
 
 func (r *recorder) Name() string { return r.name }
-func (r *recorder) OnUpdate(d *delta.Delta, img *image.Image, m Manifest) error {
+func (r *recorder) OnUpdate(up Update) error {
+	d, img, m := up.Changes, up.Image, up.Manifest
 	u := update{img: img, manifest: m, topics: d.Topics()}
 	for _, id := range u.topics.Created {
 		if t, ok := img.TopicByID(id); ok {

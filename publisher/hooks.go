@@ -41,9 +41,9 @@ type Options struct {
 }
 
 // Hooks are optional callbacks, in the style of pebble's EventListener: set
-// the ones you need. They run on the goroutine feeding the loader, while it
-// holds its lock: keep them short and do not call back into the loader's
-// input methods. Together they carry the metrics of Kafka's MetadataLoader
+// the ones you need. They run on the loader's goroutine, during the
+// operation that raised them: keep them short and do not call back into the
+// loader's input methods. Together they carry the metrics of Kafka's MetadataLoader
 // and broker-metadata-metrics (spec §4.8).
 type Hooks struct {
 	// BatchLoaded: one log batch was replayed (MetadataBatchSizes and

@@ -8,7 +8,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/kmeta-go/kmeta/delta"
 	"github.com/kmeta-go/kmeta/image"
 	"github.com/kmeta-go/kmeta/record"
 )
@@ -41,7 +40,7 @@ func TestHooksCarryTheLoaderMetrics(t *testing.T) {
 		FaultHandler: func(*Loader, *Fault) {},
 	})
 	bad := newRecorder("bad")
-	bad.onUp = func(_ *recorder, _ *delta.Delta, _ *image.Image, m Manifest) error {
+	bad.onUp = func(_ *recorder, _ Changes, _ *image.Image, m Manifest) error {
 		if m.Type == LogDelta {
 			return errors.New("no")
 		}

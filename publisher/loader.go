@@ -33,24 +33,25 @@ func (s txState) open() bool { return s == txStarted || s == txContinued }
 // high watermark; it builds deltas, keeps the current image, and publishes
 // one new image per commit to its publishers once it has caught up.
 //
-// A Loader has no goroutine of its own: every method does its work on the
-// caller's goroutine, and publishers and hooks run there too. Its methods
-// may be called from several goroutines; input is serialized, so feed it
-// from one goroutine to keep the log's order. Install and Remove may be
-// called at any time, from any goroutine, a publisher or the fault handler
-// included. Publishers, hooks and the fault handler must not call the input
-// methods (HandleCommit, LoadBatch, Commit, LoadSnapshot...,
-// SetHighWatermark, SetLeader, Close).
+// A Loader is thread-unsafe, as raft's RawNode is: it has no goroutine and
+// no lock, every method does its work on the caller's goroutine, and
+// publishers, hooks and the fault handler run there too. Its methods must
+// be called from one goroutine at a time (the loader's goroutine); Runner is
+// the concurrent wrapper that gives it a goroutine of its own, for callers
+// on several goroutines. Publishers, hooks and the fault handler may call
+// Install, Remove, Publishers and Stats; they must not call the input
+// methods (HandleCommit, LoadBatch, LoadRecordBatch, Commit, LoadSnapshot,
+// LoadSnapshotReader, SetHighWatermark, SetLeader, ReportReadError, Close).
 //
-// Readers do not need the loader: they use the Cache publisher, or Watch and
-// WaitForOffset, which never block on the loader's work.
+// Four methods may be called from any goroutine at any time: Image, Watch,
+// WaitForOffset and Stats. Readers use them or the Cache publisher; none
+// waits for the loader's work.
 type Loader struct {
 	opts Options
 	log  *slog.Logger
 
-	// mu serializes input and publication: it is Kafka's single event
-	// thread, held by whichever goroutine is feeding.
-	mu            sync.Mutex
+	// Everything below is owned by the loader's goroutine (Kafka's single
+	// event thread) except board, loaded and stats, which readers load.
 	closed        bool
 	img           *image.Image // the newest image, published or not
 	d             *delta.Delta // the delta being built over img
@@ -70,29 +71,25 @@ type Loader struct {
 	scratch       []*entry
 	timed         bool // measure times that only hooks report
 
-	// pmu guards the publisher list and the busy flag; it is never held
-	// while calling out.
-	pmu     sync.Mutex
 	pubs    []*entry // install order
-	busy    bool     // mu is held by an operation
+	busy    bool     // an operation is running: Install and Remove defer to leave
 	toClose []*entry
+
+	listeners map[int]func(*Fault)
+	nextID    int
 
 	board  genPointer
 	loaded atomic.Pointer[image.Image] // img, for Image()
 
-	smu   sync.Mutex
+	smu   sync.Mutex // guards stats, for Stats on any goroutine
 	stats Stats
-
-	fmu       sync.Mutex
-	listeners map[int]func(*Fault)
-	nextID    int
 }
 
 type entry struct {
 	p       Publisher
 	name    string
-	ready   bool // has received the full image (guarded by pmu)
-	removed atomic.Bool
+	ready   bool // has received the full image
+	removed bool
 }
 
 // NewLoader returns a loader holding the empty image, catching up, with no
@@ -114,38 +111,37 @@ func NewLoader(opts Options) *Loader {
 	return l
 }
 
-// enter starts an operation: it takes the event lock and marks the loader
-// busy, so that Install and Remove called meanwhile leave their work to
-// leave.
+// enter starts an operation: it marks the loader busy, so that Install and
+// Remove called meanwhile (by a publisher, a hook or the fault handler)
+// leave their work to leave. An input method called during an operation
+// breaks the single-goroutine rule: it panics rather than corrupt the
+// operation in progress.
 func (l *Loader) enter() {
-	l.mu.Lock()
-	l.pmu.Lock()
+	if l.busy {
+		panic("publisher: Loader input method called during an operation (from a publisher, hook or fault handler, or from a second goroutine)")
+	}
 	l.busy = true
-	l.pmu.Unlock()
 }
 
 // leave ends an operation: it initializes publishers installed meanwhile
-// (once caught up), closes publishers removed meanwhile, and releases the
-// lock.
+// (once caught up), closes publishers removed meanwhile, and clears the
+// busy flag.
 func (l *Loader) leave() {
 	for {
-		l.pmu.Lock()
 		if l.closed && len(l.pubs) > 0 { // installed while closing
 			for _, e := range l.pubs {
-				e.removed.Store(true)
+				e.removed = true
 			}
 			l.toClose = append(l.toClose, l.pubs...)
 			l.pubs = nil
 		}
-		pending := !l.catchingUp && !l.closed && l.hasPendingLocked()
+		pending := !l.catchingUp && !l.closed && l.hasPending()
 		closes := l.toClose
 		l.toClose = nil
 		if !pending && len(closes) == 0 {
 			l.busy = false
-			l.pmu.Unlock()
 			break
 		}
-		l.pmu.Unlock()
 		for _, e := range closes {
 			if err := closeEntry(e); err != nil {
 				l.fault(&Fault{Kind: FaultClose, Publisher: e.name, Offset: -1, Err: err})
@@ -155,10 +151,9 @@ func (l *Loader) leave() {
 			l.initPending(l.img)
 		}
 	}
-	l.mu.Unlock()
 }
 
-func (l *Loader) hasPendingLocked() bool {
+func (l *Loader) hasPending() bool {
 	for _, e := range l.pubs {
 		if !e.ready {
 			return true
@@ -251,7 +246,7 @@ func (l *Loader) setLeader(le LeaderAndEpoch) {
 		h(le)
 	}
 	for _, e := range l.readyEntries() {
-		if cl, ok := e.p.(ControllerListener); ok && !e.removed.Load() {
+		if cl, ok := e.p.(ControllerListener); ok && !e.removed {
 			if err := callControllerChange(cl, le); err != nil {
 				l.fault(&Fault{Kind: FaultPublisher, Publisher: e.name, Offset: l.img.Provenance().LastContainedOffset, Err: err})
 			}
@@ -301,7 +296,7 @@ func (l *Loader) LoadRecordBatch(b *record.Batch) error {
 		for _, e := range b.Entries {
 			c, err := e.DecodeControl()
 			if err != nil {
-				// Decoded below under the lock, where faults are reported.
+				// Reported below, inside the operation, where faults are.
 				mb.Control = nil
 				break
 			}
@@ -559,11 +554,11 @@ func (l *Loader) publish(d *delta.Delta, img *image.Image, m Manifest, apply tim
 	n, failed := 0, 0
 	if dispatch {
 		for _, e := range l.readyEntries() {
-			if e.removed.Load() {
+			if e.removed {
 				continue
 			}
 			n++
-			if err := callUpdate(e.p, d, img, m); err != nil {
+			if err := callUpdate(e.p, Update{Image: img, Manifest: m, Changes: Changes{d}}); err != nil {
 				failed++
 				l.setStats(func(s *Stats) { s.PublisherErrors++ })
 				l.fault(&Fault{Kind: FaultPublisher, Publisher: e.name, Offset: img.Provenance().LastContainedOffset, Err: err})
@@ -588,16 +583,16 @@ func (l *Loader) publish(d *delta.Delta, img *image.Image, m Manifest, apply tim
 	}
 }
 
-// readyEntries copies the initialized publishers into l.scratch.
+// readyEntries copies the initialized publishers into l.scratch, so that a
+// publisher removing or installing others does not change the list being
+// walked.
 func (l *Loader) readyEntries() []*entry {
-	l.pmu.Lock()
 	l.scratch = l.scratch[:0]
 	for _, e := range l.pubs {
 		if e.ready {
 			l.scratch = append(l.scratch, e)
 		}
 	}
-	l.pmu.Unlock()
 	return l.scratch
 }
 
@@ -625,7 +620,9 @@ func (l *Loader) setStats(fn func(*Stats)) {
 	l.smu.Unlock()
 }
 
-// Stats returns the loader's counters and position.
+// Stats returns the loader's counters and position. Like Image, Watch and
+// WaitForOffset it may be called from any goroutine: the counters are the
+// one part of the loader behind a lock, held only to copy them.
 func (l *Loader) Stats() Stats {
 	l.smu.Lock()
 	defer l.smu.Unlock()
@@ -802,7 +799,6 @@ func (l *Loader) Close() error {
 		return nil
 	}
 	l.closed = true
-	l.pmu.Lock()
 	var order []*entry
 	for _, e := range l.pubs {
 		if !e.ready {
@@ -815,10 +811,9 @@ func (l *Loader) Close() error {
 		}
 	}
 	l.pubs = nil
-	l.pmu.Unlock()
 	var first error
 	for _, e := range order {
-		e.removed.Store(true)
+		e.removed = true
 		if err := closeEntry(e); err != nil {
 			l.fault(&Fault{Kind: FaultClose, Publisher: e.name, Offset: -1, Err: err})
 			if first == nil {

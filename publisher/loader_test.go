@@ -98,7 +98,7 @@ func TestMetadataLoaderInitializeNewPublishers(t *testing.T) {
 	l := NewLoader(Options{})
 	var order []string
 	early := newRecorder("early")
-	early.onUp = func(r *recorder, _ *delta.Delta, _ *image.Image, _ Manifest) error {
+	early.onUp = func(r *recorder, _ Changes, _ *image.Image, _ Manifest) error {
 		order = append(order, r.name)
 		return nil
 	}
@@ -163,7 +163,7 @@ func TestPublisherFaultIsolation(t *testing.T) {
 			l := NewLoader(opts)
 			first, bad, last := newRecorder("first"), newRecorder("bad"), newRecorder("last")
 			calls := 0
-			bad.onUp = func(_ *recorder, _ *delta.Delta, _ *image.Image, m Manifest) error {
+			bad.onUp = func(_ *recorder, _ Changes, _ *image.Image, m Manifest) error {
 				calls++
 				if m.Type == SnapshotLoad {
 					return nil
@@ -222,7 +222,7 @@ func TestPublisherInitFailureDropped(t *testing.T) {
 	l.SetHighWatermark(1)
 	must(t, l.HandleCommit((&feed{}).batch(topicRec("a", 1), partRec(1, 0, 0))))
 	bad := newRecorder("bad")
-	bad.onUp = func(*recorder, *delta.Delta, *image.Image, Manifest) error { return errors.New("no") }
+	bad.onUp = func(*recorder, Changes, *image.Image, Manifest) error { return errors.New("no") }
 	must(t, l.Install(bad))
 	if len(l.Publishers()) != 0 || bad.closed != 1 {
 		t.Errorf("publishers %v, closed %d: want dropped and closed", l.Publishers(), bad.closed)
@@ -239,7 +239,7 @@ func TestInstallAndRemoveFromAPublisher(t *testing.T) {
 	l := NewLoader(Options{})
 	victim, added := newRecorder("victim"), newRecorder("added")
 	boss := newRecorder("boss")
-	boss.onUp = func(_ *recorder, _ *delta.Delta, _ *image.Image, m Manifest) error {
+	boss.onUp = func(_ *recorder, _ Changes, _ *image.Image, m Manifest) error {
 		if m.Provenance.LastContainedOffset == 2 {
 			must(t, l.Remove("victim"))
 			must(t, l.Install(added))

@@ -10,20 +10,19 @@ import (
 )
 
 // Publisher receives every image the loader publishes (Kafka's
-// MetadataPublisher). The delta and the image are read-only: the image is
-// immutable and may be kept; the delta must not be replayed into or kept
-// past the call.
+// MetadataPublisher). Each call gets an Update: a value holding the new
+// image, its manifest and a read-only view of what changed.
 //
 // A newly installed publisher's first update is the whole current image as
 // a delta from the empty image, with a SnapshotLoad manifest; then it gets
-// every publication in order.
+// every publication in order. Its methods run on the loader's goroutine.
 type Publisher interface {
 	// Name identifies the publisher; names are unique within a loader.
 	Name() string
 	// OnUpdate is called with each new image. An error (or a panic) is
 	// reported to the fault handler; the other publishers still get the
 	// image, and this one keeps getting later ones unless removed.
-	OnUpdate(d *delta.Delta, img *image.Image, m Manifest) error
+	OnUpdate(u Update) error
 	// Close is called when the publisher is removed or the loader closed.
 	Close() error
 }
@@ -36,32 +35,29 @@ type ControllerListener interface {
 }
 
 // Func adapts a function to a Publisher with a no-op Close.
-func Func(name string, fn func(d *delta.Delta, img *image.Image, m Manifest) error) Publisher {
+func Func(name string, fn func(u Update) error) Publisher {
 	return funcPublisher{name, fn}
 }
 
 type funcPublisher struct {
 	name string
-	fn   func(*delta.Delta, *image.Image, Manifest) error
+	fn   func(Update) error
 }
 
-func (f funcPublisher) Name() string { return f.name }
-func (f funcPublisher) OnUpdate(d *delta.Delta, img *image.Image, m Manifest) error {
-	return f.fn(d, img, m)
-}
-func (funcPublisher) Close() error { return nil }
+func (f funcPublisher) Name() string            { return f.name }
+func (f funcPublisher) OnUpdate(u Update) error { return f.fn(u) }
+func (funcPublisher) Close() error              { return nil }
 
 // Install adds publishers after those already installed
 // (MetadataLoader.installPublishers). Each one first receives the whole
 // current image as a delta from the empty image, as soon as the loader has
-// caught up: during this call when the loader is idle and caught up,
-// otherwise when the operation in progress ends or at the catch-up. A name
-// already installed is refused with ErrDuplicateName and nothing is
-// installed.
+// caught up: during this call when it is caught up, otherwise at the
+// catch-up. Called from a publisher, a hook or the fault handler (on the
+// loader's goroutine, during an operation), it only records them: they are
+// initialized when the operation ends. A name already installed is refused
+// with ErrDuplicateName and nothing is installed.
 func (l *Loader) Install(ps ...Publisher) error {
-	l.pmu.Lock()
-	if l.closedFlag() {
-		l.pmu.Unlock()
+	if l.closed {
 		return ErrClosed
 	}
 	seen := map[string]bool{}
@@ -70,7 +66,6 @@ func (l *Loader) Install(ps ...Publisher) error {
 	}
 	for _, p := range ps {
 		if seen[p.Name()] {
-			l.pmu.Unlock()
 			return fmt.Errorf("%w: %q", ErrDuplicateName, p.Name())
 		}
 		seen[p.Name()] = true
@@ -78,28 +73,20 @@ func (l *Loader) Install(ps ...Publisher) error {
 	for _, p := range ps {
 		l.pubs = append(l.pubs, &entry{p: p, name: p.Name()})
 	}
-	busy := l.busy
-	l.pmu.Unlock()
-	if !busy {
+	if !l.busy {
 		l.enter()
 		l.leave() // initializes them if caught up
 	}
 	return nil
 }
 
-// closedFlag reads closed without mu; pmu is held. Close sets closed under
-// mu before emptying the list under pmu, so a stale false here only lets an
-// Install race with Close, whose entries leave closes.
-func (l *Loader) closedFlag() bool { return l.board.load().closed }
-
 // Remove removes the publisher named name and closes it
 // (MetadataLoader.removeAndClosePublisher). It gets no update after Remove
-// returns. Called while the loader is busy (from a publisher, the fault
-// handler, or another goroutine during a publication) it returns at once
-// and the publisher is closed when the operation ends; otherwise it is
-// closed before Remove returns, and its Close error is returned.
+// returns. Called during an operation (from a publisher, a hook or the
+// fault handler) it returns at once and the publisher is closed when the
+// operation ends; otherwise it is closed before Remove returns, and its
+// Close error is returned.
 func (l *Loader) Remove(name string) error {
-	l.pmu.Lock()
 	idx := -1
 	for i, e := range l.pubs {
 		if e.name == name {
@@ -108,26 +95,21 @@ func (l *Loader) Remove(name string) error {
 		}
 	}
 	if idx < 0 {
-		l.pmu.Unlock()
 		return fmt.Errorf("%w: %q", ErrUnknownPublisher, name)
 	}
 	e := l.pubs[idx]
 	l.pubs = append(l.pubs[:idx:idx], l.pubs[idx+1:]...)
-	e.removed.Store(true)
+	e.removed = true
 	if l.busy {
 		l.toClose = append(l.toClose, e)
-		l.pmu.Unlock()
 		return nil
 	}
-	l.pmu.Unlock()
 	return closeEntry(e)
 }
 
 // Publishers returns the names of the installed publishers in install
 // order.
 func (l *Loader) Publishers() []string {
-	l.pmu.Lock()
-	defer l.pmu.Unlock()
 	out := make([]string, len(l.pubs))
 	for i, e := range l.pubs {
 		out[i] = e.name
@@ -143,7 +125,6 @@ func (l *Loader) initPending(img *image.Image) {
 	var full *delta.Delta
 	var m Manifest
 	for {
-		l.pmu.Lock()
 		var e *entry
 		for _, x := range l.pubs {
 			if !x.ready {
@@ -151,7 +132,6 @@ func (l *Loader) initPending(img *image.Image) {
 				break
 			}
 		}
-		l.pmu.Unlock()
 		if e == nil {
 			return
 		}
@@ -166,7 +146,7 @@ func (l *Loader) initPending(img *image.Image) {
 				continue
 			}
 		}
-		err := callUpdate(e.p, full, img, m)
+		err := callUpdate(e.p, Update{Image: img, Manifest: m, Changes: Changes{full}})
 		if err == nil {
 			if cl, ok := e.p.(ControllerListener); ok {
 				err = callControllerChange(cl, l.leader)
@@ -177,26 +157,23 @@ func (l *Loader) initPending(img *image.Image) {
 			l.dropEntry(e, &Fault{Kind: FaultPublisherInit, Publisher: e.name, Offset: img.Provenance().LastContainedOffset, Err: err})
 			continue
 		}
-		l.pmu.Lock()
 		e.ready = true
-		l.pmu.Unlock()
 	}
 }
 
 // dropEntry removes a publisher that failed its initialization, reports the
 // fault and schedules its Close.
 func (l *Loader) dropEntry(e *entry, f *Fault) {
-	l.pmu.Lock()
 	for i, x := range l.pubs {
 		if x == e {
 			l.pubs = append(l.pubs[:i:i], l.pubs[i+1:]...)
 			break
 		}
 	}
-	if !e.removed.Swap(true) {
+	if !e.removed {
+		e.removed = true
 		l.toClose = append(l.toClose, e)
 	}
-	l.pmu.Unlock()
 	l.fault(f)
 }
 
@@ -215,9 +192,9 @@ func fullDelta(img *image.Image, l *Loader) (*delta.Delta, error) {
 	return d, nil
 }
 
-func callUpdate(p Publisher, d *delta.Delta, img *image.Image, m Manifest) (err error) {
+func callUpdate(p Publisher, u Update) (err error) {
 	defer recoverPanic(&err)
-	return p.OnUpdate(d, img, m)
+	return p.OnUpdate(u)
 }
 
 func callControllerChange(cl ControllerListener, le LeaderAndEpoch) (err error) {

@@ -1,15 +1,33 @@
 package publisher
 
-import "sync"
+import (
+	"sync"
 
-// Runner runs a Loader on a goroutine of its own, fed through a bounded
-// queue, like the event queue Kafka's MetadataLoader runs on: for embedders
-// whose raft client calls back on its own thread and must not wait for
-// publication. It is the only goroutine the package starts, and only when
-// asked for.
+	"github.com/kmeta-go/kmeta/record"
+)
+
+// Runner is the concurrent wrapper around a Loader, as raft's node is around
+// its RawNode: it owns the loader, runs it on a goroutine of its own and
+// takes work from any goroutine through a bounded queue, like the event
+// queue Kafka's MetadataLoader runs on. Use it when input comes from a raft
+// client that calls back on its own thread and must not wait for
+// publication, or when several goroutines install and remove publishers.
 //
-// Work is done in the order it was queued. Errors the loader returns are
-// kept (Err); faults still go to the loader's fault handler.
+// Once a loader is given to NewRunner, only the runner calls its methods
+// (Image, Watch and WaitForOffset excepted: they are safe anywhere); the
+// loader's publishers, hooks and fault handler run on the runner's
+// goroutine and may call the loader's Install, Remove, Publishers and Stats
+// directly, but must not call the runner's methods that wait (Install,
+// Remove, Publishers, Do, Close): they would wait for themselves.
+//
+// Input (HandleCommit, LoadSnapshot, SetHighWatermark, SetLeader,
+// ReportReadError) is queued and done in order; errors the loader returns
+// are kept (Err) and faults still go to its fault handler. The other
+// methods queue their work too and wait for it.
+//
+// The package starts goroutines only when asked for: a Runner's, and the
+// one a SnapshotGenerator with Async set starts for each snapshot it
+// writes.
 type Runner struct {
 	l      *Loader
 	mu     sync.RWMutex // guards closed and sending on q
@@ -22,7 +40,7 @@ type Runner struct {
 }
 
 // NewRunner starts a goroutine that feeds l from a queue of up to queue
-// operations (at least 1).
+// operations (at least 1). From then on l belongs to the runner.
 func NewRunner(l *Loader, queue int) *Runner {
 	if queue < 1 {
 		queue = 1
@@ -56,6 +74,19 @@ func (r *Runner) enqueue(op func() error) error {
 	return nil
 }
 
+// Do runs fn with the loader on the runner's goroutine, after the work
+// queued before it, and returns fn's error (or ErrClosed once the runner is
+// closed). It is how a caller reaches a Loader method the runner does not
+// wrap, such as WatchFaults or LoadSnapshotReader. fn must not keep the
+// loader.
+func (r *Runner) Do(fn func(l *Loader) error) error {
+	res := make(chan error, 1)
+	if err := r.enqueue(func() error { res <- fn(r.l); return nil }); err != nil {
+		return err
+	}
+	return <-res
+}
+
 // HandleCommit queues a commit. The batches and their records now belong to
 // the runner.
 func (r *Runner) HandleCommit(batches ...Batch) error {
@@ -77,6 +108,50 @@ func (r *Runner) SetLeader(le LeaderAndEpoch) error {
 	return r.enqueue(func() error { r.l.SetLeader(le); return nil })
 }
 
+// ReportReadError queues Loader.ReportReadError.
+func (r *Runner) ReportReadError(offset int64, err error) error {
+	return r.enqueue(func() error { r.l.ReportReadError(offset, err); return nil })
+}
+
+// LoadRecordBatches queues the batches of one commit read by the record
+// package's readers, as Loader.LoadRecordBatch then Commit. The batches now
+// belong to the runner: a reader that reuses its batch must hand over a
+// copy.
+func (r *Runner) LoadRecordBatches(batches ...*record.Batch) error {
+	return r.enqueue(func() error {
+		for _, b := range batches {
+			if err := r.l.LoadRecordBatch(b); err != nil {
+				return err
+			}
+		}
+		return r.l.Commit()
+	})
+}
+
+// Install installs publishers (Loader.Install) once the work queued before
+// it is done, and returns Install's error.
+func (r *Runner) Install(ps ...Publisher) error {
+	return r.Do(func(l *Loader) error { return l.Install(ps...) })
+}
+
+// Remove removes and closes a publisher (Loader.Remove) once the work
+// queued before it is done, and returns Remove's error.
+func (r *Runner) Remove(name string) error {
+	return r.Do(func(l *Loader) error { return l.Remove(name) })
+}
+
+// Publishers returns the names of the installed publishers once the work
+// queued before it is done; nil once the runner is closed.
+func (r *Runner) Publishers() []string {
+	var out []string
+	r.Do(func(l *Loader) error { out = l.Publishers(); return nil })
+	return out
+}
+
+// Stats returns the loader's counters as they are now (Loader.Stats), not
+// waiting for the queued work.
+func (r *Runner) Stats() Stats { return r.l.Stats() }
+
 // Err returns the first error the loader returned to the runner.
 func (r *Runner) Err() error {
 	r.emu.Lock()
@@ -85,7 +160,8 @@ func (r *Runner) Err() error {
 }
 
 // Close finishes the queued work, stops the goroutine and returns Err. It
-// does not close the loader.
+// does not close the loader: after Close the loader belongs to the caller
+// again, who may call its methods (Loader.Close among them).
 func (r *Runner) Close() error {
 	r.mu.Lock()
 	if !r.closed {

@@ -9,7 +9,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/kmeta-go/kmeta/delta"
 	"github.com/kmeta-go/kmeta/image"
 	"github.com/kmeta-go/kmeta/record"
 )
@@ -176,7 +175,8 @@ func NewSnapshotGenerator(e SnapshotEmitter, opts SnapshotGeneratorOptions) *Sna
 func (g *SnapshotGenerator) Name() string { return g.opts.Name }
 
 // OnUpdate implements Publisher (SnapshotGenerator.onMetadataUpdate).
-func (g *SnapshotGenerator) OnUpdate(_ *delta.Delta, img *image.Image, m Manifest) error {
+func (g *SnapshotGenerator) OnUpdate(u Update) error {
+	img, m := u.Image, u.Manifest
 	g.mu.Lock()
 	if m.Type == SnapshotLoad {
 		g.bytes, g.last = 0, g.opts.Now()

@@ -5,8 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
+	pathpkg "path"
 	"path/filepath"
+	"reflect"
 	"sort"
 )
 
@@ -46,10 +49,12 @@ const MetadataPartitionDir = "__cluster_metadata-0"
 // never reopens the directory. The reader keeps one entry per segment it
 // moved to (a path), nothing per batch.
 type DirReader struct {
-	dir   string
+	fsys  fs.FS
+	dir   string // the directory's name in fsys, and in errors
+	slash bool   // dir is an fs.FS path (OpenDirFS), not an OS path
 	mode  Mode
 	snap  *SnapshotReader
-	segs  []string // segment paths to read, in order
+	segs  []string // base names of the segments to read, in order
 	files []string // base names of the files chosen
 	start int64    // first log offset to deliver
 	idx   int
@@ -62,13 +67,43 @@ type DirReader struct {
 	lastPos  int64
 	lastBase int64
 	lastCRC  uint32
+	hdr      [21]byte // Verify's read of the last batch's header
 }
 
-// OpenDir opens the __cluster_metadata-0 directory at dir, choosing the
-// snapshot and segments to read and opening the snapshot. Close it when
-// done.
+// OpenDir opens the __cluster_metadata-0 directory at dir in the operating
+// system's file system, choosing the snapshot and segments to read and
+// opening the snapshot. It is OpenDirFS over the operating system's files
+// named by their paths (as os.DirFS names them under a root). Errors name
+// files by their path under dir. Close it when done.
 func OpenDir(dir string, mode Mode) (*DirReader, error) {
-	ents, err := os.ReadDir(dir)
+	return openDir(osFS{}, dir, false, mode)
+}
+
+// OpenDirFS opens the directory dir of fsys (a slash-separated path valid
+// for fs.ValidPath, "." for its root) as OpenDir does, so that a directory
+// can be read from memory (MemFS, testing/fstest.MapFS), an archive or any
+// other fs.FS. Errors name files as dir/name.
+//
+// In Finished mode fsys needs only Open and directory listing (fs.ReadDir).
+// Follow mode needs what a live directory gives: an open segment's Read
+// returns bytes appended after it was opened (as an *os.File's does, and a
+// MemFS file's), fs.Stat (fs.StatFS or a file's Stat) reports a file's
+// current size, a new segment shows up in listings and Stat, and open
+// segments implement io.ReaderAt, which Verify uses to re-read the last
+// batch. For Verify to tell a file replaced under the same name, Stat must
+// identify files: os.SameFile does for the operating system's files; for
+// others, FileInfo.Sys must differ between two files (MemFS gives each file
+// its own). testing/fstest.MapFS files are snapshots taken at Open, so it
+// suits Finished mode only.
+func OpenDirFS(fsys fs.FS, dir string, mode Mode) (*DirReader, error) {
+	if !fs.ValidPath(dir) {
+		return nil, &fs.PathError{Op: "open", Path: dir, Err: fs.ErrInvalid}
+	}
+	return openDir(fsys, dir, true, mode)
+}
+
+func openDir(fsys fs.FS, dir string, slash bool, mode Mode) (*DirReader, error) {
+	ents, err := fs.ReadDir(fsys, dir)
 	if err != nil {
 		return nil, err
 	}
@@ -96,7 +131,7 @@ func OpenDir(dir string, mode Mode) (*DirReader, error) {
 	}
 	sort.Slice(segs, func(i, j int) bool { return segs[i].base < segs[j].base })
 
-	d := &DirReader{dir: dir, mode: mode, last: -1}
+	d := &DirReader{fsys: fsys, dir: dir, slash: slash, mode: mode, last: -1}
 	if snapName != "" {
 		d.start = snapID.EndOffset
 		d.last = snapID.EndOffset - 1
@@ -118,16 +153,24 @@ func OpenDir(dir string, mode Mode) (*DirReader, error) {
 			return nil, fmt.Errorf("record: %s: snapshot %s ends at offset %d but the first segment %s starts after it", dir, snapName, d.start, segs[0].name)
 		}
 		for _, s := range segs[first:] {
-			d.segs = append(d.segs, filepath.Join(dir, s.name))
+			d.segs = append(d.segs, s.name)
 			d.files = append(d.files, s.name)
 		}
 	}
 	if snapName != "" {
-		if d.snap, err = OpenSnapshot(filepath.Join(dir, snapName)); err != nil {
+		if d.snap, err = openSnapshot(fsys, d.name(snapName)); err != nil {
 			return nil, err
 		}
 	}
 	return d, nil
+}
+
+// name is the name of the directory's file base in fsys, and in errors.
+func (d *DirReader) name(base string) string {
+	if d.slash {
+		return pathpkg.Join(d.dir, base)
+	}
+	return filepath.Join(d.dir, base)
 }
 
 // Snapshot returns the reader of the latest snapshot, or nil when the
@@ -180,9 +223,9 @@ func (d *DirReader) Next() (*Batch, error) {
 			}
 			// The next segment must begin where this one ended.
 			next := d.segs[d.idx+1]
-			base, _ := ParseSegmentName(filepath.Base(next))
+			base, _ := ParseSegmentName(next)
 			if want := d.cur.NextOffset(); base != want {
-				return nil, d.fail(&CorruptionError{File: next, Position: 0, Offset: base,
+				return nil, d.fail(&CorruptionError{File: d.name(next), Position: 0, Offset: base,
 					Err: fmt.Errorf("%w: segment starts at offset %d but the previous segment ends before offset %d", ErrCorrupt, base, want)})
 			}
 			d.cur.Close()
@@ -244,7 +287,7 @@ func (d *DirReader) laterSegment() string {
 	if d.cur == nil {
 		return ""
 	}
-	ents, err := os.ReadDir(d.dir)
+	ents, err := fs.ReadDir(d.fsys, d.dir)
 	if err != nil {
 		return ""
 	}
@@ -260,12 +303,12 @@ func (d *DirReader) laterSegment() string {
 // takes the segment that begins at the start offset once it appears (the
 // segment UnifiedLog creates at the log start offset).
 func (d *DirReader) followFirst() bool {
-	p := filepath.Join(d.dir, SegmentName(d.start))
-	if _, err := os.Stat(p); err != nil {
+	p := SegmentName(d.start)
+	if _, err := fs.Stat(d.fsys, d.name(p)); err != nil {
 		return false
 	}
 	d.segs = append(d.segs, p)
-	d.files = append(d.files, filepath.Base(p))
+	d.files = append(d.files, p)
 	return true
 }
 
@@ -296,11 +339,11 @@ func (d *DirReader) Verify() error {
 		}
 		// No segment yet: the one expected is named after the start
 		// offset; any other means the directory was rewritten.
-		if _, err := os.Stat(d.dir); err != nil {
+		if _, err := fs.Stat(d.fsys, d.dir); err != nil {
 			return &CorruptionError{File: d.dir, Position: 0, Offset: d.start, Err: fmt.Errorf("%w: %v", ErrLogChanged, err)}
 		}
 		if later := d.segmentOtherThan(SegmentName(d.start)); later != "" {
-			return &CorruptionError{File: filepath.Join(d.dir, later), Position: 0, Offset: d.start,
+			return &CorruptionError{File: d.name(later), Position: 0, Offset: d.start,
 				Err: fmt.Errorf("%w: segment %s appeared, the log continues at offset %d", ErrLogChanged, later, d.start)}
 		}
 		return nil
@@ -310,7 +353,7 @@ func (d *DirReader) Verify() error {
 	changed := func(format string, args ...any) error {
 		return &CorruptionError{File: name, Position: pos, Offset: d.cur.NextOffset(), Err: fmt.Errorf("%w: "+format, append([]any{ErrLogChanged}, args...)...)}
 	}
-	st, err := os.Stat(name)
+	st, err := fs.Stat(d.fsys, name)
 	if err != nil {
 		return changed("segment no longer there: %v", err)
 	}
@@ -318,7 +361,11 @@ func (d *DirReader) Verify() error {
 	if err != nil {
 		return changed("%v", err)
 	}
-	if !os.SameFile(st, open) {
+	ra, ok := d.cur.f.(io.ReaderAt)
+	if !ok {
+		return changed("the file system's files do not implement io.ReaderAt, which Follow mode needs")
+	}
+	if !sameFile(st, open) {
 		return changed("segment replaced by another file")
 	}
 	if st.Size() < pos {
@@ -333,13 +380,13 @@ func (d *DirReader) Verify() error {
 		}
 		n := min(len(pend), BatchHeaderSize)
 		buf := make([]byte, n)
-		if _, err := d.cur.f.ReadAt(buf, pos); err != nil || string(buf) != string(pend[:n]) {
+		if _, err := ra.ReadAt(buf, pos); err != nil || string(buf) != string(pend[:n]) {
 			return changed("the batch being appended at byte %d was rewritten", pos)
 		}
 	}
 	if d.lastFile == name {
-		var hdr [21]byte
-		if _, err := d.cur.f.ReadAt(hdr[:], d.lastPos); err != nil {
+		hdr := d.hdr[:] // not on the stack: ReadAt is an interface call
+		if _, err := ra.ReadAt(hdr, d.lastPos); err != nil {
 			return changed("last batch read (offset %d at byte %d) no longer readable: %v", d.lastBase, d.lastPos, err)
 		}
 		base := int64(binary.BigEndian.Uint64(hdr[0:]))
@@ -351,8 +398,35 @@ func (d *DirReader) Verify() error {
 	return nil
 }
 
+// sameFile reports whether two FileInfos describe the same file:
+// os.SameFile for the operating system's files, equal Sys values for
+// others (MemFS gives each file its own).
+func sameFile(a, b fs.FileInfo) bool {
+	if os.SameFile(a, b) {
+		return true
+	}
+	if os.SameFile(a, a) || os.SameFile(b, b) {
+		return false // an operating system file, and another
+	}
+	sa, sb := a.Sys(), b.Sys()
+	if sa == nil || sb == nil || !reflect.TypeOf(sa).Comparable() || !reflect.TypeOf(sb).Comparable() {
+		return sa == nil && sb == nil
+	}
+	return sa == sb
+}
+
+// osFS is the operating system's files named by their paths, behind the
+// entry points that take a path (OpenDir, OpenSegment, OpenSnapshot): what
+// os.DirFS gives under a root, without re-rooting the names, so that errors
+// name files as the caller did and no name is built per call.
+type osFS struct{}
+
+func (osFS) Open(name string) (fs.File, error)          { return os.Open(name) }
+func (osFS) Stat(name string) (fs.FileInfo, error)      { return os.Stat(name) }
+func (osFS) ReadDir(name string) ([]fs.DirEntry, error) { return os.ReadDir(name) }
+
 func (d *DirReader) segmentOtherThan(name string) string {
-	ents, err := os.ReadDir(d.dir)
+	ents, err := fs.ReadDir(d.fsys, d.dir)
 	if err != nil {
 		return ""
 	}
@@ -372,7 +446,7 @@ func (d *DirReader) Position() (file string, pos int64, offset int64) {
 		return d.cur.Name(), d.cur.Position(), d.cur.NextOffset()
 	}
 	if d.idx > 0 && d.idx <= len(d.segs) {
-		return d.segs[d.idx-1], 0, d.last + 1
+		return d.name(d.segs[d.idx-1]), 0, d.last + 1
 	}
 	return d.dir, 0, d.last + 1
 }
@@ -382,7 +456,7 @@ func (d *DirReader) open(path string) error {
 	if d.mode == Follow && d.idx == len(d.segs)-1 {
 		mode = Follow
 	}
-	s, err := OpenSegment(path, mode)
+	s, err := openSegment(d.fsys, d.name(path), mode)
 	if err != nil {
 		return d.fail(err)
 	}
@@ -404,17 +478,17 @@ func (d *DirReader) followNext() bool {
 		// so there is nothing to switch to.
 		return false
 	}
-	p := filepath.Join(d.dir, SegmentName(next))
+	p := SegmentName(next)
 	if p == d.segs[d.idx] {
 		return false // an empty segment: it ends where it begins, at its own name
 	}
-	if _, err := os.Stat(p); err != nil {
+	if _, err := fs.Stat(d.fsys, d.name(p)); err != nil {
 		return false
 	}
 	d.cur.Close()
 	d.cur = nil
 	d.segs = append(d.segs, p)
-	d.files = append(d.files, filepath.Base(p))
+	d.files = append(d.files, p)
 	d.idx++
 	return true
 }

@@ -39,9 +39,17 @@
 // batch at the end is damage) or Follow mode (it is ErrIncompleteTail: wait
 // for more). Damage is reported as a *CorruptionError naming the file, the
 // byte position and the offset of the batch; nothing decoded from bytes that
-// fail their CRC is ever returned. BatchBuilder, CreateSegment,
-// CreateSnapshot and WriteBootstrap write batches and files byte for byte as
-// Kafka's raft writers do.
+// fail their CRC is ever returned.
+//
+// The readers read through io/fs: OpenDir, OpenSegment and OpenSnapshot take
+// paths of the operating system's files (os.DirFS behind them); OpenDirFS,
+// OpenSegmentFS and OpenSnapshotFS take any fs.FS, so a directory can be read
+// from memory or an archive. MemFS is an in-memory fs.FS whose open files see
+// later appends and truncations, as a live directory's do, which Follow mode
+// needs (OpenDirFS says what an fs.FS must provide for it).
+//
+// BatchBuilder, CreateSegment, CreateSnapshot and WriteBootstrap write
+// batches and files byte for byte as Kafka's raft writers do.
 //
 // Decoding copies what it keeps: a record never aliases the buffer it was
 // decoded from. Decoder is the exception, for pipelines that copy each record

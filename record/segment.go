@@ -2,6 +2,7 @@ package record
 
 import (
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -47,21 +48,34 @@ func parseDigits(digits, name string) (int64, error) {
 // whose offsets then continue batch after batch.
 type SegmentReader struct {
 	*BatchReader
-	f          *os.File
+	f          fs.File
 	baseOffset int64
 }
 
-// OpenSegment opens the log segment at path. Close it when done.
+// OpenSegment opens the log segment at path in the operating system's file
+// system. Close it when done.
 func OpenSegment(path string, mode Mode) (*SegmentReader, error) {
-	base, err := ParseSegmentName(filepath.Base(path))
+	return openSegment(osFS{}, path, mode)
+}
+
+// OpenSegmentFS opens the log segment name (a slash-separated path valid
+// for fs.ValidPath) in fsys, as OpenSegment does; errors name it as name.
+// In Follow mode the file must show bytes appended after it was opened, as
+// an *os.File and a MemFS file do.
+func OpenSegmentFS(fsys fs.FS, name string, mode Mode) (*SegmentReader, error) {
+	return openSegment(fsys, name, mode)
+}
+
+func openSegment(fsys fs.FS, name string, mode Mode) (*SegmentReader, error) {
+	base, err := ParseSegmentName(filepath.Base(name))
 	if err != nil {
 		return nil, err
 	}
-	f, err := os.Open(path)
+	f, err := fsys.Open(name)
 	if err != nil {
 		return nil, err
 	}
-	br := NewBatchReader(f, path, mode)
+	br := NewBatchReader(f, name, mode)
 	br.SetNextOffset(base)
 	return &SegmentReader{BatchReader: br, f: f, baseOffset: base}, nil
 }

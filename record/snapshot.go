@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"math"
 	"os"
 	"path/filepath"
@@ -85,7 +86,7 @@ func ParseSnapshotName(name string) (SnapshotID, error) {
 // snapshot's delta only after reading all of it.
 type SnapshotReader struct {
 	br      *BatchReader
-	f       *os.File
+	f       fs.File
 	id      SnapshotID
 	pending bool // the header batch was read by Open and not yet returned
 	footer  bool
@@ -94,18 +95,29 @@ type SnapshotReader struct {
 	voters  *VotersRecord
 }
 
-// OpenSnapshot opens the snapshot at path, whose name gives its id, and reads
-// its header batch. Close it when done.
+// OpenSnapshot opens the snapshot at path in the operating system's file
+// system, whose name gives its id, and reads its header batch. Close it when
+// done.
 func OpenSnapshot(path string) (*SnapshotReader, error) {
-	id, err := ParseSnapshotName(filepath.Base(path))
+	return openSnapshot(osFS{}, path)
+}
+
+// OpenSnapshotFS opens the snapshot name (a slash-separated path valid for
+// fs.ValidPath) in fsys, as OpenSnapshot does; errors name it as name.
+func OpenSnapshotFS(fsys fs.FS, name string) (*SnapshotReader, error) {
+	return openSnapshot(fsys, name)
+}
+
+func openSnapshot(fsys fs.FS, name string) (*SnapshotReader, error) {
+	id, err := ParseSnapshotName(filepath.Base(name))
 	if err != nil {
 		return nil, err
 	}
-	f, err := os.Open(path)
+	f, err := fsys.Open(name)
 	if err != nil {
 		return nil, err
 	}
-	s, err := NewSnapshotReader(f, path, id)
+	s, err := NewSnapshotReader(f, name, id)
 	if err != nil {
 		f.Close()
 		return nil, err

@@ -67,7 +67,6 @@ import (
 	"strings"
 	"sync/atomic"
 
-	"github.com/kmeta-go/kmeta/delta"
 	"github.com/kmeta-go/kmeta/delta/deltatest"
 	"github.com/kmeta-go/kmeta/epoch/advertise"
 	"github.com/kmeta-go/kmeta/image"
@@ -136,7 +135,10 @@ func run(args []string, ready chan<- net.Addr) error {
 	loader := publisher.NewLoader(publisher.Options{})
 	defer loader.Close()
 	first := newFirstImage() // see startup.go
-	if err := loader.Install(first); err != nil {
+	// The loader is single-goroutine and -follow feeds it from a goroutine
+	// of its own, so the server is reached through a relay installed now.
+	relay := &relay{}
+	if err := loader.Install(first, relay); err != nil {
 		return err
 	}
 	ctx, cancel := context.WithCancel(context.Background())
@@ -160,11 +162,14 @@ func run(args []string, ready chan<- net.Addr) error {
 			log.Printf("proxy: %v", err) // loaded: serve it, the problems named
 		}
 		if *follow {
+			followed := make(chan struct{})
 			go func() {
+				defer close(followed)
 				if err := followDir(ctx, loader, dir); err != nil && !errors.Is(err, context.Canceled) {
 					log.Printf("proxy: following %s: %v", dir, err)
 				}
 			}()
+			defer func() { cancel(); <-followed }() // before loader.Close
 			if err := waitFirst(ctx, first, dir); err != nil {
 				return err
 			}
@@ -192,8 +197,8 @@ func run(args []string, ready chan<- net.Addr) error {
 	}
 	s.lim = *lim
 	s.memo.MaxBytes = lim.MemoBytes
-	if err := loader.Install(s); err != nil {
-		return err
+	if err := relay.set(s); err != nil {
+		log.Printf("proxy: %v", err) // as the loader reports a publisher's fault
 	}
 	s.startEmpty(dir)
 	img := s.img.Load()
@@ -218,8 +223,8 @@ func NewServer(listener, clusterID, advertise string) *Server {
 func (s *Server) Name() string { return "proxy" }
 
 // OnUpdate takes the new image, rewritten with -advertise.
-func (s *Server) OnUpdate(_ *delta.Delta, img *image.Image, _ publisher.Manifest) error {
-	img, err := s.prepare(img) // imagemode.go
+func (s *Server) OnUpdate(u publisher.Update) error {
+	img, err := s.prepare(u.Image) // imagemode.go
 	if err != nil {
 		return err
 	}

@@ -119,7 +119,7 @@ func TestHandle(t *testing.T) {
 	if _, err := s.handle(nil, nil); err == nil {
 		t.Fatal("a server with no image yet must refuse")
 	}
-	if err := s.OnUpdate(nil, img, publisher.Manifest{}); err != nil {
+	if err := s.OnUpdate(publisher.Update{Image: img}); err != nil {
 		t.Fatal(err)
 	}
 	frame := func(key, v int16, body []byte, flexible bool) []byte {

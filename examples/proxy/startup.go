@@ -10,7 +10,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/kmeta-go/kmeta/delta"
 	"github.com/kmeta-go/kmeta/image"
 	"github.com/kmeta-go/kmeta/publisher"
 	"github.com/kmeta-go/kmeta/publisher/dirfollow"
@@ -31,11 +30,43 @@ type firstImage struct {
 func newFirstImage() *firstImage { return &firstImage{done: make(chan struct{})} }
 
 func (f *firstImage) Name() string { return "proxy-start" }
-func (f *firstImage) OnUpdate(*delta.Delta, *image.Image, publisher.Manifest) error {
+func (f *firstImage) OnUpdate(publisher.Update) error {
 	f.once.Do(func() { close(f.done) })
 	return nil
 }
 func (f *firstImage) Close() error { return nil }
+
+// relay is a publisher that passes every image on to a publisher set later
+// (the server, made once the first image names its listener), from any
+// goroutine: set gives it the latest image first.
+type relay struct {
+	mu   sync.Mutex
+	last *image.Image
+	to   publisher.Publisher
+}
+
+func (r *relay) Name() string { return "proxy-relay" }
+func (r *relay) Close() error { return nil }
+func (r *relay) OnUpdate(u publisher.Update) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.last = u.Image
+	if r.to != nil {
+		return r.to.OnUpdate(u)
+	}
+	return nil
+}
+
+// set makes p receive every later image, after the latest one.
+func (r *relay) set(p publisher.Publisher) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.to = p
+	if r.last == nil {
+		return nil
+	}
+	return p.OnUpdate(publisher.Update{Image: r.last, Manifest: publisher.Manifest{Type: publisher.SnapshotLoad, Provenance: r.last.Provenance()}})
+}
 
 func (f *firstImage) published() bool {
 	select {

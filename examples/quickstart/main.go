@@ -21,7 +21,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/kmeta-go/kmeta/delta"
 	"github.com/kmeta-go/kmeta/delta/deltatest"
 	"github.com/kmeta-go/kmeta/image"
 	"github.com/kmeta-go/kmeta/publisher"
@@ -134,7 +133,8 @@ func feeder(l *publisher.Loader, sim *deltatest.Simulator) func() error {
 // printer is a publisher that prints what each update changed, from the
 // delta's change reports.
 func printer(w io.Writer) publisher.Publisher {
-	return publisher.Func("printer", func(d *delta.Delta, img *image.Image, m publisher.Manifest) error {
+	return publisher.Func("printer", func(u publisher.Update) error {
+		d, img, m := u.Changes, u.Image, u.Manifest
 		what := "a log delta"
 		if m.Type == publisher.SnapshotLoad {
 			what = "its first update, the whole image"

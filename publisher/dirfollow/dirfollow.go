@@ -31,6 +31,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
@@ -74,6 +75,14 @@ type Options struct {
 	// after the next idle interval, serving the last good image
 	// meanwhile. When nil, Follow returns the first error.
 	OnError func(error)
+	// FS, when set, is the file system the directory is read from, and
+	// dir is a slash-separated path in it ("." for its root), read with
+	// record.OpenDirFS: a record.MemFS, an archive, a test's files. Nil
+	// means the operating system's files, dir a path (os.DirFS behind it).
+	// Follow needs what record.OpenDirFS's Follow mode needs: open files
+	// that show appended bytes, fs.Stat and listings that show new and
+	// removed files, io.ReaderAt, and file identities.
+	FS fs.FS
 }
 
 // RecordError is a record the loader skipped (publisher's Skip mode) or a
@@ -208,6 +217,12 @@ func LoadWith(l *publisher.Loader, dir string, opts Options) error {
 // handler (FaultRead) and to the caller, and the last good image stays
 // published. Records the loader skips go to the caller too, as
 // *RecordError.
+//
+// Follow feeds l on the caller's goroutine, so while it runs that goroutine
+// is the loader's (publisher.Loader is single-goroutine): install the
+// publishers before, or from a publisher, and call l's other methods after
+// Follow returns; Image, Watch, WaitForOffset and Stats may be called
+// meanwhile from anywhere.
 func Follow(ctx context.Context, l *publisher.Loader, dir string, opts Options) error {
 	f := newFollower(l, dir, opts)
 	f.live = true
@@ -315,7 +330,7 @@ func (f *follower) close() {
 
 // open opens the directory and loads its latest snapshot.
 func (f *follower) open() error {
-	d, err := record.OpenDir(f.dir, record.Follow)
+	d, err := f.openDir()
 	if err != nil {
 		return err
 	}
@@ -355,14 +370,14 @@ func (f *follower) loadSnapshot(d *record.DirReader) error {
 // log was truncated and rewritten) it reloads from the latest snapshot.
 func (f *follower) reopen() error {
 	f.close()
-	if !hasSegment(f.dir) {
+	if !f.hasSegment() {
 		// Kafka's log always has an active segment (UnifiedLog rolls or
 		// recreates one, truncateFullyAndStartAt makes one): a directory
 		// without any is being deleted or replaced. Keep the last good
 		// image rather than take it for an empty log.
 		return fmt.Errorf("dirfollow: %s: no log segment (the directory is being deleted or replaced?); serving the image at offset %d", f.dir, f.pos.last)
 	}
-	d, err := record.OpenDir(f.dir, record.Follow)
+	d, err := f.openDir()
 	if err != nil {
 		return err
 	}
@@ -402,9 +417,33 @@ func (f *follower) reopen() error {
 	return f.reload()
 }
 
-// hasSegment reports whether dir holds a log segment.
-func hasSegment(dir string) bool {
-	ents, err := os.ReadDir(dir)
+// openDir opens the directory for following.
+func (f *follower) openDir() (*record.DirReader, error) {
+	if f.opts.FS == nil {
+		return record.OpenDir(f.dir, record.Follow)
+	}
+	return record.OpenDirFS(f.opts.FS, f.dir, record.Follow)
+}
+
+// readDir lists the directory.
+func (f *follower) readDir() ([]fs.DirEntry, error) {
+	if f.opts.FS == nil {
+		return os.ReadDir(f.dir)
+	}
+	return fs.ReadDir(f.opts.FS, f.dir)
+}
+
+// stat describes name: the directory, or a file as record's errors name it.
+func (f *follower) stat(name string) (fs.FileInfo, error) {
+	if f.opts.FS == nil {
+		return os.Stat(name)
+	}
+	return fs.Stat(f.opts.FS, name)
+}
+
+// hasSegment reports whether the directory holds a log segment.
+func (f *follower) hasSegment() bool {
+	ents, err := f.readDir()
 	if err != nil {
 		return true // let OpenDir say what is wrong
 	}
@@ -423,7 +462,7 @@ func (f *follower) reload() error {
 	if f.pos.last < 0 {
 		f.pos.last = 0 // make loadSnapshot reset the loader
 	}
-	d, err := record.OpenDir(f.dir, record.Follow)
+	d, err := f.openDir()
 	if err != nil {
 		return err
 	}
@@ -549,12 +588,12 @@ func (f *follower) feed() (int, error) {
 // modification time.
 func (f *follower) listing() map[string]string {
 	out := map[string]string{}
-	if st, err := os.Stat(f.dir); err != nil {
+	if st, err := f.stat(f.dir); err != nil {
 		out[""] = err.Error()
 	} else {
 		out[""] = fmt.Sprintf("%d", st.ModTime().UnixNano())
 	}
-	ents, _ := os.ReadDir(f.dir)
+	ents, _ := f.readDir()
 	for _, e := range ents {
 		if info, err := e.Info(); err == nil {
 			out[e.Name()] = fmt.Sprintf("%d %d", info.Size(), info.ModTime().UnixNano())
@@ -648,7 +687,7 @@ func (f *follower) tailProblem() error {
 		return f.tail
 	}
 	left := int64(-1)
-	if st, err := os.Stat(ce.File); err == nil {
+	if st, err := f.stat(ce.File); err == nil {
 		left = st.Size() - ce.Position
 	}
 	what := strings.TrimPrefix(ce.Err.Error(), record.ErrIncompleteTail.Error()+": ")

@@ -11,8 +11,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kmeta-go/kmeta/delta"
-	"github.com/kmeta-go/kmeta/image"
 	"github.com/kmeta-go/kmeta/internal/kafkalog"
 	"github.com/kmeta-go/kmeta/publisher"
 	"github.com/kmeta-go/kmeta/publisher/dirfollow"
@@ -238,9 +236,9 @@ type offsets struct {
 
 func (o *offsets) Name() string { return "offsets" }
 func (o *offsets) Close() error { return nil }
-func (o *offsets) OnUpdate(_ *delta.Delta, img *image.Image, _ publisher.Manifest) error {
+func (o *offsets) OnUpdate(u publisher.Update) error {
 	o.mu.Lock()
-	o.got = append(o.got, img.Provenance().LastContainedOffset)
+	o.got = append(o.got, u.Image.Provenance().LastContainedOffset)
 	o.mu.Unlock()
 	return nil
 }

@@ -13,7 +13,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kmeta-go/kmeta/delta"
 	"github.com/kmeta-go/kmeta/delta/deltatest"
 	"github.com/kmeta-go/kmeta/image"
 	"github.com/kmeta-go/kmeta/internal/kafkalog"
@@ -107,7 +106,7 @@ type gate struct {
 
 func (g *gate) Name() string { return "gate" }
 func (g *gate) Close() error { return nil }
-func (g *gate) OnUpdate(*delta.Delta, *image.Image, publisher.Manifest) error {
+func (g *gate) OnUpdate(publisher.Update) error {
 	if c := g.held.Load(); c != nil {
 		select {
 		case g.entered <- struct{}{}:
