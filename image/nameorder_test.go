@@ -49,14 +49,10 @@ func TestAllByName(t *testing.T) {
 						delete(names, old)
 					}
 					names[n] = true
-					tp, err := NewTopic(n, id, nil)
-					if err != nil {
-						t.Fatal(err)
-					}
-					changed = append(changed, tp)
+					changed = append(changed, NewTopicBuilder(n, id).Topic())
 					model[id] = n
 				}
-				next, err := tops.UpdateTopics(deleted, changed)
+				next, err := tops.update(deleted, changed)
 				if err != nil {
 					t.Fatal(err)
 				}
