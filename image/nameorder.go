@@ -63,6 +63,6 @@ func (t *Topics) NumPartitions() int {
 	return t.byNameOrder().parts
 }
 
-// SortedAt returns the i-th topic in name order (0 ≤ i < Len), the topic
-// AllByName yields i-th; a loop over i allocates nothing.
-func (t *Topics) SortedAt(i int) *Topic { return t.byNameOrder().list[i] }
+// sortedAt returns the i-th topic in name order (0 ≤ i < Len), the topic
+// AllByName yields i-th.
+func (t *Topics) sortedAt(i int) *Topic { return t.byNameOrder().list[i] }

@@ -201,8 +201,8 @@ func allTopicsMetadata(topics *image.Topics, bt *brokers, v int16, o *Options) [
 	var found []*image.Topic
 	if o.Authorizer != nil {
 		np = 0
-		for i := range n {
-			if t := topics.SortedAt(i); o.authorize(authz.OpDescribe, authz.ResourceTopic, t.Name()) {
+		for t := range topics.AllByName() {
+			if o.authorize(authz.OpDescribe, authz.ResourceTopic, t.Name()) {
 				found = append(found, t)
 				np += t.NumPartitions()
 			}
@@ -220,10 +220,11 @@ func allTopicsMetadata(topics *image.Topics, bt *brokers, v int16, o *Options) [
 		}
 		return out
 	}
-	for i := range n {
-		t := topics.SortedAt(i)
+	i := 0
+	for t := range topics.AllByName() {
 		names[i] = t.Name()
 		out[i] = topicMetadata(t, &names[i], bt, v, &pb)
+		i++
 	}
 	return out
 }
@@ -367,8 +368,8 @@ func topicMetadata(t *image.Topic, name *string, bt *brokers, v int16, ids *part
 	for i := range parts {
 		p := t.PartitionAt(i)
 		mp := &parts[i]
-		s := &ids.shapes[p.AssignmentHash()&ids.shapeMask]
-		if s.src == nil || !p.SameAssignment(s.src) {
+		s := &ids.shapes[shapeHash(p)&ids.shapeMask]
+		if s.src == nil || !sameShape(p, s.src) {
 			ids.fill(s, p, bt, v)
 		}
 		mp.Partition = p.ID()
@@ -384,8 +385,8 @@ func topicMetadata(t *image.Topic, name *string, bt *brokers, v int16, ids *part
 }
 
 // shape is what a partition's entry holds besides its id and leader epoch:
-// it depends only on the partition's assignment (image.Partition
-// .SameAssignment) and on the brokers, so an answer computes it once per
+// it depends only on the partition's leader, replicas, ISR and directories
+// (sameShape) and on the brokers, so an answer computes it once per
 // distinct assignment.
 type shape struct {
 	src       *image.Partition // an image partition of this assignment; nil: empty slot
