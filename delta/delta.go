@@ -23,20 +23,47 @@ var ErrRejected = errors.New("record rejected")
 // (record.ErrUnsupportedVersion, record.ErrUnknownType).
 var ErrNewerVersion = errors.New("written by a newer Kafka than kmeta knows")
 
-// RecordError is the error Replay returns: the rejected record and why.
+// ErrNilRecord is the cause (RecordError.Err) of the error Replay returns
+// for a nil record.
+var ErrNilRecord = errors.New("nil record")
+
+// RecordError is the error Replay and ReplayAt return for a record the
+// delta rejects (Kafka's MetadataDelta.replay throws; its loader reports
+// the record and skips it). It adds the delta's facts once, as
+// record.CorruptionError does for a file: the record's offset, the record
+// itself, and the cause. Callers around it add their own facts (the file,
+// the snapshot) and nothing about the record.
 type RecordError struct {
+	// Offset is the record's offset in the metadata log, as given to
+	// ReplayAt; -1 when the record was replayed with Replay.
+	Offset int64
+	// Record is the rejected record; nil for a nil record (Err is then
+	// ErrNilRecord).
 	Record record.Record
-	Err    error
+	// Err says why; it is ErrNewerVersion for a record only a newer Kafka
+	// can have written, ErrNilRecord for a nil record.
+	Err error
 }
 
+// Error names the record's type and offset, prints the record in Kafka's
+// JsonConverter form at its highest version, and the
+// cause: "delta: PARTITION_RECORD at offset 7 {…}: unknown topic id …".
 func (e *RecordError) Error() string {
-	js, jerr := record.AppendEnvelopeJSON(nil, e.Record, e.Record.HighestVersion())
-	if jerr != nil {
-		return fmt.Sprintf("replay %s: %v", e.Record.Type(), e.Err)
+	at := ""
+	if e.Offset >= 0 {
+		at = fmt.Sprintf(" at offset %d", e.Offset)
 	}
-	return fmt.Sprintf("replay %s %s: %v", e.Record.Type(), js, e.Err)
+	if e.Record == nil {
+		return fmt.Sprintf("delta: record%s: %v", at, e.Err)
+	}
+	js, jerr := e.Record.AppendJSON(nil, e.Record.HighestVersion())
+	if jerr != nil {
+		return fmt.Sprintf("delta: %s%s: %v", e.Record.Type(), at, e.Err)
+	}
+	return fmt.Sprintf("delta: %s%s %s: %v", e.Record.Type(), at, js, e.Err)
 }
 
+// Unwrap returns ErrRejected and Err, for errors.Is and errors.As.
 func (e *RecordError) Unwrap() []error { return []error{ErrRejected, e.Err} }
 
 // Delta accumulates records replayed over a base image (Kafka's
@@ -149,7 +176,20 @@ func reject(r record.Record, format string, args ...any) error {
 //
 // Replay keeps no slice of r, only copies (and r's strings), so r may come
 // from a record.Decoder, which reuses its records and their slices.
-func (d *Delta) Replay(r record.Record) error {
+func (d *Delta) Replay(r record.Record) error { return d.ReplayAt(-1, r) }
+
+// ReplayAt is Replay of the record at offset in the metadata log: a
+// rejected record's *RecordError carries offset (-1 means none).
+func (d *Delta) ReplayAt(offset int64, r record.Record) error {
+	err := d.replay(r)
+	var re *RecordError
+	if errors.As(err, &re) {
+		re.Offset = offset
+	}
+	return err
+}
+
+func (d *Delta) replay(r record.Record) error {
 	switch r := r.(type) {
 	case *record.FeatureLevelRecord:
 		return d.replayFeatureLevel(r)
@@ -228,7 +268,7 @@ func (d *Delta) Replay(r record.Record) error {
 		*record.BeginTransactionRecord, *record.EndTransactionRecord, *record.AbortTransactionRecord:
 		return nil
 	case nil:
-		return errors.New("replay: nil record")
+		return &RecordError{Record: nil, Err: ErrNilRecord}
 	}
 	return reject(r, "record type %s is unknown to the delta", r.Type())
 }
