@@ -13,8 +13,8 @@ import (
 // Package delta holds a Builder while it applies replayed records; it is
 // exported so that tests and tools can make an image from its parts.
 //
-// A Builder owns what it is given (maps and slices passed to its methods
-// must not be modified afterwards) and is single-use, like
+// A Builder copies what it is given (the caller keeps its maps and slices)
+// and is single-use, like
 // immutable.MapBuilder: Image freezes what was built into an *Image, and
 // every later call on the Builder panics. Nothing a Builder does changes
 // its base or any image already returned. A Builder is not safe for
@@ -76,7 +76,11 @@ func (b *Builder) PutTopics(deleted []record.UUID, changed []*Topic) error {
 // sorted by name.
 func (b *Builder) PutConfigs(changes map[ConfigResource][]ConfigEntry) {
 	img := b.live()
-	img.configs = img.configs.updateConfigs(changes)
+	own := make(map[ConfigResource][]ConfigEntry, len(changes))
+	for res, es := range changes {
+		own[res] = slices.Clone(es)
+	}
+	img.configs = img.configs.updateConfigs(own)
 }
 
 // PutClientQuotas puts each entity in changes under its canonical key
@@ -101,14 +105,30 @@ func (b *Builder) PutACLs(put []ACL, removed []record.UUID) {
 // (ScramDelta.apply).
 func (b *Builder) PutScram(changes map[ScramKey]*ScramCredential) {
 	img := b.live()
-	img.scram = img.scram.updateScram(changes)
+	own := make(map[ScramKey]*ScramCredential, len(changes))
+	for k, c := range changes {
+		if c != nil {
+			cp := c.clone()
+			c = &cp
+		}
+		own[k] = c
+	}
+	img.scram = img.scram.updateScram(own)
 }
 
 // PutTokens puts each delegation token in changes under its id; a nil one
 // removes it (DelegationTokenDelta.apply).
 func (b *Builder) PutTokens(changes map[string]*Token) {
 	img := b.live()
-	img.tokens = img.tokens.updateTokens(changes)
+	own := make(map[string]*Token, len(changes))
+	for id, t := range changes {
+		if t != nil {
+			cp := t.clone()
+			t = &cp
+		}
+		own[id] = t
+	}
+	img.tokens = img.tokens.updateTokens(own)
 }
 
 // Image returns the image built, with provenance p, and invalidates the

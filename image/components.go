@@ -158,6 +158,18 @@ func (c *Configs) Entries(res ConfigResource) []ConfigEntry {
 // read-only view of their entries.
 func (c *Configs) Resources() iter.Seq2[ConfigResource, []ConfigEntry] {
 	return func(yield func(ConfigResource, []ConfigEntry) bool) {
+		for k, v := range c.resources() {
+			if !yield(k, slices.Clone(v)) {
+				return
+			}
+		}
+	}
+}
+
+// resources is Resources yielding the image's own entry lists, for the
+// package's own readers.
+func (c *Configs) resources() iter.Seq2[ConfigResource, []ConfigEntry] {
+	return func(yield func(ConfigResource, []ConfigEntry) bool) {
 		it := c.m.Iterator()
 		for !it.Done() {
 			k, v, _ := it.Next()
