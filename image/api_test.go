@@ -364,3 +364,32 @@ func TestBuilderSingleUse(t *testing.T) {
 	mustPanic("TopicBuilder.Put", func() { tb.Put(image.Partition{}) })
 	mustPanic("TopicBuilder.Topic", func() { tb.Topic() })
 }
+
+// TestBuilderRejectsSharedName: TopicsImage maps each name to one id, so a
+// Builder refuses a topic that takes a live topic's name, or two topics of
+// one name, and stays usable; a rename and a delete-then-recreate in one
+// step are fine.
+func TestBuilderRejectsSharedName(t *testing.T) {
+	a, b, c := record.UUID{1}, record.UUID{2}, record.UUID{3}
+	top := func(name string, id record.UUID) *image.Topic { return image.NewTopicBuilder(name, id).Topic() }
+	bld := image.NewBuilder(nil)
+	if err := bld.PutTopics(nil, []*image.Topic{top("orders", a), top("orders", b)}); err == nil {
+		t.Error("two topics named orders accepted")
+	}
+	if err := bld.PutTopics(nil, []*image.Topic{top("orders", a)}); err != nil {
+		t.Fatal(err)
+	}
+	if err := bld.PutTopics(nil, []*image.Topic{top("orders", b)}); err == nil {
+		t.Error("a second topic named orders accepted")
+	}
+	if err := bld.PutTopics([]record.UUID{a}, []*image.Topic{top("orders", b), top("audit", c)}); err != nil {
+		t.Fatal(err)
+	}
+	if err := bld.PutTopics(nil, []*image.Topic{top("payments", b), top("orders", c)}); err != nil {
+		t.Fatal(err)
+	}
+	img := bld.Image(image.EmptyProvenance)
+	if id, _ := img.Topics().IDOf("orders"); id != c || img.Topics().Len() != 2 {
+		t.Errorf("orders is %v, %d topics", id, img.Topics().Len())
+	}
+}

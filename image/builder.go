@@ -1,6 +1,7 @@
 package image
 
 import (
+	"fmt"
 	"slices"
 	"sort"
 
@@ -59,12 +60,18 @@ func (b *Builder) PutCluster(brokers map[int32]*Broker, controllers map[int32]*C
 // in changed under its id and name (TopicsDelta.apply): deletes first, so
 // that "delete X (id A), create X (id B)" in one step is right. A deleted id
 // absent from the image being built is an error, and the builder is then
-// unchanged.
+// unchanged. So is a name given to two live topics (TopicsImage maps each
+// name to one id).
 func (b *Builder) PutTopics(deleted []record.UUID, changed []*Topic) error {
 	img := b.live()
 	t, err := img.topics.update(deleted, changed)
 	if err != nil {
 		return err
+	}
+	if t.byID.Len() != t.byName.Len() {
+		// TopicsImage keeps one name per id and one id per name; a
+		// changed topic took a live topic's name, or two took one.
+		return fmt.Errorf("put topics: %d topic ids but %d names: a name is given to two topics", t.byID.Len(), t.byName.Len())
 	}
 	img.topics = t
 	return nil
