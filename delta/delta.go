@@ -182,11 +182,19 @@ func (d *Delta) Replay(r record.Record) error { return d.ReplayAt(-1, r) }
 // rejected record's *RecordError carries offset (-1 means none).
 func (d *Delta) ReplayAt(offset int64, r record.Record) error {
 	err := d.replay(r)
+	if err != nil {
+		setOffset(err, offset)
+	}
+	return err
+}
+
+// setOffset records offset in the *RecordError err holds (kept out of
+// ReplayAt so that the variable errors.As needs is made only on an error).
+func setOffset(err error, offset int64) {
 	var re *RecordError
 	if errors.As(err, &re) {
 		re.Offset = offset
 	}
-	return err
 }
 
 func (d *Delta) replay(r record.Record) error {
