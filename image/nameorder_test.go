@@ -13,7 +13,7 @@ import (
 // TestAllByName: for random batches of creates, renames and deletes, every
 // version of the topics iterates in name order over exactly its own topics,
 // concurrent first readers agree (go test -race checks the lazy
-// computation), sortedAt indexes the same order, and Sorted is a copy the
+// computation), ByNameAt indexes the same order, and Sorted is a copy the
 // caller may change.
 func TestAllByName(t *testing.T) {
 	for seed := uint64(1); seed <= 3; seed++ {
@@ -79,8 +79,8 @@ func TestAllByName(t *testing.T) {
 					}
 				}
 				for i, n := range want {
-					if got := next.sortedAt(i).Name(); got != n {
-						t.Fatalf("step %d: sortedAt(%d) is %s, want %s", step, i, got, n)
+					if got := next.ByNameAt(i).Name(); got != n {
+						t.Fatalf("step %d: ByNameAt(%d) is %s, want %s", step, i, got, n)
 					}
 				}
 				s := next.Sorted()

@@ -201,8 +201,8 @@ func allTopicsMetadata(topics *image.Topics, bt *brokers, v int16, o *Options) [
 	var found []*image.Topic
 	if o.Authorizer != nil {
 		np = 0
-		for t := range topics.AllByName() {
-			if o.authorize(authz.OpDescribe, authz.ResourceTopic, t.Name()) {
+		for i := range n {
+			if t := topics.ByNameAt(i); o.authorize(authz.OpDescribe, authz.ResourceTopic, t.Name()) {
 				found = append(found, t)
 				np += t.NumPartitions()
 			}
@@ -220,11 +220,10 @@ func allTopicsMetadata(topics *image.Topics, bt *brokers, v int16, o *Options) [
 		}
 		return out
 	}
-	i := 0
-	for t := range topics.AllByName() {
+	for i := range n {
+		t := topics.ByNameAt(i)
 		names[i] = t.Name()
 		out[i] = topicMetadata(t, &names[i], bt, v, &pb)
-		i++
 	}
 	return out
 }
