@@ -77,7 +77,7 @@ func (p *Partition) all() []int32 {
 // setAll stores ids as the partition's array, inline when it fits. ids is
 // retained when it does not fit. Inline slots past the ids are zero, so that
 // partitions can compare and hash the whole inline array
-// (Equal).
+// (SameAssignment).
 func (p *Partition) setAll(ids []int32) {
 	p.inline = [inlineIDs]int32{}
 	if len(ids) <= inlineIDs {

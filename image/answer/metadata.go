@@ -367,8 +367,8 @@ func topicMetadata(t *image.Topic, name *string, bt *brokers, v int16, ids *part
 	for i := range parts {
 		p := t.PartitionAt(i)
 		mp := &parts[i]
-		s := &ids.shapes[shapeHash(p)&ids.shapeMask]
-		if s.src == nil || !sameShape(p, s.src) {
+		s := &ids.shapes[p.AssignmentHash()&ids.shapeMask]
+		if s.src == nil || !p.SameAssignment(s.src) {
 			ids.fill(s, p, bt, v)
 		}
 		mp.Partition = p.ID()
@@ -384,8 +384,8 @@ func topicMetadata(t *image.Topic, name *string, bt *brokers, v int16, ids *part
 }
 
 // shape is what a partition's entry holds besides its id and leader epoch:
-// it depends only on the partition's leader, replicas, ISR and directories
-// (sameShape) and on the brokers, so an answer computes it once per
+// it depends only on the partition's assignment (image.Partition
+// .SameAssignment) and on the brokers, so an answer computes it once per
 // distinct assignment.
 type shape struct {
 	src       *image.Partition // an image partition of this assignment; nil: empty slot
