@@ -14,32 +14,30 @@ import (
 //
 // Apply does not consume the delta: it may be called any number of times,
 // and records may be replayed after it; images already returned never
-// change (partition lists handed to an image are copied before the delta
-// writes to them again). Kafka's JMH benchmarks rely on calling apply
+// change (a topic's builder is frozen into the image's topic, and a later
+// change to that topic starts a new builder from a copy). Kafka's JMH benchmarks rely on calling apply
 // repeatedly on one delta.
 func (d *Delta) Apply(p image.Provenance) (*image.Image, error) {
-	c := d.base.Components()
+	b := image.NewBuilder(d.base)
 	if d.mv != 0 || len(d.features) > 0 {
-		c.Features = d.applyFeatures()
+		d.applyFeatures(b)
 	}
 	if len(d.brokers) > 0 || len(d.controllers) > 0 {
-		c.Cluster = c.Cluster.UpdateCluster(d.brokers, d.controllers)
+		b.PutCluster(d.brokers, d.controllers)
 	}
 	if len(d.topics) > 0 || len(d.deleted) > 0 {
-		t, err := d.applyTopics()
-		if err != nil {
+		if err := d.applyTopics(b); err != nil {
 			return nil, err
 		}
-		c.Topics = t
 	}
 	if len(d.configs) > 0 {
-		c.Configs = d.applyConfigs()
+		b.PutConfigs(d.applyConfigs())
 	}
 	if len(d.quotas) > 0 {
-		c.ClientQuotas = d.applyQuotas()
+		b.PutClientQuotas(d.applyQuotas())
 	}
 	if d.producerIDSet {
-		c.NextProducerID = d.producerID
+		b.SetNextProducerID(d.producerID)
 	}
 	if len(d.acls) > 0 {
 		var put []image.ACL
@@ -51,7 +49,7 @@ func (d *Delta) Apply(p image.Provenance) (*image.Image, error) {
 				put = append(put, *a)
 			}
 		}
-		c.ACLs = c.ACLs.UpdateACLs(put, removed)
+		b.PutACLs(put, removed)
 	}
 	if len(d.scram) > 0 {
 		// ScramDelta.apply, with spec §10 #5 fixed: every change is applied
@@ -66,16 +64,16 @@ func (d *Delta) Apply(p image.Provenance) (*image.Image, error) {
 				ch[k] = nil
 			}
 		}
-		c.Scram = c.Scram.UpdateScram(ch)
+		b.PutScram(ch)
 	}
 	if len(d.tokens) > 0 {
-		c.Tokens = c.Tokens.UpdateTokens(d.tokens)
+		b.PutTokens(d.tokens)
 	}
-	return image.New(c, p), nil
+	return b.Image(p), nil
 }
 
 // applyFeatures is FeaturesDelta.apply.
-func (d *Delta) applyFeatures() *image.Features {
+func (d *Delta) applyFeatures(b *image.Builder) {
 	base := d.base.Features()
 	mv, _ := base.MetadataVersion()
 	if d.mv != 0 {
@@ -90,11 +88,11 @@ func (d *Delta) applyFeatures() *image.Features {
 	for name, l := range d.features {
 		levels = append(levels, image.FeatureLevel{Name: name, Level: l})
 	}
-	return image.NewFeatures(mv, levels)
+	b.SetFeatures(mv, levels)
 }
 
 // applyTopics is TopicsDelta.apply.
-func (d *Delta) applyTopics() (*image.Topics, error) {
+func (d *Delta) applyTopics(b *image.Builder) error {
 	deleted := make([]record.UUID, 0, len(d.deleted))
 	for id := range d.deleted {
 		deleted = append(deleted, id)
@@ -106,21 +104,14 @@ func (d *Delta) applyTopics() (*image.Topics, error) {
 		if td.dropped {
 			continue
 		}
-		var t *image.Topic
-		if td.edited {
-			t = td.proto.WithPartitionList(td.parts)
-			td.shared = true
-		} else {
-			t = td.base // not changed after all
-		}
-		changed = append(changed, t)
+		changed = append(changed, td.freeze())
 	}
-	return d.base.Topics().UpdateTopics(deleted, changed)
+	return b.PutTopics(deleted, changed)
 }
 
 // applyConfigs is ConfigurationsDelta.apply: resources whose configuration
 // becomes empty are dropped.
-func (d *Delta) applyConfigs() *image.Configs {
+func (d *Delta) applyConfigs() map[image.ConfigResource][]image.ConfigEntry {
 	base := d.base.Configs()
 	out := make(map[image.ConfigResource][]image.ConfigEntry, len(d.configs))
 	for res, cd := range d.configs {
@@ -140,12 +131,12 @@ func (d *Delta) applyConfigs() *image.Configs {
 		slices.SortFunc(es, func(a, b image.ConfigEntry) int { return strings.Compare(a.Name, b.Name) })
 		out[res] = es
 	}
-	return base.UpdateConfigs(out)
+	return out
 }
 
 // applyQuotas is ClientQuotasDelta.apply: entities with no quota left are
 // dropped.
-func (d *Delta) applyQuotas() *image.ClientQuotas {
+func (d *Delta) applyQuotas() map[string]*image.QuotaEntity {
 	base := d.base.ClientQuotas()
 	out := make(map[string]*image.QuotaEntity, len(d.quotas))
 	for key, qd := range d.quotas {
@@ -169,5 +160,5 @@ func (d *Delta) applyQuotas() *image.ClientQuotas {
 		slices.SortFunc(vs, func(a, b image.QuotaValue) int { return strings.Compare(a.Key, b.Key) })
 		out[key] = image.NewQuotaEntity(qd.parts, vs)
 	}
-	return base.UpdateQuotas(out)
+	return out
 }

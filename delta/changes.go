@@ -54,7 +54,8 @@ func (d *Delta) ChangedPartitions(id record.UUID) []int32 {
 	}
 	var out []int32
 	if td.base == nil {
-		for _, p := range td.current() {
+		for i := range td.numPartitions() {
+			p := td.partitionAt(i)
 			out = append(out, p.ID())
 		}
 		return out
@@ -86,7 +87,7 @@ func (d *Delta) PartitionGrowth() []PartitionGrowth {
 		if !ok {
 			continue
 		}
-		if after := len(td.current()); after > bt.NumPartitions() {
+		if after := td.numPartitions(); after > bt.NumPartitions() {
 			out = append(out, PartitionGrowth{TopicID: id, Name: td.name, Before: bt.NumPartitions(), After: after})
 		}
 	}
@@ -201,15 +202,11 @@ type LocalChanges struct {
 func (d *Delta) LocalChanges(broker int32) LocalChanges {
 	lc := LocalChanges{Directories: map[TopicPartition]record.UUID{}}
 	for id, td := range d.topics {
-		var baseParts []image.Partition
-		if td.base != nil {
-			baseParts = td.base.PartitionSlice()
-		}
 		visit := func(np *image.Partition) {
 			tp := TopicPartition{TopicID: id, Topic: td.name, Partition: np.ID()}
 			var prev *image.Partition
-			if i, ok := findPartition(baseParts, np.ID()); ok {
-				prev = &baseParts[i]
+			if td.base != nil {
+				prev, _ = td.base.Partition(np.ID())
 			}
 			if !np.HasReplica(broker) {
 				if prev != nil && prev.HasReplica(broker) {
@@ -234,16 +231,16 @@ func (d *Delta) LocalChanges(broker int32) LocalChanges {
 				lc.Directories[tp] = nd
 			}
 		}
-		parts := td.current()
 		if td.base == nil {
-			for i := range parts {
-				visit(&parts[i])
+			for i := range td.numPartitions() {
+				p := td.partitionAt(i)
+				visit(&p)
 			}
 			continue
 		}
 		for pid := range td.changed {
-			if i, ok := findPartition(parts, pid); ok {
-				visit(&parts[i])
+			if p, ok := td.partition(pid); ok {
+				visit(&p)
 			}
 		}
 	}

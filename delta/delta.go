@@ -3,7 +3,6 @@ package delta
 import (
 	"errors"
 	"fmt"
-	"sort"
 
 	"github.com/kmeta-go/kmeta/image"
 	"github.com/kmeta-go/kmeta/record"
@@ -24,20 +23,47 @@ var ErrRejected = errors.New("record rejected")
 // (record.ErrUnsupportedVersion, record.ErrUnknownType).
 var ErrNewerVersion = errors.New("written by a newer Kafka than kmeta knows")
 
-// RecordError is the error Replay returns: the rejected record and why.
+// ErrNilRecord is the cause (RecordError.Err) of the error Replay returns
+// for a nil record.
+var ErrNilRecord = errors.New("nil record")
+
+// RecordError is the error Replay and ReplayAt return for a record the
+// delta rejects (Kafka's MetadataDelta.replay throws; its loader reports
+// the record and skips it). It adds the delta's facts once, as
+// record.CorruptionError does for a file: the record's offset, the record
+// itself, and the cause. Callers around it add their own facts (the file,
+// the snapshot) and nothing about the record.
 type RecordError struct {
+	// Offset is the record's offset in the metadata log, as given to
+	// ReplayAt; -1 when the record was replayed with Replay.
+	Offset int64
+	// Record is the rejected record; nil for a nil record (Err is then
+	// ErrNilRecord).
 	Record record.Record
-	Err    error
+	// Err says why; it is ErrNewerVersion for a record only a newer Kafka
+	// can have written, ErrNilRecord for a nil record.
+	Err error
 }
 
+// Error names the record's type and offset, prints the record in Kafka's
+// JsonConverter form at its highest version, and the
+// cause: "delta: PARTITION_RECORD at offset 7 {…}: unknown topic id …".
 func (e *RecordError) Error() string {
-	js, jerr := record.AppendEnvelopeJSON(nil, e.Record, e.Record.HighestVersion())
-	if jerr != nil {
-		return fmt.Sprintf("replay %s: %v", e.Record.Type(), e.Err)
+	at := ""
+	if e.Offset >= 0 {
+		at = fmt.Sprintf(" at offset %d", e.Offset)
 	}
-	return fmt.Sprintf("replay %s %s: %v", e.Record.Type(), js, e.Err)
+	if e.Record == nil {
+		return fmt.Sprintf("delta: record%s: %v", at, e.Err)
+	}
+	js, jerr := e.Record.AppendJSON(nil, e.Record.HighestVersion())
+	if jerr != nil {
+		return fmt.Sprintf("delta: %s%s: %v", e.Record.Type(), at, e.Err)
+	}
+	return fmt.Sprintf("delta: %s%s %s: %v", e.Record.Type(), at, js, e.Err)
 }
 
+// Unwrap returns ErrRejected and Err, for errors.Is and errors.As.
 func (e *RecordError) Unwrap() []error { return []error{ErrRejected, e.Err} }
 
 // Delta accumulates records replayed over a base image (Kafka's
@@ -89,12 +115,10 @@ type Delta struct {
 // topicDelta is Kafka's TopicDelta: a topic's partitions as changed so far.
 type topicDelta struct {
 	base    *image.Topic // the base image's topic; nil when created by a TopicRecord here
-	proto   *image.Topic // base, or an empty topic of the TopicRecord's name and id
 	name    string
 	id      record.UUID
-	parts   image.PartitionList // working copy, when edited
-	edited  bool                // parts holds the topic's partitions (else: base's, unchanged)
-	shared  bool                // parts' array is held by an applied image: copy before writing
+	b       *image.TopicBuilder // the partitions being changed, when changed since the last Apply
+	built   *image.Topic        // the topic the last Apply froze b into, when not changed since
 	dropped bool                // no longer in Delta.topics (removed or replaced)
 	changed map[int32]struct{}
 }
@@ -152,7 +176,28 @@ func reject(r record.Record, format string, args ...any) error {
 //
 // Replay keeps no slice of r, only copies (and r's strings), so r may come
 // from a record.Decoder, which reuses its records and their slices.
-func (d *Delta) Replay(r record.Record) error {
+func (d *Delta) Replay(r record.Record) error { return d.ReplayAt(-1, r) }
+
+// ReplayAt is Replay of the record at offset in the metadata log: a
+// rejected record's *RecordError carries offset (-1 means none).
+func (d *Delta) ReplayAt(offset int64, r record.Record) error {
+	err := d.replay(r)
+	if err != nil {
+		setOffset(err, offset)
+	}
+	return err
+}
+
+// setOffset records offset in the *RecordError err holds (kept out of
+// ReplayAt so that the variable errors.As needs is made only on an error).
+func setOffset(err error, offset int64) {
+	var re *RecordError
+	if errors.As(err, &re) {
+		re.Offset = offset
+	}
+}
+
+func (d *Delta) replay(r record.Record) error {
 	switch r := r.(type) {
 	case *record.FeatureLevelRecord:
 		return d.replayFeatureLevel(r)
@@ -231,7 +276,7 @@ func (d *Delta) Replay(r record.Record) error {
 		*record.BeginTransactionRecord, *record.EndTransactionRecord, *record.AbortTransactionRecord:
 		return nil
 	case nil:
-		return errors.New("replay: nil record")
+		return &RecordError{Record: nil, Err: ErrNilRecord}
 	}
 	return reject(r, "record type %s is unknown to the delta", r.Type())
 }
@@ -451,10 +496,7 @@ func (d *Delta) replayTopic(r *record.TopicRecord) error {
 		}
 	}
 	// The topic to fill (its name hashed now, while the record is at hand).
-	proto, err := image.NewTopic(r.Name, r.TopicID, nil)
-	if err != nil {
-		return reject(r, "%v", err)
-	}
+	b := image.NewTopicBuilder(r.Name, r.TopicID)
 	if d.topics == nil {
 		d.topics = map[record.UUID]*topicDelta{}
 	}
@@ -467,7 +509,7 @@ func (d *Delta) replayTopic(r *record.TopicRecord) error {
 			delete(d.created, old.name)
 		}
 	}
-	td := &topicDelta{proto: proto, name: r.Name, id: r.TopicID, edited: true}
+	td := &topicDelta{name: r.Name, id: r.TopicID, b: b}
 	d.topics[r.TopicID] = td
 	d.order = append(d.order, td)
 	d.created[r.Name] = r.TopicID
@@ -482,31 +524,68 @@ func (d *Delta) topicDeltaFor(id record.UUID, td *topicDelta, base *image.Topic)
 	if d.topics == nil {
 		d.topics = map[record.UUID]*topicDelta{}
 	}
-	td = &topicDelta{base: base, proto: base, name: base.Name(), id: id}
+	td = &topicDelta{base: base, name: base.Name(), id: id}
 	d.topics[id] = td
 	d.order = append(d.order, td)
 	return td
 }
 
-// own makes td.parts a private, writable copy.
+// own gives td a builder of its partitions: a copy of the topic the last
+// Apply froze, or of the base topic.
 func (td *topicDelta) own() {
-	if !td.edited {
-		td.parts, td.edited, td.shared = td.base.PartitionList(), true, false
-		return
-	}
-	if td.shared {
-		td.parts, td.shared = td.parts.Copy(), false
+	switch {
+	case td.b != nil:
+	case td.built != nil:
+		td.b, td.built = image.NewTopicBuilderFrom(td.built), nil
+	default:
+		td.b = image.NewTopicBuilderFrom(td.base)
 	}
 }
 
-// clip gives td.parts an array of its exact length when appending left much
-// spare capacity, so that images do not carry it. The delta clips a topic
-// when replay moves on to another one: a snapshot or a topic creation puts
-// a topic's partitions one after another.
-func (td *topicDelta) clip() {
-	if td.edited && !td.shared && td.parts.Cap()-td.parts.Len() > td.parts.Len()/8 {
-		td.parts = td.parts.Copy()
+// freeze returns the topic as it now is, freezing its builder (the next
+// change starts a new one from a copy).
+func (td *topicDelta) freeze() *image.Topic {
+	if td.b != nil {
+		td.built, td.b = td.b.Topic(), nil
 	}
+	if td.built != nil {
+		return td.built
+	}
+	return td.base // not changed after all
+}
+
+// topic is the frozen topic td reads from when it has no builder.
+func (td *topicDelta) topic() *image.Topic {
+	if td.built != nil {
+		return td.built
+	}
+	return td.base
+}
+
+// numPartitions, partitionAt and partition read td's current partitions
+// (in ascending id order); the partitions returned are copies.
+func (td *topicDelta) numPartitions() int {
+	if td.b != nil {
+		return td.b.Len()
+	}
+	return td.topic().NumPartitions()
+}
+
+func (td *topicDelta) partitionAt(i int) image.Partition {
+	if td.b != nil {
+		return td.b.At(i)
+	}
+	return *td.topic().PartitionAt(i)
+}
+
+func (td *topicDelta) partition(id int32) (image.Partition, bool) {
+	if td.b != nil {
+		return td.b.Partition(id)
+	}
+	if p, ok := td.topic().Partition(id); ok {
+		return *p, true
+	}
+	return image.Partition{}, false
 }
 
 // putPartition stores p in topic id.
@@ -514,33 +593,17 @@ func (d *Delta) putPartition(id record.UUID, td *topicDelta, base *image.Topic, 
 	td = d.topicDeltaFor(id, td, base)
 	if d.growing != td {
 		if g := d.growing; g != nil {
-			g.clip()
-			d.sizeHint = g.parts.Len()
+			d.sizeHint = g.numPartitions()
 		}
 		d.growing = td
-		if td.base == nil && td.parts.Cap() == 0 {
+		if td.base == nil && td.b != nil && td.b.Len() == 0 {
 			// A new topic: room for as many partitions as the topic
 			// before it had (topics of a snapshot or a creation batch
 			// are often alike), so that it grows in one allocation.
-			td.parts = image.NewPartitionList(max(d.sizeHint, 1))
+			td.b.Grow(max(d.sizeHint, 1))
 		}
 	}
 	td.put(p)
-}
-
-func (td *topicDelta) current() []image.Partition {
-	if !td.edited {
-		return td.base.PartitionSlice()
-	}
-	return td.parts.Slice()
-}
-
-func findPartition(parts []image.Partition, id int32) (int, bool) {
-	if id >= 0 && int(id) < len(parts) && parts[id].ID() == id {
-		return int(id), true
-	}
-	i := sort.Search(len(parts), func(i int) bool { return parts[i].ID() >= id })
-	return i, i < len(parts) && parts[i].ID() == id
 }
 
 // put stores p, replacing the partition with its id.
@@ -552,7 +615,7 @@ func (td *topicDelta) put(p image.Partition) {
 		}
 		td.changed[p.ID()] = struct{}{}
 	}
-	td.parts.Put(p)
+	td.b.Put(p)
 }
 
 // replayPartition follows TopicsDelta.replay(PartitionRecord): the record
@@ -584,17 +647,19 @@ func (d *Delta) replayPartitionChange(r *record.PartitionChangeRecord) error {
 	if !ok {
 		return reject(r, "unknown topic id %s", r.TopicID)
 	}
-	var parts []image.Partition
+	var cur image.Partition
 	if td != nil {
-		parts = td.current()
+		cur, ok = td.partition(r.PartitionID)
 	} else {
-		parts = base.PartitionSlice()
+		var bp *image.Partition
+		if bp, ok = base.Partition(r.PartitionID); ok {
+			cur = *bp
+		}
 	}
-	i, ok := findPartition(parts, r.PartitionID)
 	if !ok {
 		return reject(r, "unable to find partition %s:%d", r.TopicID, r.PartitionID)
 	}
-	p, err := parts[i].Merge(r)
+	p, err := cur.Merge(r)
 	if err != nil {
 		return reject(r, "%v", err)
 	}
@@ -682,16 +747,14 @@ func (d *Delta) clearTopicELR(id record.UUID) {
 	if !ok {
 		return
 	}
-	var parts []image.Partition
-	if td != nil {
-		parts = td.current()
-	} else {
-		parts = base.PartitionSlice()
+	view := td
+	if view == nil {
+		view = &topicDelta{base: base}
 	}
 	var cleared []image.Partition
-	for i := range parts {
-		if parts[i].HasELR() {
-			cleared = append(cleared, parts[i].WithoutELR())
+	for i := range view.numPartitions() {
+		if p := view.partitionAt(i); p.HasELR() {
+			cleared = append(cleared, p.WithoutELR())
 		}
 	}
 	if len(cleared) == 0 {

@@ -2,6 +2,7 @@ package delta
 
 import (
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -407,4 +408,38 @@ func TestSnapshotGivesNameToAnotherID(t *testing.T) {
 	id, ok := img.Topics().IDOf("foo")
 	require.True(t, ok)
 	require.Equal(t, uuid(9), id)
+}
+
+// TestRecordErrorOneFactPerLayer: a record MetadataDelta.replay rejects
+// comes back as a *RecordError carrying the offset ReplayAt was given (-1
+// from Replay), the record and the cause, naming the record's type once; a
+// nil record is a *RecordError wrapping ErrNilRecord and ErrRejected, not a
+// panic.
+func TestRecordErrorOneFactPerLayer(t *testing.T) {
+	d := New(baseImage(t))
+	bad := partRec(uuid(9), 0, []int32{0}, 0) // unknown topic id
+	err := d.ReplayAt(41, bad)
+	var re *RecordError
+	require.ErrorAs(t, err, &re)
+	require.Equal(t, int64(41), re.Offset)
+	require.Same(t, bad, re.Record.(*record.PartitionRecord))
+	require.True(t, errors.Is(err, ErrRejected))
+	msg := err.Error()
+	require.True(t, strings.HasPrefix(msg, "delta: PARTITION_RECORD at offset 41 {"), msg)
+	require.Equal(t, 1, strings.Count(msg, "PARTITION_RECORD"), msg)
+	require.Equal(t, 1, strings.Count(msg, "offset"), msg)
+	require.Contains(t, msg, "unknown topic id")
+
+	err = d.Replay(bad)
+	require.ErrorAs(t, err, &re)
+	require.Equal(t, int64(-1), re.Offset)
+	require.NotContains(t, err.Error(), "offset")
+
+	err = d.ReplayAt(7, nil)
+	require.ErrorAs(t, err, &re)
+	require.Nil(t, re.Record)
+	require.Equal(t, int64(7), re.Offset)
+	require.True(t, errors.Is(err, ErrNilRecord))
+	require.True(t, errors.Is(err, ErrRejected))
+	require.Equal(t, "delta: record at offset 7: nil record", err.Error())
 }

@@ -34,7 +34,14 @@
 // value in LocalChanges (§10 #6). Records Kafka would accept but that
 // contradict the image (a partition of an unknown topic, a topic name taken
 // by another id, a change to an unknown broker or another broker epoch) are
-// rejected with a *RecordError.
+// rejected with a *RecordError, which names the record's offset (given to
+// ReplayAt), the record and the cause once each, as record.CorruptionError
+// does for a file; a nil record is a *RecordError wrapping ErrNilRecord.
+//
+// Apply builds the next image with an image.Builder, and each changed
+// topic with an image.TopicBuilder that the delta owns until Apply freezes
+// it into the image's topic; a later change to that topic starts a new
+// builder from a copy, so images already returned never change.
 //
 // Metadata written by Kafka 3.2 to 4.4 replays: metadata.version up to
 // 4.4-IV2 (level 33), cordoned log directories (KIP-1066) and controller

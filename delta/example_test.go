@@ -70,3 +70,21 @@ func ExampleErrNewerVersion() {
 	// Output:
 	// true
 }
+
+// ReplayAt names the record's offset in the error of a record the delta
+// rejects; the delta is unchanged and replay may go on.
+func ExampleDelta_ReplayAt() {
+	d := delta.New(nil)
+	r := record.NewPartitionChangeRecord()
+	r.TopicID, r.PartitionID = record.UUID{15: 9}, 0
+	err := d.ReplayAt(42, r)
+	var re *delta.RecordError
+	if errors.As(err, &re) {
+		fmt.Println(re.Offset, re.Record.Type(), errors.Is(err, delta.ErrRejected))
+	}
+	err = d.ReplayAt(43, nil)
+	fmt.Println(err, errors.Is(err, delta.ErrNilRecord))
+	// Output:
+	// 42 PARTITION_CHANGE_RECORD true
+	// delta: record at offset 43: nil record true
+}

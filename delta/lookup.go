@@ -19,30 +19,32 @@ func (d *Delta) Broker(id int32) (*image.Broker, bool) { return d.currentBroker(
 func (d *Delta) TopicID(name string) (record.UUID, bool) { return d.liveTopicID(name) }
 
 // Topic returns the name and the current partitions (in partition id
-// order) of live topic id. The slice is read-only and valid until the next
-// Replay; copy the partitions to keep them.
+// order) of live topic id. The slice is the caller's own copy.
 func (d *Delta) Topic(id record.UUID) (name string, parts []image.Partition, ok bool) {
 	td, base, ok := d.liveTopic(id)
 	if !ok {
 		return "", nil, false
 	}
-	if td != nil {
-		return td.name, td.current(), true
+	if td == nil {
+		td = &topicDelta{base: base, name: base.Name()}
 	}
-	return base.Name(), base.PartitionSlice(), true
+	parts = make([]image.Partition, td.numPartitions())
+	for i := range parts {
+		parts[i] = td.partitionAt(i)
+	}
+	return td.name, parts, true
 }
 
 // Partition returns partition p of live topic id as currently replayed.
 func (d *Delta) Partition(id record.UUID, p int32) (image.Partition, bool) {
-	_, parts, ok := d.Topic(id)
+	td, base, ok := d.liveTopic(id)
 	if !ok {
 		return image.Partition{}, false
 	}
-	i, ok := findPartition(parts, p)
-	if !ok {
-		return image.Partition{}, false
+	if td == nil {
+		td = &topicDelta{base: base}
 	}
-	return parts[i], true
+	return td.partition(p)
 }
 
 // Config returns the current value of config name of resource res, false

@@ -153,17 +153,17 @@ func BenchmarkCheckFetchRequest(b *testing.B) {
 				b.Fatal(err)
 			}
 		}
-		t, err := image.NewTopic("topic-"+strconv.Itoa(n), id, parts)
-		if err != nil {
-			b.Fatal(err)
+		tb := image.NewTopicBuilder("topic-"+strconv.Itoa(n), id)
+		for _, p := range parts {
+			tb.Put(p)
 		}
-		ts = append(ts, t)
+		ts = append(ts, tb.Topic())
 	}
-	tops, err := image.Empty().Topics().UpdateTopics(nil, ts)
-	if err != nil {
+	bld := image.NewBuilder(nil)
+	if err := bld.PutTopics(nil, ts); err != nil {
 		b.Fatal(err)
 	}
-	img := image.New(image.Components{Topics: tops}, image.EmptyProvenance)
+	img := bld.Image(image.EmptyProvenance)
 	type fetchTopic struct {
 		name       string
 		partitions []int32

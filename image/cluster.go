@@ -534,9 +534,9 @@ func (c *Cluster) Controllers() iter.Seq[*Controller] {
 	}
 }
 
-// UpdateCluster returns c with brokers and controllers put (non-nil) or
+// updateCluster returns c with brokers and controllers put (non-nil) or
 // removed (nil values).
-func (c *Cluster) UpdateCluster(brokers map[int32]*Broker, controllers map[int32]*Controller) *Cluster {
+func (c *Cluster) updateCluster(brokers map[int32]*Broker, controllers map[int32]*Controller) *Cluster {
 	if len(brokers) == 0 && len(controllers) == 0 {
 		return c
 	}

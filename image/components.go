@@ -27,9 +27,9 @@ type Features struct {
 
 var emptyFeatures = &Features{}
 
-// NewFeatures returns features with mv (0 = absent) and the finalized
+// newFeatures returns features with mv (0 = absent) and the finalized
 // levels (levels of 0 are dropped). levels is copied.
-func NewFeatures(mv MetadataVersion, levels []FeatureLevel) *Features {
+func newFeatures(mv MetadataVersion, levels []FeatureLevel) *Features {
 	f := &Features{mv: mv}
 	for _, l := range levels {
 		if l.Level != 0 && l.Name != MetadataVersionFeature {
@@ -158,6 +158,18 @@ func (c *Configs) Entries(res ConfigResource) []ConfigEntry {
 // read-only view of their entries.
 func (c *Configs) Resources() iter.Seq2[ConfigResource, []ConfigEntry] {
 	return func(yield func(ConfigResource, []ConfigEntry) bool) {
+		for k, v := range c.resources() {
+			if !yield(k, slices.Clone(v)) {
+				return
+			}
+		}
+	}
+}
+
+// resources is Resources yielding the image's own entry lists, for the
+// package's own readers.
+func (c *Configs) resources() iter.Seq2[ConfigResource, []ConfigEntry] {
+	return func(yield func(ConfigResource, []ConfigEntry) bool) {
 		it := c.m.Iterator()
 		for !it.Done() {
 			k, v, _ := it.Next()
@@ -168,11 +180,11 @@ func (c *Configs) Resources() iter.Seq2[ConfigResource, []ConfigEntry] {
 	}
 }
 
-// UpdateConfigs returns c with the entries of each resource in changes
+// updateConfigs returns c with the entries of each resource in changes
 // replaced; an empty entry list removes the resource (Kafka drops resources
 // whose configuration becomes empty). Entry lists must be sorted by name and
 // are owned by the result.
-func (c *Configs) UpdateConfigs(changes map[ConfigResource][]ConfigEntry) *Configs {
+func (c *Configs) updateConfigs(changes map[ConfigResource][]ConfigEntry) *Configs {
 	if len(changes) == 0 {
 		return c
 	}
@@ -285,9 +297,9 @@ func (c *ClientQuotas) Entities() iter.Seq2[string, *QuotaEntity] {
 	}
 }
 
-// UpdateQuotas returns c with the entities in changes put; nil or empty
+// updateQuotas returns c with the entities in changes put; nil or empty
 // entities are removed.
-func (c *ClientQuotas) UpdateQuotas(changes map[string]*QuotaEntity) *ClientQuotas {
+func (c *ClientQuotas) updateQuotas(changes map[string]*QuotaEntity) *ClientQuotas {
 	if len(changes) == 0 {
 		return c
 	}
@@ -354,9 +366,9 @@ func (a *ACLs) All() iter.Seq[ACL] {
 	}
 }
 
-// UpdateACLs returns a with the ACLs in put added and those in removed
+// updateACLs returns a with the ACLs in put added and those in removed
 // deleted.
-func (a *ACLs) UpdateACLs(put []ACL, removed []record.UUID) *ACLs {
+func (a *ACLs) updateACLs(put []ACL, removed []record.UUID) *ACLs {
 	if len(put) == 0 && len(removed) == 0 {
 		return a
 	}
@@ -453,9 +465,9 @@ func (s *Scram) Keys() iter.Seq[ScramKey] {
 	}
 }
 
-// UpdateScram returns s with credentials put (non-nil) or removed (nil). The
+// updateScram returns s with credentials put (non-nil) or removed (nil). The
 // credentials are owned by the result.
-func (s *Scram) UpdateScram(changes map[ScramKey]*ScramCredential) *Scram {
+func (s *Scram) updateScram(changes map[ScramKey]*ScramCredential) *Scram {
 	if len(changes) == 0 {
 		return s
 	}
@@ -530,8 +542,8 @@ func (t *Tokens) All() iter.Seq[Token] {
 	}
 }
 
-// UpdateTokens returns t with tokens put (non-nil) or removed (nil).
-func (t *Tokens) UpdateTokens(changes map[string]*Token) *Tokens {
+// updateTokens returns t with tokens put (non-nil) or removed (nil).
+func (t *Tokens) updateTokens(changes map[string]*Token) *Tokens {
 	if len(changes) == 0 {
 		return t
 	}

@@ -97,7 +97,10 @@ func TestWriteCordonedDirectories(t *testing.T) {
 		{[]record.UUID{a}, MV3_7_IV2, 3, true},
 	} {
 		b := cordonedBroker(t, []record.UUID{a}, c.cordoned)
-		img := New(Components{Features: NewFeatures(c.mv, nil), Cluster: emptyCluster.UpdateCluster(map[int32]*Broker{1: b}, nil)}, EmptyProvenance)
+		bld := NewBuilder(nil)
+		bld.SetFeatures(c.mv, nil)
+		bld.PutCluster(map[int32]*Broker{1: b}, nil)
+		img := bld.Image(EmptyProvenance)
 		_, err := img.Records(WriteOptions{})
 		if c.loss != errors.Is(err, ErrLoss) || (c.loss && !strings.Contains(err.Error(), "the cordoned log directories of one or more brokers")) {
 			t.Errorf("%v at %s: err %v", c.cordoned, c.mv, err)

@@ -394,7 +394,7 @@ func secret(name, v string, opts DiffOptions) field {
 
 func configFields(img *Image, opts DiffOptions) map[string]fields {
 	m := map[string]fields{}
-	for res, es := range img.configs.Resources() {
+	for res, es := range img.configs.resources() {
 		var f fields
 		for _, e := range es {
 			if opts.Sensitive != nil && opts.Sensitive(res.Type, e.Name) {

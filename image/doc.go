@@ -19,6 +19,21 @@
 // return copies of their listener lists, credentials and tokens are copied.
 // Lookups by name, id, partition, leader and listener allocate nothing.
 //
+// Images are built, never changed. A Builder starts from a base image,
+// takes the parts that change (features, registrations, topics, configs,
+// quotas, producer ids, ACLs, credentials, tokens) and freezes into a new
+// *Image; a TopicBuilder does the same for one topic's partitions. Both are
+// single-use, like immutable.MapBuilder: once they have handed out what they
+// built, every further call panics. Package delta holds them while it
+// applies replayed records (MetadataDelta.apply); tests and tools may use
+// them to make an image from its parts:
+//
+//	tb := image.NewTopicBuilder("orders", id)
+//	tb.Put(p0) // partitions from image.NewPartition
+//	b := image.NewBuilder(nil)
+//	err := b.PutTopics(nil, []*image.Topic{tb.Topic()})
+//	img := b.Image(image.EmptyProvenance)
+//
 // Topics are kept in two persistent hash maps from
 // github.com/benbjohnson/immutable, by id and name → id, so an image that
 // changes k topics shares all other topics with the previous image. Each

@@ -71,57 +71,6 @@ var empty = &Image{
 // nothing registered, provenance EmptyProvenance.
 func Empty() *Image { return empty }
 
-// Components are the parts of an image, for building one. A nil part is
-// empty; NextProducerID -1 means none issued.
-type Components struct {
-	Features       *Features
-	Cluster        *Cluster
-	Topics         *Topics
-	Configs        *Configs
-	ClientQuotas   *ClientQuotas
-	NextProducerID int64
-	ACLs           *ACLs
-	Scram          *Scram
-	Tokens         *Tokens
-}
-
-// New returns the image made of c with provenance p.
-func New(c Components, p Provenance) *Image {
-	img := &Image{provenance: p, features: c.Features, cluster: c.Cluster, topics: c.Topics, configs: c.Configs,
-		quotas: c.ClientQuotas, producerID: c.NextProducerID, acls: c.ACLs, scram: c.Scram, tokens: c.Tokens}
-	if img.features == nil {
-		img.features = emptyFeatures
-	}
-	if img.cluster == nil {
-		img.cluster = emptyCluster
-	}
-	if img.topics == nil {
-		img.topics = emptyTopics
-	}
-	if img.configs == nil {
-		img.configs = emptyConfigs
-	}
-	if img.quotas == nil {
-		img.quotas = emptyQuotas
-	}
-	if img.acls == nil {
-		img.acls = emptyACLs
-	}
-	if img.scram == nil {
-		img.scram = emptyScram
-	}
-	if img.tokens == nil {
-		img.tokens = emptyTokens
-	}
-	return img
-}
-
-// Components returns the parts of img (all non-nil).
-func (img *Image) Components() Components {
-	return Components{Features: img.features, Cluster: img.cluster, Topics: img.topics, Configs: img.configs,
-		ClientQuotas: img.quotas, NextProducerID: img.producerID, ACLs: img.acls, Scram: img.scram, Tokens: img.tokens}
-}
-
 // Provenance is the log position the image reflects.
 func (img *Image) Provenance() Provenance { return img.provenance }
 

@@ -242,7 +242,7 @@ func WriteJSON(w io.Writer, img *Image, opts JSONOptions) error {
 		}
 		out.Topics = append(out.Topics, jt)
 	}
-	for res, es := range img.configs.Resources() {
+	for res, es := range img.configs.resources() {
 		jc := jsonConfig{ResourceType: res.Type, ResourceName: res.Name, Configs: map[string]string{}}
 		for _, e := range es {
 			v := e.Value

@@ -63,6 +63,7 @@ func (t *Topics) NumPartitions() int {
 	return t.byNameOrder().parts
 }
 
-// SortedAt returns the i-th topic in name order (0 ≤ i < Len), the topic
-// AllByName yields i-th; a loop over i allocates nothing.
-func (t *Topics) SortedAt(i int) *Topic { return t.byNameOrder().list[i] }
+// ByNameAt returns the i-th topic in name order (0 ≤ i < Len), the topic
+// AllByName yields i-th, as Topic.PartitionAt indexes partitions: a loop
+// over i allocates nothing, where a loop over AllByName's iterator may.
+func (t *Topics) ByNameAt(i int) *Topic { return t.byNameOrder().list[i] }

@@ -13,7 +13,7 @@ import (
 // TestAllByName: for random batches of creates, renames and deletes, every
 // version of the topics iterates in name order over exactly its own topics,
 // concurrent first readers agree (go test -race checks the lazy
-// computation), SortedAt indexes the same order, and Sorted is a copy the
+// computation), ByNameAt indexes the same order, and Sorted is a copy the
 // caller may change.
 func TestAllByName(t *testing.T) {
 	for seed := uint64(1); seed <= 3; seed++ {
@@ -49,14 +49,10 @@ func TestAllByName(t *testing.T) {
 						delete(names, old)
 					}
 					names[n] = true
-					tp, err := NewTopic(n, id, nil)
-					if err != nil {
-						t.Fatal(err)
-					}
-					changed = append(changed, tp)
+					changed = append(changed, NewTopicBuilder(n, id).Topic())
 					model[id] = n
 				}
-				next, err := tops.UpdateTopics(deleted, changed)
+				next, err := tops.update(deleted, changed)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -83,8 +79,8 @@ func TestAllByName(t *testing.T) {
 					}
 				}
 				for i, n := range want {
-					if got := next.SortedAt(i).Name(); got != n {
-						t.Fatalf("step %d: SortedAt(%d) is %s, want %s", step, i, got, n)
+					if got := next.ByNameAt(i).Name(); got != n {
+						t.Fatalf("step %d: ByNameAt(%d) is %s, want %s", step, i, got, n)
 					}
 				}
 				s := next.Sorted()

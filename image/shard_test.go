@@ -5,6 +5,8 @@ import (
 	"maps"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/kmeta-go/kmeta/record"
 )
 
 // TestShardMapModel: batches of random sets and deletes, small and large,
@@ -73,21 +75,22 @@ func TestShardMapModel(t *testing.T) {
 	}
 }
 
-// TestPartitionListKeepsOrder: puts in any order give a list sorted by id
-// without duplicates (the later put of an id wins), which is what lets
-// Topic.WithPartitionList skip NewTopic's check.
-func TestPartitionListKeepsOrder(t *testing.T) {
+// TestTopicBuilderKeepsOrder: puts in any order give a topic whose
+// partitions are sorted by id without duplicates (the later put of an id
+// wins), as TopicDelta's partition map gives TopicImage; the builder is
+// unusable once it has handed out its topic.
+func TestTopicBuilderKeepsOrder(t *testing.T) {
 	for seed := uint64(1); seed <= 3; seed++ {
 		t.Run(fmt.Sprintf("seed=%d", seed), func(t *testing.T) {
 			r := rand.New(rand.NewPCG(seed, 3))
-			var l PartitionList
+			l := NewTopicBuilder("t", record.UUID{1})
 			want := map[int32]int32{}
 			for i := 0; i < 500; i++ {
 				id, leader := int32(r.IntN(100)), int32(r.IntN(1000))
 				l.Put(Partition{id: id, leader: leader})
 				want[id] = leader
 			}
-			parts := l.Slice()
+			parts := l.Topic().parts
 			if len(parts) != len(want) {
 				t.Fatalf("%d partitions, want %d", len(parts), len(want))
 			}
@@ -99,10 +102,14 @@ func TestPartitionListKeepsOrder(t *testing.T) {
 					t.Fatalf("partition %d: leader %d, want %d", parts[i].id, parts[i].leader, want[parts[i].id])
 				}
 			}
-			tp := (&Topic{name: "t"}).WithPartitionList(l)
-			if _, err := NewTopic("t", tp.ID(), tp.PartitionSlice()); err != nil {
-				t.Fatal(err)
-			}
+			func() {
+				defer func() {
+					if recover() == nil {
+						t.Error("Put after Topic did not panic")
+					}
+				}()
+				l.Put(Partition{id: 1})
+			}()
 		})
 	}
 }

@@ -20,34 +20,6 @@ type Topic struct {
 	nameHash uint32      // hashString(name), the name index's hash
 }
 
-// NewTopic returns a topic holding parts, which must be sorted by partition
-// id without duplicates. NewTopic takes ownership of parts: the caller must
-// not modify the slice afterwards (as with bytes.NewBuffer).
-func NewTopic(name string, id record.UUID, parts []Partition) (*Topic, error) {
-	if err := checkSorted(name, id, parts); err != nil {
-		return nil, err
-	}
-	return &Topic{name: name, id: id, parts: parts, nameHash: hashString(name)}, nil
-}
-
-// WithPartitions returns a topic of t's name and id holding parts, under
-// the same rules and ownership as NewTopic. t is not modified.
-func (t *Topic) WithPartitions(parts []Partition) (*Topic, error) {
-	if err := checkSorted(t.name, t.id, parts); err != nil {
-		return nil, err
-	}
-	return &Topic{name: t.name, id: t.id, parts: parts, nameHash: t.nameHash}, nil
-}
-
-func checkSorted(name string, id record.UUID, parts []Partition) error {
-	for i := 1; i < len(parts); i++ {
-		if parts[i-1].id >= parts[i].id {
-			return fmt.Errorf("topic %s (%s): partitions not sorted by id or duplicated at index %d", name, id, i)
-		}
-	}
-	return nil
-}
-
 // Name is the topic name.
 func (t *Topic) Name() string { return t.name }
 
@@ -79,11 +51,6 @@ func (t *Topic) Partitions() iter.Seq[*Partition] {
 		}
 	}
 }
-
-// PartitionSlice returns the topic's partitions. The slice is shared with
-// the image and must be treated as read-only; it is exported for the delta
-// package, which copies it before changing anything.
-func (t *Topic) PartitionSlice() []Partition { return t.parts[:len(t.parts):len(t.parts)] }
 
 // uuidHasher hashes 16-byte ids for the topic maps. Topic ids are random,
 // so folding the words is enough to spread them; the top bits choose a
@@ -209,13 +176,13 @@ func (t *Topics) HostedBy(broker int32) iter.Seq2[*Topic, *Partition] {
 	}
 }
 
-// UpdateTopics returns t without the topics in deleted and with every topic
+// update returns t without the topics in deleted and with every topic
 // in changed put under its id and name, as TopicsDelta.apply does: deletes
 // first (removing the deleted topic's name as the base image had it), then
 // puts, so "delete X (id A), create X (id B)" in one delta is right. A
 // deleted id absent from t is an error. Unchanged *Topic values, and every
 // shard of the indexes that no change falls in, are shared with t.
-func (t *Topics) UpdateTopics(deleted []record.UUID, changed []*Topic) (*Topics, error) {
+func (t *Topics) update(deleted []record.UUID, changed []*Topic) (*Topics, error) {
 	if len(deleted) == 0 && len(changed) == 0 {
 		return t, nil
 	}

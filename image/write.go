@@ -152,7 +152,7 @@ func (img *Image) Write(opts WriteOptions, emit Emit) error {
 		opts.OnDrop("the eligible leader replicas of one or more partitions (ELR not enabled)")
 	}
 	// Configs (ConfigurationsImage.write).
-	for res, es := range img.configs.Resources() {
+	for res, es := range img.configs.resources() {
 		for _, e := range es {
 			r := record.NewConfigRecord()
 			r.ResourceType, r.ResourceName, r.Name = res.Type, res.Name, e.Name

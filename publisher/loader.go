@@ -531,7 +531,7 @@ func (l *Loader) emit(d *delta.Delta, m Manifest) bool {
 			l.halt(err)
 			return false
 		}
-		img = image.New(l.img.Components(), m.Provenance)
+		img = image.NewBuilder(l.img).Image(m.Provenance)
 		d = delta.New(l.img)
 	}
 	l.img = img

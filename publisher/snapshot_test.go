@@ -66,7 +66,7 @@ func TestSnapshotGeneratorTriggers(t *testing.T) {
 			for i, s := range tc.steps {
 				now = now.Add(s.advance)
 				p := image.Provenance{LastContainedOffset: int64(i), BatchAligned: s.aligned}
-				must(t, g.OnUpdate(Update{Image: image.New(image.Components{}, p), Manifest: Manifest{Type: s.typ, Provenance: p, NumBytes: s.bytes}}))
+				must(t, g.OnUpdate(Update{Image: image.NewBuilder(nil).Image(p), Manifest: Manifest{Type: s.typ, Provenance: p, NumBytes: s.bytes}}))
 			}
 			if !slices.Equal(e.emitted, tc.want) {
 				t.Errorf("snapshots at %v, want %v", e.emitted, tc.want)

@@ -436,7 +436,11 @@ func FromImage(img *image.Image, cfg Config) (*Simulator, error) {
 			lastContact: s.now, nextHeartbeat: s.now + s.heartbeat, cordoned: cordoned}
 	}
 	for t := range img.Topics().All() {
-		s.topics[t.ID()] = &topic{id: t.ID(), name: t.Name(), parts: slices.Clone(t.PartitionSlice())}
+		parts := make([]image.Partition, 0, t.NumPartitions())
+		for p := range t.Partitions() {
+			parts = append(parts, *p)
+		}
+		s.topics[t.ID()] = &topic{id: t.ID(), name: t.Name(), parts: parts}
 		s.byName[t.Name()] = t.ID()
 	}
 	for res, entries := range img.Configs().Resources() {

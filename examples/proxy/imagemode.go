@@ -82,9 +82,9 @@ func rewritePerBroker(img *image.Image, listener string, m *advertise.Map) (*ima
 		}
 		changed[b.ID()] = nb
 	}
-	c := img.Components()
-	c.Cluster = c.Cluster.UpdateCluster(changed, nil)
-	return image.New(c, img.Provenance()), nil
+	b := image.NewBuilder(img)
+	b.PutCluster(changed, nil)
+	return b.Image(img.Provenance()), nil
 }
 
 // unfence returns img as the controller would make it if every broker came
@@ -112,7 +112,7 @@ func unfence(img *image.Image) (*image.Image, error) {
 	}
 	var topics []*image.Topic
 	for t := range img.Topics().All() {
-		var parts []image.Partition
+		var tb *image.TopicBuilder
 		for i := range t.NumPartitions() {
 			p := t.PartitionAt(i)
 			if p.Leader() >= 0 {
@@ -122,8 +122,8 @@ func unfence(img *image.Image) (*image.Image, error) {
 			if leader < 0 {
 				continue
 			}
-			if parts == nil {
-				parts = slices.Clone(t.PartitionSlice())
+			if tb == nil {
+				tb = image.NewTopicBuilderFrom(t)
 			}
 			r := p.Record(t.ID(), true, true)
 			r.Leader, r.LeaderEpoch = leader, p.LeaderEpoch()+1
@@ -131,28 +131,22 @@ func unfence(img *image.Image) (*image.Image, error) {
 			if err != nil {
 				return nil, err
 			}
-			parts[i] = np
+			tb.Put(np)
 		}
-		if parts != nil {
-			nt, err := t.WithPartitions(parts)
-			if err != nil {
-				return nil, err
-			}
-			topics = append(topics, nt)
+		if tb != nil {
+			topics = append(topics, tb.Topic())
 		}
 	}
-	c := img.Components()
+	b := image.NewBuilder(img)
 	if len(brokers) > 0 {
-		c.Cluster = c.Cluster.UpdateCluster(brokers, nil)
+		b.PutCluster(brokers, nil)
 	}
 	if len(topics) > 0 {
-		nt, err := c.Topics.UpdateTopics(nil, topics)
-		if err != nil {
+		if err := b.PutTopics(nil, topics); err != nil {
 			return nil, err
 		}
-		c.Topics = nt
 	}
-	return image.New(c, img.Provenance()), nil
+	return b.Image(img.Provenance()), nil
 }
 
 // electLeader is PartitionChangeBuilder.electLeader with every replica

@@ -314,7 +314,7 @@ func rewrite(img *image.Image, listener, addr string) (*image.Image, error) {
 		}
 		changed[b.ID()] = nb
 	}
-	c := img.Components()
-	c.Cluster = c.Cluster.UpdateCluster(changed, nil)
-	return image.New(c, img.Provenance()), nil
+	b := image.NewBuilder(img)
+	b.PutCluster(changed, nil)
+	return b.Image(img.Provenance()), nil
 }

@@ -43,18 +43,9 @@ func benchImage(tb testing.TB, topics, partitions int) *image.Image {
 				tb.Fatal(err)
 			}
 		}
-		t, err := image.NewTopic("topic-"+strconv.Itoa(n), id, parts)
-		if err != nil {
-			tb.Fatal(err)
-		}
-		ts = append(ts, t)
+		ts = append(ts, topicOf("topic-"+strconv.Itoa(n), id, parts))
 	}
-	empty := image.Empty()
-	tops, err := empty.Topics().UpdateTopics(nil, ts)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	return image.New(image.Components{Cluster: empty.Cluster().UpdateCluster(brokers, nil), Topics: tops}, image.EmptyProvenance)
+	return imageOf(tb, brokers, ts)
 }
 
 var benchSizes = []struct{ topics, partitions int }{
@@ -133,11 +124,11 @@ func BenchmarkFindCoordinator(b *testing.B) {
 		r.PartitionID, r.TopicID, r.Replicas, r.ISR, r.Leader = int32(p), record.UUID{15: 0xcc}, []int32{int32(p % 5)}, []int32{int32(p % 5)}, int32(p%5)
 		parts[p], _ = image.NewPartition(r)
 	}
-	t, _ := image.NewTopic(GroupTopic, record.UUID{15: 0xcc}, parts)
-	tops, _ := img.Topics().UpdateTopics(nil, []*image.Topic{t})
-	c := img.Components()
-	c.Topics = tops
-	img = image.New(c, image.EmptyProvenance)
+	bld := image.NewBuilder(img)
+	if err := bld.PutTopics(nil, []*image.Topic{topicOf(GroupTopic, record.UUID{15: 0xcc}, parts)}); err != nil {
+		b.Fatal(err)
+	}
+	img = bld.Image(image.EmptyProvenance)
 	o := &Options{Listener: "PLAINTEXT"}
 	b.ReportAllocs()
 	defer benchtest.ReportCPU(b, benchtest.ProcessCPU())
@@ -172,4 +163,24 @@ func TestMemo(t *testing.T) {
 	if !bytes.Equal(got, want.AppendTo(nil)) {
 		t.Fatal("answer for a new image is the old image's")
 	}
+}
+
+// topicOf builds a topic of parts (sorted by partition id) with
+// image.TopicBuilder.
+func topicOf(name string, id record.UUID, parts []image.Partition) *image.Topic {
+	b := image.NewTopicBuilder(name, id)
+	for _, p := range parts {
+		b.Put(p)
+	}
+	return b.Topic()
+}
+
+// imageOf builds an image of brokers and topics with image.Builder.
+func imageOf(tb testing.TB, brokers map[int32]*image.Broker, topics []*image.Topic) *image.Image {
+	b := image.NewBuilder(nil)
+	b.PutCluster(brokers, nil)
+	if err := b.PutTopics(nil, topics); err != nil {
+		tb.Fatal(err)
+	}
+	return b.Image(image.EmptyProvenance)
 }

@@ -202,7 +202,7 @@ func allTopicsMetadata(topics *image.Topics, bt *brokers, v int16, o *Options) [
 	if o.Authorizer != nil {
 		np = 0
 		for i := range n {
-			if t := topics.SortedAt(i); o.authorize(authz.OpDescribe, authz.ResourceTopic, t.Name()) {
+			if t := topics.ByNameAt(i); o.authorize(authz.OpDescribe, authz.ResourceTopic, t.Name()) {
 				found = append(found, t)
 				np += t.NumPartitions()
 			}
@@ -221,7 +221,7 @@ func allTopicsMetadata(topics *image.Topics, bt *brokers, v int16, o *Options) [
 		return out
 	}
 	for i := range n {
-		t := topics.SortedAt(i)
+		t := topics.ByNameAt(i)
 		names[i] = t.Name()
 		out[i] = topicMetadata(t, &names[i], bt, v, &pb)
 	}

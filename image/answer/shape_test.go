@@ -79,18 +79,9 @@ func randomImage(t testing.TB, r *rand.Rand) *image.Image {
 				t.Fatal(err)
 			}
 		}
-		tp, err := image.NewTopic(fmt.Sprintf("t%03d", n), id, parts)
-		if err != nil {
-			t.Fatal(err)
-		}
-		ts = append(ts, tp)
+		ts = append(ts, topicOf(fmt.Sprintf("t%03d", n), id, parts))
 	}
-	empty := image.Empty()
-	tops, err := empty.Topics().UpdateTopics(nil, ts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return image.New(image.Components{Cluster: empty.Cluster().UpdateCluster(brokers, nil), Topics: tops}, image.EmptyProvenance)
+	return imageOf(t, brokers, ts)
 }
 
 // referencePartition is KRaftMetadataCache.getPartitionMetadata for one

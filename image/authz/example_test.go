@@ -42,14 +42,14 @@ func ExampleNew() {
 // authorizeByResourceType: may alice read at least one topic? A PREFIXED
 // ALLOW gives yes unless a DENY on a prefix of it dominates.
 func ExampleStandard_AuthorizeByResourceType() {
-	acls := image.Empty().ACLs().UpdateACLs([]image.ACL{
+	acls := aclsOf([]image.ACL{
 		{ID: record.UUID{15: 1}, ResourceType: authz.ResourceTopic, ResourceName: "team-a-", PatternType: authz.PatternPrefixed,
 			Principal: "User:alice", Host: "*", Operation: authz.OpRead, PermissionType: authz.PermissionAllow},
 		{ID: record.UUID{15: 2}, ResourceType: authz.ResourceGroup, ResourceName: "team", PatternType: authz.PatternPrefixed,
 			Principal: "User:alice", Host: "*", Operation: authz.OpRead, PermissionType: authz.PermissionDeny},
 		{ID: record.UUID{15: 3}, ResourceType: authz.ResourceGroup, ResourceName: "team-a-app", PatternType: authz.PatternLiteral,
 			Principal: "User:alice", Host: "*", Operation: authz.OpRead, PermissionType: authz.PermissionAllow},
-	}, nil)
+	})
 	a := authz.New(acls, authz.Config{})
 	alice := authz.Context{Principal: "User:alice", Host: "10.0.0.7"}
 	fmt.Println("some topic:", a.AuthorizeByResourceType(alice, authz.OpRead, authz.ResourceTopic))
@@ -62,10 +62,10 @@ func ExampleStandard_AuthorizeByResourceType() {
 // CIDR host patterns (KIP-1276) are ranges from metadata.version 4.4-IV1;
 // below it a CIDR ALLOW allows nothing.
 func ExampleConfig_metadataVersion() {
-	acls := image.Empty().ACLs().UpdateACLs([]image.ACL{
+	acls := aclsOf([]image.ACL{
 		{ID: record.UUID{15: 1}, ResourceType: authz.ResourceTopic, ResourceName: "orders", PatternType: authz.PatternLiteral,
 			Principal: "User:*", Host: "10.0.0.0/24", Operation: authz.OpRead, PermissionType: authz.PermissionAllow},
-	}, nil)
+	})
 	client := authz.Context{Principal: "User:alice", Host: "10.0.0.7"}
 	for _, mv := range []image.MetadataVersion{image.MV4_2_IV1, image.MV4_4_IV1} {
 		a := authz.New(acls, authz.Config{MetadataVersion: mv})
@@ -74,4 +74,11 @@ func ExampleConfig_metadataVersion() {
 	// Output:
 	// level 29: false
 	// level 32: true
+}
+
+// aclsOf returns the ACLs of an image holding list.
+func aclsOf(list []image.ACL) *image.ACLs {
+	b := image.NewBuilder(nil)
+	b.PutACLs(list, nil)
+	return b.Image(image.EmptyProvenance).ACLs()
 }

@@ -322,5 +322,7 @@ func acls(list ...image.ACL) *image.ACLs {
 		n := i + 1
 		list[i].ID = record.UUID{12: byte(n >> 24), 13: byte(n >> 16), 14: byte(n >> 8), 15: byte(n)}
 	}
-	return image.Empty().ACLs().UpdateACLs(list, nil)
+	b := image.NewBuilder(nil)
+	b.PutACLs(list, nil)
+	return b.Image(image.EmptyProvenance).ACLs()
 }

@@ -117,9 +117,8 @@ func replayRef(t *testing.T, dir string, files []string) []boundary {
 }
 
 func sameParts(a, b *image.Image) bool {
-	x, y := a.Components(), b.Components()
-	return x.Features == y.Features && x.Cluster == y.Cluster && x.Topics == y.Topics && x.Configs == y.Configs &&
-		x.ClientQuotas == y.ClientQuotas && x.NextProducerID == y.NextProducerID && x.ACLs == y.ACLs && x.Scram == y.Scram && x.Tokens == y.Tokens
+	return a.Features() == b.Features() && a.Cluster() == b.Cluster() && a.Topics() == b.Topics() && a.Configs() == b.Configs() &&
+		a.ClientQuotas() == b.ClientQuotas() && a.NextProducerID() == b.NextProducerID() && a.ACLs() == b.ACLs() && a.Scram() == b.Scram() && a.Tokens() == b.Tokens()
 }
 
 // checkEveryBoundary compares ImagesAt at every batch boundary of dir with

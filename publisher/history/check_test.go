@@ -262,9 +262,13 @@ func TestCheckSnapshotMismatch(t *testing.T) {
 	dir = writeSim(t, sim, deltatest.DirOptions{})
 	good, err := sim.ImageAt(last.LastOffset())
 	require.NoError(t, err)
-	c := good.Components()
-	c.Topics = nil // the snapshot lost every topic
-	bad := image.New(c, good.Provenance())
+	bld := image.NewBuilder(good)
+	var lost []record.UUID // the snapshot lost every topic
+	for t := range good.Topics().All() {
+		lost = append(lost, t.ID())
+	}
+	require.NoError(t, bld.PutTopics(lost, nil))
+	bad := bld.Image(good.Provenance())
 	_, err = (&publisher.DirEmitter{Dir: dir}).Emit(bad)
 	require.NoError(t, err)
 

@@ -1,0 +1,395 @@
+package image_test
+
+import (
+	"go/ast"
+	"go/importer"
+	"go/parser"
+	"go/token"
+	"go/types"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/kmeta-go/kmeta/image"
+	"github.com/kmeta-go/kmeta/record"
+)
+
+// builderTypes are the only exported types of package image whose methods
+// may write: they build images and are never reachable from one (the
+// shape of immutable.MapBuilder).
+var builderTypes = []string{"Builder", "TopicBuilder"}
+
+// copiedValues are the exported types returned by value whose exported
+// fields hold slices or pointers, and why those never alias an image:
+// TestValuesAreCopied checks the first three.
+var copiedValues = map[string]string{
+	"ScramCredential": "Scram.Get and Builder.PutScram copy the bytes",
+	"Token":           "Tokens.Get, Tokens.All and Builder.PutTokens copy the renewers",
+	"QuotaEntityPart": "QuotaEntity.Parts and NewQuotaEntity copy the names",
+	"Difference":      "Diff makes every Difference afresh for its caller",
+}
+
+// loadImagePackage parses and type-checks package image's own files (no
+// tests) with the standard library's go/parser and go/types.
+func loadImagePackage(t *testing.T) (*token.FileSet, []*ast.File, *types.Package, *types.Info) {
+	t.Helper()
+	names, err := filepath.Glob("*.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fset := token.NewFileSet()
+	var files []*ast.File
+	for _, n := range names {
+		if strings.HasSuffix(n, "_test.go") {
+			continue
+		}
+		src, err := os.ReadFile(n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f, err := parser.ParseFile(fset, n, src, parser.SkipObjectResolution)
+		if err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, f)
+	}
+	info := &types.Info{Types: map[ast.Expr]types.TypeAndValue{}, Uses: map[*ast.Ident]types.Object{}, Defs: map[*ast.Ident]types.Object{}, Selections: map[*ast.SelectorExpr]*types.Selection{}}
+	conf := types.Config{Importer: importer.ForCompiler(fset, "source", nil)}
+	pkg, err := conf.Check("github.com/kmeta-go/kmeta/image", fset, files, info)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fset, files, pkg, info
+}
+
+// TestExportedAPIDoesNotWrite lists package image's exported API with
+// go/types and fails on anything that lets a caller change a published
+// image (MetadataImage is immutable in Kafka; here it must be so through
+// every exported identifier):
+//
+//   - an exported method of a type other than the builders that writes
+//     through its receiver: an assignment, increment, append, copy, clear
+//     or delete rooted at the receiver, directly or through a method of the
+//     package it calls on the receiver;
+//   - an exported field of a type the package hands out by pointer (a
+//     caller holding the pointer could assign it);
+//   - an exported method of a type other than the builders that returns a
+//     slice or map rooted at its receiver (the image's own array);
+//   - an exported field holding a slice, map, pointer, channel or function
+//     in a type an exported function returns by value, unless that type is
+//     only ever built by the caller (options), is a builder, or is one of
+//     copiedValues.
+//
+// Not covered, as for every Go value handed out by pointer: a caller may
+// overwrite a whole *Partition, *Topic or *Broker it was given
+// ("*p = image.Partition{}"); the types' fields are unexported, so nothing
+// narrower can be written.
+func TestExportedAPIDoesNotWrite(t *testing.T) {
+	_, files, pkg, info := loadImagePackage(t)
+
+	// Every function and method declaration, by its object.
+	decls := map[*types.Func]*ast.FuncDecl{}
+	for _, f := range files {
+		for _, d := range f.Decls {
+			if fd, ok := d.(*ast.FuncDecl); ok && fd.Body != nil {
+				if fn, ok := info.Defs[fd.Name].(*types.Func); ok {
+					decls[fn] = fd
+				}
+			}
+		}
+	}
+	memo := map[*types.Func]string{}
+	var writes func(fn *types.Func, seen map[*types.Func]bool) string
+	writes = func(fn *types.Func, seen map[*types.Func]bool) string {
+		if w, ok := memo[fn]; ok {
+			return w
+		}
+		fd := decls[fn]
+		if fd == nil || fd.Recv == nil || len(fd.Recv.List[0].Names) == 0 || seen[fn] {
+			return ""
+		}
+		seen[fn] = true
+		recv := info.Defs[fd.Recv.List[0].Names[0]]
+		rooted := func(e ast.Expr) bool {
+			for {
+				switch x := e.(type) {
+				case *ast.Ident:
+					return info.Uses[x] == recv
+				case *ast.SelectorExpr:
+					e = x.X
+				case *ast.IndexExpr:
+					e = x.X
+				case *ast.SliceExpr:
+					e = x.X
+				case *ast.StarExpr:
+					e = x.X
+				case *ast.ParenExpr:
+					e = x.X
+				default:
+					return false
+				}
+			}
+		}
+		var found string
+		ast.Inspect(fd.Body, func(n ast.Node) bool {
+			if found != "" {
+				return false
+			}
+			switch x := n.(type) {
+			case *ast.AssignStmt:
+				if x.Tok == token.DEFINE {
+					return true
+				}
+				for _, l := range x.Lhs {
+					if rooted(l) {
+						found = "assigns " + types.ExprString(l)
+					}
+				}
+			case *ast.ReturnStmt:
+				for _, r := range x.Results {
+					switch info.TypeOf(r).Underlying().(type) {
+					case *types.Slice, *types.Map:
+						if rooted(r) && fn.Exported() {
+							found = "returns its own " + types.ExprString(r)
+						}
+					}
+				}
+			case *ast.IncDecStmt:
+				if rooted(x.X) {
+					found = "increments " + types.ExprString(x.X)
+				}
+			case *ast.CallExpr:
+				if id, ok := x.Fun.(*ast.Ident); ok && len(x.Args) > 0 {
+					if b, ok := info.Uses[id].(*types.Builtin); ok && slices.Contains([]string{"append", "copy", "clear", "delete"}, b.Name()) && rooted(x.Args[0]) {
+						found = b.Name() + " on " + types.ExprString(x.Args[0])
+					}
+				}
+				if sel, ok := x.Fun.(*ast.SelectorExpr); ok && rooted(sel.X) {
+					if s := info.Selections[sel]; s != nil {
+						if m, ok := s.Obj().(*types.Func); ok && m.Pkg() == pkg {
+							if w := writes(m, seen); w != "" {
+								found = "calls " + m.Name() + ", which " + w
+							}
+						}
+					}
+				}
+			}
+			return true
+		})
+		memo[fn] = found
+		return found
+	}
+
+	isBuilder := func(n string) bool { return slices.Contains(builderTypes, n) }
+	var problems []string
+	handedByPointer := map[string]bool{}
+	returnedByValue := map[string]bool{}
+	noteResults := func(sig *types.Signature) {
+		var visit func(t types.Type, ptr bool)
+		visit = func(t types.Type, ptr bool) {
+			switch x := types.Unalias(t).(type) {
+			case *types.Pointer:
+				visit(x.Elem(), true)
+			case *types.Slice:
+				visit(x.Elem(), ptr)
+			case *types.Map:
+				visit(x.Elem(), ptr)
+			case *types.Signature: // iterators: what they yield
+				for v := range x.Params().Variables() {
+					visit(v.Type(), ptr)
+				}
+			case *types.Named:
+				if x.Obj().Pkg() != pkg {
+					if args := x.TypeArgs(); args != nil { // iter.Seq[T] and the like
+						for a := range args.Types() {
+							visit(a, ptr)
+						}
+					}
+					return
+				}
+				if ptr {
+					handedByPointer[x.Obj().Name()] = true
+				} else {
+					returnedByValue[x.Obj().Name()] = true
+				}
+			}
+		}
+		for v := range sig.Results().Variables() {
+			visit(v.Type(), false)
+		}
+	}
+	scope := pkg.Scope()
+	for _, name := range scope.Names() {
+		obj := scope.Lookup(name)
+		if !obj.Exported() {
+			continue
+		}
+		if fn, ok := obj.(*types.Func); ok {
+			noteResults(fn.Signature())
+			continue
+		}
+		tn, ok := obj.(*types.TypeName)
+		if !ok {
+			continue
+		}
+		named, ok := tn.Type().(*types.Named)
+		if !ok {
+			continue
+		}
+		for m := range named.Methods() {
+			if !m.Exported() {
+				continue
+			}
+			noteResults(m.Signature())
+			if isBuilder(name) {
+				continue
+			}
+			if w := writes(m, map[*types.Func]bool{}); w != "" {
+				problems = append(problems, "method "+name+"."+m.Name()+" writes: it "+w)
+			}
+		}
+	}
+	for _, name := range scope.Names() {
+		tn, ok := scope.Lookup(name).(*types.TypeName)
+		if !ok || !tn.Exported() || isBuilder(name) {
+			continue
+		}
+		st, ok := tn.Type().Underlying().(*types.Struct)
+		if !ok {
+			continue
+		}
+		for f := range st.Fields() {
+			if !f.Exported() {
+				continue
+			}
+			if handedByPointer[name] {
+				problems = append(problems, "field "+name+"."+f.Name()+" of a type handed out by pointer")
+				continue
+			}
+			if !returnedByValue[name] || copiedValues[name] != "" {
+				continue // built by callers: options, and values passed in
+			}
+			switch types.Unalias(f.Type()).Underlying().(type) {
+			case *types.Slice, *types.Map, *types.Pointer, *types.Chan, *types.Signature:
+				problems = append(problems, "field "+name+"."+f.Name()+" ("+f.Type().String()+") of a type returned by value aliases what it points to")
+			}
+		}
+	}
+	sort.Strings(problems)
+	for _, p := range problems {
+		t.Error(p)
+	}
+	// The check itself: the builders' own methods are found writing, so a
+	// writing method elsewhere would be too.
+	b := scope.Lookup("TopicBuilder").Type().(*types.Named)
+	for m := range b.Methods() {
+		if m.Name() == "Put" && writes(m, map[*types.Func]bool{}) == "" {
+			t.Error("the check does not see TopicBuilder.Put write")
+		}
+	}
+}
+
+// TestValuesAreCopied: the slices and pointers in the values of
+// copiedValues are the caller's own, both ways: changing what was given to
+// the Builder, or what an accessor returned, leaves the image as it was
+// (Kafka's ScramImage, DelegationTokenImage and ClientQuotaImage are
+// immutable).
+func TestValuesAreCopied(t *testing.T) {
+	key := image.ScramKey{Mechanism: 1, User: "alice"}
+	cred := &image.ScramCredential{Salt: []byte{1}, StoredKey: []byte{2}, ServerKey: []byte{3}, Iterations: 4096}
+	tok := &image.Token{TokenID: "t1", Owner: "User:alice", Renewers: []string{"User:bob"}}
+	name := "alice"
+	qe := image.NewQuotaEntity([]image.QuotaEntityPart{{Type: "user", Name: &name}}, []image.QuotaValue{{Key: "producer_byte_rate", Value: 1}})
+	cfg := []image.ConfigEntry{{Name: "retention.ms", Value: "1"}}
+	res := image.ConfigResource{Type: image.ConfigTopic, Name: "orders"}
+	b := image.NewBuilder(nil)
+	b.PutScram(map[image.ScramKey]*image.ScramCredential{key: cred})
+	b.PutTokens(map[string]*image.Token{"t1": tok})
+	b.PutClientQuotas(map[string]*image.QuotaEntity{"user=alice": qe})
+	b.PutConfigs(map[image.ConfigResource][]image.ConfigEntry{res: cfg})
+	img := b.Image(image.EmptyProvenance)
+
+	cred.Salt[0], tok.Renewers[0], name, cfg[0].Value = 9, "User:eve", "eve", "9"
+	got, _ := img.Scram().Get(key)
+	got.Salt[0] = 8
+	gt, _ := img.Tokens().Get("t1")
+	gt.Renewers[0] = "User:mallory"
+	e, _ := img.ClientQuotas().Entity("user=alice")
+	*e.Parts()[0].Name = "mallory"
+	for _, es := range img.Configs().Resources() {
+		es[0].Value = "8"
+	}
+
+	if c, _ := img.Scram().Get(key); c.Salt[0] != 1 {
+		t.Errorf("salt %v: the image's credential changed", c.Salt)
+	}
+	if tk, _ := img.Tokens().Get("t1"); tk.Renewers[0] != "User:bob" {
+		t.Errorf("renewers %v: the image's token changed", tk.Renewers)
+	}
+	if n := *e.Parts()[0].Name; n != "alice" {
+		t.Errorf("entity name %q: the image's quota entity changed", n)
+	}
+	if v, _ := img.Configs().Get(res, "retention.ms"); v != "1" {
+		t.Errorf("retention.ms %q: the image's config changed", v)
+	}
+}
+
+// TestBuilderSingleUse: like immutable.MapBuilder, a Builder and a
+// TopicBuilder panic when used after they handed out what they built, and
+// building leaves the base image as it was.
+func TestBuilderSingleUse(t *testing.T) {
+	base := image.Empty()
+	b := image.NewBuilder(base)
+	b.SetNextProducerID(1000)
+	img := b.Image(image.EmptyProvenance)
+	if img.NextProducerID() != 1000 || base.NextProducerID() != -1 {
+		t.Fatalf("next producer id %d, base %d", img.NextProducerID(), base.NextProducerID())
+	}
+	mustPanic := func(what string, f func()) {
+		t.Helper()
+		defer func() {
+			if recover() == nil {
+				t.Errorf("%s after freezing did not panic", what)
+			}
+		}()
+		f()
+	}
+	mustPanic("Builder.SetNextProducerID", func() { b.SetNextProducerID(1) })
+	mustPanic("Builder.Image", func() { b.Image(image.EmptyProvenance) })
+	tb := image.NewTopicBuilder("orders", record.UUID{1})
+	_ = tb.Topic()
+	mustPanic("TopicBuilder.Put", func() { tb.Put(image.Partition{}) })
+	mustPanic("TopicBuilder.Topic", func() { tb.Topic() })
+}
+
+// TestBuilderRejectsSharedName: TopicsImage maps each name to one id, so a
+// Builder refuses a topic that takes a live topic's name, or two topics of
+// one name, and stays usable; a rename and a delete-then-recreate in one
+// step are fine.
+func TestBuilderRejectsSharedName(t *testing.T) {
+	a, b, c := record.UUID{1}, record.UUID{2}, record.UUID{3}
+	top := func(name string, id record.UUID) *image.Topic { return image.NewTopicBuilder(name, id).Topic() }
+	bld := image.NewBuilder(nil)
+	if err := bld.PutTopics(nil, []*image.Topic{top("orders", a), top("orders", b)}); err == nil {
+		t.Error("two topics named orders accepted")
+	}
+	if err := bld.PutTopics(nil, []*image.Topic{top("orders", a)}); err != nil {
+		t.Fatal(err)
+	}
+	if err := bld.PutTopics(nil, []*image.Topic{top("orders", b)}); err == nil {
+		t.Error("a second topic named orders accepted")
+	}
+	if err := bld.PutTopics([]record.UUID{a}, []*image.Topic{top("orders", b), top("audit", c)}); err != nil {
+		t.Fatal(err)
+	}
+	if err := bld.PutTopics(nil, []*image.Topic{top("payments", b), top("orders", c)}); err != nil {
+		t.Fatal(err)
+	}
+	img := bld.Image(image.EmptyProvenance)
+	if id, _ := img.Topics().IDOf("orders"); id != c || img.Topics().Len() != 2 {
+		t.Errorf("orders is %v, %d topics", id, img.Topics().Len())
+	}
+}

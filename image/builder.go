@@ -1,0 +1,256 @@
+package image
+
+import (
+	"fmt"
+	"slices"
+	"sort"
+
+	"github.com/kmeta-go/kmeta/record"
+)
+
+// Builder builds one image from a base image, the way Kafka's
+// MetadataDelta.apply assembles a MetadataImage: each part the builder is
+// given replaces the base's, every other part is the base's own object.
+// Package delta holds a Builder while it applies replayed records; it is
+// exported so that tests and tools can make an image from its parts.
+//
+// A Builder copies what it is given (the caller keeps its maps and slices)
+// and is single-use, like
+// immutable.MapBuilder: Image freezes what was built into an *Image, and
+// every later call on the Builder panics. Nothing a Builder does changes
+// its base or any image already returned. A Builder is not safe for
+// concurrent use.
+type Builder struct {
+	img *Image // the image being built; nil once Image has returned it
+}
+
+// NewBuilder returns a builder of an image equal to base (nil means
+// Empty()) until its methods change parts of it.
+func NewBuilder(base *Image) *Builder {
+	if base == nil {
+		base = empty
+	}
+	img := *base
+	return &Builder{img: &img}
+}
+
+func (b *Builder) live() *Image {
+	if b.img == nil {
+		panic("image: Builder used after Image")
+	}
+	return b.img
+}
+
+// SetFeatures sets the finalized features (FeaturesDelta.apply): mv is the
+// metadata.version (0 = absent) and levels the other finalized features
+// (levels of 0 are dropped). levels is copied.
+func (b *Builder) SetFeatures(mv MetadataVersion, levels []FeatureLevel) {
+	b.live().features = newFeatures(mv, levels)
+}
+
+// PutCluster puts registrations into the cluster (ClusterDelta.apply): a
+// non-nil *Broker or *Controller is put under its id, a nil one removes
+// the registration.
+func (b *Builder) PutCluster(brokers map[int32]*Broker, controllers map[int32]*Controller) {
+	img := b.live()
+	img.cluster = img.cluster.updateCluster(brokers, controllers)
+}
+
+// PutTopics deletes the topics with the ids in deleted and puts every topic
+// in changed under its id and name (TopicsDelta.apply): deletes first, so
+// that "delete X (id A), create X (id B)" in one step is right. A deleted id
+// absent from the image being built is an error, and the builder is then
+// unchanged. So is a name given to two live topics (TopicsImage maps each
+// name to one id).
+func (b *Builder) PutTopics(deleted []record.UUID, changed []*Topic) error {
+	img := b.live()
+	t, err := img.topics.update(deleted, changed)
+	if err != nil {
+		return err
+	}
+	if t.byID.Len() != t.byName.Len() {
+		// TopicsImage keeps one name per id and one id per name; a
+		// changed topic took a live topic's name, or two took one.
+		return fmt.Errorf("put topics: %d topic ids but %d names: a name is given to two topics", t.byID.Len(), t.byName.Len())
+	}
+	img.topics = t
+	return nil
+}
+
+// PutConfigs replaces the entries of each resource in changes
+// (ConfigurationsDelta.apply); an empty list removes the resource, as Kafka
+// drops resources whose configuration becomes empty. Entry lists must be
+// sorted by name.
+func (b *Builder) PutConfigs(changes map[ConfigResource][]ConfigEntry) {
+	img := b.live()
+	own := make(map[ConfigResource][]ConfigEntry, len(changes))
+	for res, es := range changes {
+		own[res] = slices.Clone(es)
+	}
+	img.configs = img.configs.updateConfigs(own)
+}
+
+// PutClientQuotas puts each entity in changes under its canonical key
+// (ClientQuotasDelta.apply); a nil or empty entity is removed.
+func (b *Builder) PutClientQuotas(changes map[string]*QuotaEntity) {
+	img := b.live()
+	img.quotas = img.quotas.updateQuotas(changes)
+}
+
+// SetNextProducerID sets the first producer id of the next block
+// (ProducerIdsDelta.apply); -1 means none was ever issued.
+func (b *Builder) SetNextProducerID(id int64) { b.live().producerID = id }
+
+// PutACLs adds the ACLs in put and drops those with the ids in removed
+// (AclsDelta.apply).
+func (b *Builder) PutACLs(put []ACL, removed []record.UUID) {
+	img := b.live()
+	img.acls = img.acls.updateACLs(put, removed)
+}
+
+// PutScram puts each credential in changes; a nil one removes the key
+// (ScramDelta.apply).
+func (b *Builder) PutScram(changes map[ScramKey]*ScramCredential) {
+	img := b.live()
+	own := make(map[ScramKey]*ScramCredential, len(changes))
+	for k, c := range changes {
+		if c != nil {
+			cp := c.clone()
+			c = &cp
+		}
+		own[k] = c
+	}
+	img.scram = img.scram.updateScram(own)
+}
+
+// PutTokens puts each delegation token in changes under its id; a nil one
+// removes it (DelegationTokenDelta.apply).
+func (b *Builder) PutTokens(changes map[string]*Token) {
+	img := b.live()
+	own := make(map[string]*Token, len(changes))
+	for id, t := range changes {
+		if t != nil {
+			cp := t.clone()
+			t = &cp
+		}
+		own[id] = t
+	}
+	img.tokens = img.tokens.updateTokens(own)
+}
+
+// Image returns the image built, with provenance p, and invalidates the
+// builder: any later call on it panics.
+func (b *Builder) Image(p Provenance) *Image {
+	img := b.live()
+	b.img = nil
+	img.provenance = p
+	return img
+}
+
+// TopicBuilder builds one topic's partition list, Kafka's TopicDelta: the
+// partitions are kept sorted by id as they are put, each id at most once.
+// Package delta holds one for every topic it changes.
+//
+// A TopicBuilder owns its partitions and is single-use, like
+// immutable.MapBuilder: Topic freezes them into a *Topic, and every later
+// call on the builder panics. Nothing it does changes the topic it started
+// from. A TopicBuilder is not safe for concurrent use.
+type TopicBuilder struct {
+	name     string
+	id       record.UUID
+	nameHash uint32
+	parts    []Partition
+	done     bool
+}
+
+// NewTopicBuilder returns a builder of an empty topic named name with id.
+func NewTopicBuilder(name string, id record.UUID) *TopicBuilder {
+	return &TopicBuilder{name: name, id: id, nameHash: hashString(name)}
+}
+
+// NewTopicBuilderFrom returns a builder of a topic holding t's name, id and
+// a copy of its partitions.
+func NewTopicBuilderFrom(t *Topic) *TopicBuilder {
+	return &TopicBuilder{name: t.name, id: t.id, nameHash: t.nameHash, parts: exactCopy(t.parts)}
+}
+
+func exactCopy(parts []Partition) []Partition {
+	out := make([]Partition, len(parts))
+	copy(out, parts)
+	return out
+}
+
+func (b *TopicBuilder) live() {
+	if b.done {
+		panic("image: TopicBuilder used after Topic")
+	}
+}
+
+// Name is the topic's name; ID its id.
+func (b *TopicBuilder) Name() string    { return b.name }
+func (b *TopicBuilder) ID() record.UUID { return b.id }
+
+// Grow makes room for n more partitions, so that the next n Puts of
+// partitions beyond the last one allocate nothing.
+func (b *TopicBuilder) Grow(n int) {
+	b.live()
+	b.parts = slices.Grow(b.parts, n)
+}
+
+// Len is the number of partitions put so far.
+func (b *TopicBuilder) Len() int {
+	b.live()
+	return len(b.parts)
+}
+
+// At returns a copy of the i-th partition in ascending id order.
+func (b *TopicBuilder) At(i int) Partition {
+	b.live()
+	return b.parts[i]
+}
+
+// Partition returns a copy of partition id.
+func (b *TopicBuilder) Partition(id int32) (Partition, bool) {
+	b.live()
+	if i, ok := findPartition(b.parts, id); ok {
+		return b.parts[i], true
+	}
+	return Partition{}, false
+}
+
+func findPartition(parts []Partition, id int32) (int, bool) {
+	if id >= 0 && int(id) < len(parts) && parts[id].id == id {
+		return int(id), true
+	}
+	i := sort.Search(len(parts), func(i int) bool { return parts[i].id >= id })
+	return i, i < len(parts) && parts[i].id == id
+}
+
+// Put stores p, replacing the partition with its id.
+func (b *TopicBuilder) Put(p Partition) {
+	b.live()
+	if n := len(b.parts); n == 0 || b.parts[n-1].id < p.id {
+		b.parts = append(b.parts, p)
+		return
+	}
+	i, ok := findPartition(b.parts, p.id)
+	if ok {
+		b.parts[i] = p
+		return
+	}
+	b.parts = slices.Insert(b.parts, i, p)
+}
+
+// Topic returns the topic built and invalidates the builder: any later call
+// on it panics. An array with much spare room is copied to its exact
+// length first, so that images do not carry the spare capacity.
+func (b *TopicBuilder) Topic() *Topic {
+	b.live()
+	b.done = true
+	parts := b.parts
+	b.parts = nil
+	if parts == nil || cap(parts)-len(parts) > len(parts)/8 {
+		parts = exactCopy(parts)
+	}
+	return &Topic{name: b.name, id: b.id, parts: parts[:len(parts):len(parts)], nameHash: b.nameHash}
+}
