@@ -10,7 +10,6 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/kmeta-go/kmeta/image"
-	"github.com/kmeta-go/kmeta/image/answer"
 	"github.com/kmeta-go/kmeta/internal/wire"
 )
 
@@ -50,13 +49,13 @@ func (s *Server) handle(out, frame []byte) ([]byte, error) {
 	case *kmsg.ApiVersionsRequest:
 		out = s.apiVersions(img, r).AppendTo(out)
 	case *kmsg.MetadataRequest:
-		out, _ = s.memo.AppendMetadata(out, img, r, &s.opts)
+		out, _ = s.ans.AppendMetadata(out, img, r, s.rq)
 	case *kmsg.DescribeClusterRequest:
-		out = answer.DescribeCluster(img, r, &s.opts, nil).AppendTo(out)
+		out = s.ans.DescribeCluster(img, r, s.rq).AppendTo(out)
 	case *kmsg.DescribeTopicPartitionsRequest:
-		out = answer.DescribeTopicPartitions(img, r, &s.opts).AppendTo(out)
+		out = s.ans.DescribeTopicPartitions(img, r, s.rq).AppendTo(out)
 	case *kmsg.FindCoordinatorRequest:
-		fr, _ := answer.FindCoordinator(img, r, &s.opts)
+		fr, _ := s.ans.FindCoordinator(img, r, s.rq)
 		out = fr.AppendTo(out)
 	default:
 		return nil, fmt.Errorf("api %d not served", h.APIKey)
@@ -86,7 +85,7 @@ func (s *Server) apiVersions(img *image.Image, r *kmsg.ApiVersionsRequest) *kmsg
 	switch {
 	case !apiVersionsValid(r):
 		resp.ErrorCode = errInvalidRequest
-	case r.Version >= 5 && r.ClusterID != nil && (*r.ClusterID != s.opts.ClusterID || !s.servesNode(img, r.NodeID)):
+	case r.Version >= 5 && r.ClusterID != nil && (*r.ClusterID != s.ans.Config().ClusterID || !s.servesNode(img, r.NodeID)):
 		resp.ErrorCode = errRebootstrapRequired
 	default:
 		for _, a := range supported {

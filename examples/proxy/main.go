@@ -79,11 +79,11 @@ func main() {
 // It is a publisher: install it in a publisher.Loader.
 type Server struct {
 	img       atomic.Pointer[image.Image] // as served (endpoints rewritten with -advertise)
-	opts      answer.Options
-	advertise string // the listen address, with -advertise
-	memo      answer.Memo
-	lim       Limits // see limits.go
-	stats     Stats  // see conn.go
+	ans       *answer.Responder           // built from the cluster id and Limits.MemoBytes
+	rq        answer.Request              // the listener every request is answered on
+	advertise string                      // the listen address, with -advertise
+	lim       Limits                      // see limits.go
+	stats     Stats                       // see conn.go
 	connLog   connLog
 }
 
@@ -161,14 +161,13 @@ func run(args []string, ready chan<- net.Addr) error {
 		addr = ln.Addr().String()
 	}
 	s := NewServer(*listener, *clusterID, addr)
-	s.lim = *lim
-	s.memo.MaxBytes = lim.MemoBytes
+	s.setLimits(*lim)
 	if err := loader.Install(s); err != nil {
 		return err
 	}
 	s.startEmpty(dir)
 	img := s.img.Load()
-	log.Printf("proxy: %d brokers, %d topics, listener %q, cluster %q, on %s", img.Cluster().NumBrokers(), img.Topics().Len(), s.opts.Listener, s.opts.ClusterID, ln.Addr())
+	log.Printf("proxy: %d brokers, %d topics, listener %q, cluster %q, on %s", img.Cluster().NumBrokers(), img.Topics().Len(), s.rq.Listener, s.ans.Config().ClusterID, ln.Addr())
 	if ready != nil {
 		ready <- ln.Addr()
 	}
@@ -179,7 +178,20 @@ func run(args []string, ready chan<- net.Addr) error {
 // non-empty advertise address replaces every broker's endpoint on the
 // listener. It serves once a loader has published to it.
 func NewServer(listener, clusterID, advertise string) *Server {
-	return &Server{opts: answer.Options{Listener: listener, ClusterID: clusterID}, advertise: advertise}
+	return &Server{
+		ans:       answer.New(answer.Config{ClusterID: clusterID}),
+		rq:        answer.Request{Listener: listener},
+		advertise: advertise,
+	}
+}
+
+// setLimits sets the server's limits; the answers' Responder is rebuilt
+// with the Metadata cache bound (call it before serving).
+func (s *Server) setLimits(l Limits) {
+	s.lim = l
+	cfg := s.ans.Config()
+	cfg.MetadataCacheBytes = l.MemoBytes
+	s.ans = answer.New(cfg)
 }
 
 // Name, OnUpdate and Close make the server a publisher.
@@ -189,7 +201,7 @@ func (s *Server) Name() string { return "proxy" }
 func (s *Server) OnUpdate(_ *delta.Delta, img *image.Image, _ publisher.Manifest) error {
 	if s.advertise != "" {
 		var err error
-		if img, err = rewrite(img, s.opts.Listener, s.advertise); err != nil {
+		if img, err = rewrite(img, s.rq.Listener, s.advertise); err != nil {
 			return err
 		}
 	}

@@ -16,10 +16,10 @@ const (
 	EndpointController int8 = 2
 )
 
-// ControllerListener says that the request arrived on a controller's
-// listener (ControllerApis rather than KafkaApis). LeaderID is the raft
-// leader, which is not in the image (-1 when unknown).
-type ControllerListener struct {
+// ViaController says that a request arrived on a controller's listener
+// (ControllerApis rather than KafkaApis). LeaderID is the raft leader, which
+// is not in the image (-1 when unknown).
+type ViaController struct {
 	LeaderID int32
 }
 
@@ -33,18 +33,23 @@ type ControllerListener struct {
 // v0); such an answer carries only the error and its message, and the
 // cluster authorized operations are computed only after the check.
 //
-// With ctl non-nil the listener is a controller's (ControllerApis
+// With rq.Controller non-nil the listener is a controller's (ControllerApis
 // .handleDescribeCluster): a metadata.version below 3.7-IV0 (or none) is
 // answered UNSUPPORTED_VERSION, as Kafka's UnsupportedVersionException through
 // DescribeClusterRequest.getErrorResponse; then ALTER on CLUSTER is required;
 // the nodes are the registered controllers with the listener (KIP-919) and
-// ControllerId is ctl.LeaderID.
-func DescribeCluster(img *image.Image, req *kmsg.DescribeClusterRequest, o *Options, ctl *ControllerListener) *kmsg.DescribeClusterResponse {
-	o = orDefault(o)
+// ControllerId is rq.Controller.LeaderID.
+func (r *Responder) DescribeCluster(img *image.Image, req *kmsg.DescribeClusterRequest, rq Request) *kmsg.DescribeClusterResponse {
+	o := r.call(rq)
+	return describeCluster(img, req, &o)
+}
+
+// describeCluster is DescribeCluster.
+func describeCluster(img *image.Image, req *kmsg.DescribeClusterRequest, o *call) *kmsg.DescribeClusterResponse {
 	resp := kmsg.NewPtrDescribeClusterResponse()
 	resp.Version = req.Version
 	endpointType := EndpointBroker
-	if ctl != nil {
+	if o.Controller != nil {
 		endpointType = EndpointController
 		if mv, ok := img.Features().MetadataVersion(); !ok || !mv.ControllerRegistrationSupported() {
 			resp.ErrorCode = ErrUnsupportedVersion
@@ -97,7 +102,7 @@ func DescribeCluster(img *image.Image, req *kmsg.DescribeClusterRequest, o *Opti
 		resp.ClusterID = o.ClusterID
 	}
 	var controller int32
-	if ctl != nil {
+	if o.Controller != nil {
 		for c := range img.Cluster().Controllers() {
 			for _, ep := range c.Listeners() {
 				if ep.Name == o.Listener {
@@ -109,7 +114,7 @@ func DescribeCluster(img *image.Image, req *kmsg.DescribeClusterRequest, o *Opti
 				}
 			}
 		}
-		controller = ctl.LeaderID
+		controller = o.Controller.LeaderID
 	} else {
 		for b := range img.Cluster().Brokers() {
 			ep, ok := b.Listener(o.Listener)

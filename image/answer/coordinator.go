@@ -57,7 +57,7 @@ func CoordinatorPartition(key string, n int32) int32 {
 
 // coordinatorTopic is the internal topic of key type t and the partition
 // count fixed by the options (0: from the image).
-func (o *Options) coordinatorTopic(t int8) (string, int32) {
+func (o *call) coordinatorTopic(t int8) (string, int32) {
 	switch t {
 	case CoordinatorGroup:
 		return GroupTopic, o.GroupCoordinatorPartitions
@@ -87,14 +87,15 @@ type Coordinator struct {
 // and an unknown key type (CoordinatorType.forId throws
 // InvalidRequestException). For one key they are answered here as that key's
 // error; FindCoordinator answers every key of the request with it.
-func FindCoordinatorKey(img *image.Image, v int16, keyType int8, key string, o *Options) (Coordinator, *CreateTopic) {
-	c, ct, _ := findCoordinatorKey(img, v, keyType, key, orDefault(o))
+func (r *Responder) FindCoordinatorKey(img *image.Image, v int16, keyType int8, key string, rq Request) (Coordinator, *CreateTopic) {
+	o := r.call(rq)
+	c, ct, _ := findCoordinatorKey(img, v, keyType, key, &o)
 	return c, ct
 }
 
 // findCoordinatorKey is KafkaApis.getCoordinator for one key; whole says
 // that Kafka throws here and the error is the whole request's.
-func findCoordinatorKey(img *image.Image, v int16, keyType int8, key string, o *Options) (Coordinator, *CreateTopic, bool) {
+func findCoordinatorKey(img *image.Image, v int16, keyType int8, key string, o *call) (Coordinator, *CreateTopic, bool) {
 	fail := func(code int16) Coordinator {
 		return Coordinator{Key: key, ErrorCode: code, NodeID: -1, Port: -1}
 	}
@@ -181,8 +182,13 @@ func errorMessage(code int16) string {
 // FindCoordinatorResponse.prepareErrorResponse does. It returns the internal
 // topics to create (at most once each) when one does not exist yet (Kafka
 // auto-creates it regardless of auto.create.topics.enable).
-func FindCoordinator(img *image.Image, req *kmsg.FindCoordinatorRequest, o *Options) (*kmsg.FindCoordinatorResponse, []CreateTopic) {
-	o = orDefault(o)
+func (r *Responder) FindCoordinator(img *image.Image, req *kmsg.FindCoordinatorRequest, rq Request) (*kmsg.FindCoordinatorResponse, []CreateTopic) {
+	o := r.call(rq)
+	return findCoordinator(img, req, &o)
+}
+
+// findCoordinator is FindCoordinator.
+func findCoordinator(img *image.Image, req *kmsg.FindCoordinatorRequest, o *call) (*kmsg.FindCoordinatorResponse, []CreateTopic) {
 	resp := kmsg.NewPtrFindCoordinatorResponse()
 	resp.Version = req.Version
 	keyType := req.CoordinatorType

@@ -28,8 +28,13 @@ import (
 // topic, is answered as Kafka would answer it without the exception: it
 // starts at partition 0, is not found, and gets INVALID_TOPIC_EXCEPTION
 // (Topic.validate); the other topics are answered as usual.
-func DescribeTopicPartitions(img *image.Image, req *kmsg.DescribeTopicPartitionsRequest, o *Options) *kmsg.DescribeTopicPartitionsResponse {
-	o = orDefault(o)
+func (r *Responder) DescribeTopicPartitions(img *image.Image, req *kmsg.DescribeTopicPartitionsRequest, rq Request) *kmsg.DescribeTopicPartitionsResponse {
+	o := r.call(rq)
+	return describeTopicPartitions(img, req, &o)
+}
+
+// describeTopicPartitions is DescribeTopicPartitions.
+func describeTopicPartitions(img *image.Image, req *kmsg.DescribeTopicPartitionsRequest, o *call) *kmsg.DescribeTopicPartitionsResponse {
 	resp := kmsg.NewPtrDescribeTopicPartitionsResponse()
 	resp.Version = req.Version
 	cursorName := ""
@@ -65,7 +70,7 @@ func DescribeTopicPartitions(img *image.Image, req *kmsg.DescribeTopicPartitions
 		limit = o.MaxRequestPartitionSizeLimit
 	}
 	remaining := int(max(min(limit, req.ResponsePartitionLimit), 1))
-	bt := brokersFor(img, o.Listener)
+	bt := o.r.brokersFor(img, o.Listener)
 	var denied []kmsg.DescribeTopicPartitionsResponseTopic
 
 	// Every name is authorized before the walk: Kafka's stream filters

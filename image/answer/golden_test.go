@@ -227,7 +227,7 @@ func goldenText(t *testing.T, img *image.Image) string {
 	if len(ls) > 0 {
 		first = ls[0]
 	}
-	o := &Options{Listener: first, ClusterID: "golden-cluster"}
+	o := &testOpts{Config: Config{ClusterID: "golden-cluster"}, Request: Request{Listener: first}}
 
 	// All topics, at every version, on each listener at the latest.
 	small := 0
@@ -243,18 +243,18 @@ func goldenText(t *testing.T, img *image.Image) string {
 			req = mdReq(0, []string{}...)
 			req.Topics = []kmsg.MetadataRequestTopic{}
 		}
-		resp, c := Metadata(img, req, o)
+		resp, c := New(o.Config).Metadata(img, req, o.Request)
 		section("Metadata v%d all topics, listener %s", v, o.Listener)
 		w.WriteString(renderMetadata(t, resp) + renderCreate(c))
 	}
 	for _, l := range append(ls, "NO_SUCH_LISTENER") {
 		lo := *o
 		lo.Listener = l
-		resp, _ := Metadata(img, mdReq(12), &lo)
+		resp, _ := New(lo.Config).Metadata(img, mdReq(12), lo.Request)
 		section("Metadata v12 all topics, listener %s", l)
 		w.WriteString(renderMetadata(t, resp))
 		lo.Listener = l
-		resp, _ = Metadata(img, mdReq(5), &lo)
+		resp, _ = New(lo.Config).Metadata(img, mdReq(5), lo.Request)
 		section("Metadata v5 all topics, listener %s", l)
 		w.WriteString(renderMetadata(t, resp))
 	}
@@ -275,14 +275,14 @@ func goldenText(t *testing.T, img *image.Image) string {
 			req.AllowAutoTopicCreation = auto
 			req.IncludeTopicAuthorizedOperations = true
 			req.IncludeClusterAuthorizedOperations = true
-			resp, c := Metadata(img, req, o)
+			resp, c := New(o.Config).Metadata(img, req, o.Request)
 			section("Metadata v%d named topics, autoCreate %t", v, auto)
 			w.WriteString(renderMetadata(t, resp) + renderCreate(c))
 		}
 	}
 	do := *o
 	do.DisableAutoCreateTopics = true
-	resp, c := Metadata(img, mdReq(12, names...), &do)
+	resp, c := New(do.Config).Metadata(img, mdReq(12, names...), do.Request)
 	section("Metadata v12 named topics, auto.create.topics.enable=false")
 	w.WriteString(renderMetadata(t, resp) + renderCreate(c))
 
@@ -292,7 +292,7 @@ func goldenText(t *testing.T, img *image.Image) string {
 		for _, v := range []int16{10, 11, 12, 13} {
 			req := mdReq(v)
 			req.Topics = []kmsg.MetadataRequestTopic{{TopicID: id}, {TopicID: [16]byte{15: 0xee}}, {TopicID: id}}
-			resp, c := Metadata(img, req, o)
+			resp, c := New(o.Config).Metadata(img, req, o.Request)
 			section("Metadata v%d topic ids (known, unknown, known again)", v)
 			w.WriteString(renderMetadata(t, resp) + renderCreate(c))
 		}
@@ -306,35 +306,35 @@ func goldenText(t *testing.T, img *image.Image) string {
 		ao.Authorizer, ao.Principal, ao.Host = a, p, "127.0.0.1"
 		req := mdReq(10)
 		req.IncludeTopicAuthorizedOperations, req.IncludeClusterAuthorizedOperations = true, true
-		resp, _ := Metadata(img, req, &ao)
+		resp, _ := New(ao.Config).Metadata(img, req, ao.Request)
 		section("Metadata v10 all topics as %s", p)
 		w.WriteString(renderMetadata(t, resp))
 		req = mdReq(12, append(names, "alpha", "gamma", "new-topic", "secret-data")...)
 		req.AllowAutoTopicCreation, req.IncludeTopicAuthorizedOperations = true, true
-		resp, c := Metadata(img, req, &ao)
+		resp, c := New(ao.Config).Metadata(img, req, ao.Request)
 		section("Metadata v12 named topics as %s", p)
 		w.WriteString(renderMetadata(t, resp) + renderCreate(c))
 		if known != "" {
 			id, _ := img.Topics().IDOf(known)
 			req := mdReq(12)
 			req.Topics = []kmsg.MetadataRequestTopic{{TopicID: id}}
-			resp, _ := Metadata(img, req, &ao)
+			resp, _ := New(ao.Config).Metadata(img, req, ao.Request)
 			section("Metadata v12 topic id of %s as %s", known, p)
 			w.WriteString(renderMetadata(t, resp))
 		}
 		dreq := kmsg.NewPtrDescribeTopicPartitionsRequest()
 		dreq.Topics = []kmsg.DescribeTopicPartitionsRequestTopic{{Topic: known}, {Topic: "secret-data"}, {Topic: "no-such-topic"}}
 		section("DescribeTopicPartitions named as %s", p)
-		w.WriteString(renderDTP(t, DescribeTopicPartitions(img, dreq, &ao)))
+		w.WriteString(renderDTP(t, New(ao.Config).DescribeTopicPartitions(img, dreq, ao.Request)))
 		freq := kmsg.NewPtrFindCoordinatorRequest()
 		freq.Version = 4
 		freq.CoordinatorKeys = []string{"g1", "blocked-group"}
-		fr, _ := FindCoordinator(img, freq, &ao)
+		fr, _ := New(ao.Config).FindCoordinator(img, freq, ao.Request)
 		section("FindCoordinator v4 groups as %s", p)
 		w.WriteString(renderFindCoordinator(t, fr))
 		freq.CoordinatorType = CoordinatorTransaction
 		freq.CoordinatorKeys = []string{"tx-1", "other-tx"}
-		fr, _ = FindCoordinator(img, freq, &ao)
+		fr, _ = New(ao.Config).FindCoordinator(img, freq, ao.Request)
 		section("FindCoordinator v4 transactions as %s", p)
 		w.WriteString(renderFindCoordinator(t, fr))
 	}
@@ -345,13 +345,13 @@ func goldenText(t *testing.T, img *image.Image) string {
 			req := kmsg.NewPtrDescribeClusterRequest()
 			req.Version, req.IncludeFencedBrokers, req.IncludeClusterAuthorizedOperations = v, fenced, true
 			section("DescribeCluster v%d includeFenced %t", v, fenced)
-			w.WriteString(renderDescribeCluster(t, DescribeCluster(img, req, o, nil)))
+			w.WriteString(renderDescribeCluster(t, New(o.Config).DescribeCluster(img, req, o.Request)))
 		}
 		for _, et := range []int8{EndpointController, 7} {
 			req := kmsg.NewPtrDescribeClusterRequest()
 			req.Version, req.EndpointType = v, et
 			section("DescribeCluster v%d endpoint type %d on a broker listener", v, et)
-			w.WriteString(renderDescribeCluster(t, DescribeCluster(img, req, o, nil)))
+			w.WriteString(renderDescribeCluster(t, New(o.Config).DescribeCluster(img, req, o.Request)))
 		}
 	}
 	for c := range img.Cluster().Controllers() {
@@ -361,7 +361,7 @@ func goldenText(t *testing.T, img *image.Image) string {
 			req := kmsg.NewPtrDescribeClusterRequest()
 			req.Version, req.EndpointType = 1, EndpointController
 			section("DescribeCluster v1 on controller listener %s", ep.Name)
-			w.WriteString(renderDescribeCluster(t, DescribeCluster(img, req, &co, &ControllerListener{LeaderID: c.ID()})))
+			w.WriteString(renderDescribeCluster(t, New(co.Config).DescribeCluster(img, req, co.withController(c.ID()))))
 		}
 		break
 	}
@@ -371,7 +371,7 @@ func goldenText(t *testing.T, img *image.Image) string {
 	req := kmsg.NewPtrDescribeTopicPartitionsRequest()
 	req.ResponsePartitionLimit = 7
 	for page := 0; page < 200; page++ {
-		resp := DescribeTopicPartitions(img, req, o)
+		resp := New(o.Config).DescribeTopicPartitions(img, req, o.Request)
 		section("DescribeTopicPartitions all, limit 7, page %d", page)
 		w.WriteString(renderDTP(t, resp))
 		if resp.NextCursor == nil {
@@ -384,13 +384,13 @@ func goldenText(t *testing.T, img *image.Image) string {
 		req.Topics = append(req.Topics, kmsg.DescribeTopicPartitionsRequestTopic{Topic: n})
 	}
 	section("DescribeTopicPartitions named")
-	w.WriteString(renderDTP(t, DescribeTopicPartitions(img, req, o)))
+	w.WriteString(renderDTP(t, New(o.Config).DescribeTopicPartitions(img, req, o.Request)))
 	req.Cursor = &kmsg.DescribeTopicPartitionsRequestCursor{Topic: "not-in-list"}
 	section("DescribeTopicPartitions cursor not in the list")
-	w.WriteString(renderDTP(t, DescribeTopicPartitions(img, req, o)))
+	w.WriteString(renderDTP(t, New(o.Config).DescribeTopicPartitions(img, req, o.Request)))
 	req.Cursor = &kmsg.DescribeTopicPartitionsRequestCursor{Topic: known, Partition: -1}
 	section("DescribeTopicPartitions negative cursor partition")
-	w.WriteString(renderDTP(t, DescribeTopicPartitions(img, req, o)))
+	w.WriteString(renderDTP(t, New(o.Config).DescribeTopicPartitions(img, req, o.Request)))
 
 	// FindCoordinator at every version, groups and transactions, keys
 	// whose hash covers ASCII, non-ASCII, surrogate pairs and MIN_VALUE.
@@ -405,7 +405,7 @@ func goldenText(t *testing.T, img *image.Image) string {
 				for _, k := range keys[:3] {
 					req := kmsg.NewPtrFindCoordinatorRequest()
 					req.Version, req.CoordinatorType, req.CoordinatorKey = v, kt, k
-					resp, c := FindCoordinator(img, req, o)
+					resp, c := New(o.Config).FindCoordinator(img, req, o.Request)
 					section("FindCoordinator v%d type %d key %q", v, kt, k)
 					w.WriteString(renderFindCoordinator(t, resp) + renderCreate(c))
 				}
@@ -416,7 +416,7 @@ func goldenText(t *testing.T, img *image.Image) string {
 			if kt == CoordinatorShare {
 				req.CoordinatorKeys = []string{"g:AAAAAAAAAAAAAAAAAAAAAA:0", "bad-share-key"}
 			}
-			resp, c := FindCoordinator(img, req, o)
+			resp, c := New(o.Config).FindCoordinator(img, req, o.Request)
 			section("FindCoordinator v%d type %d keys %q", v, kt, req.CoordinatorKeys)
 			w.WriteString(renderFindCoordinator(t, resp) + renderCreate(c))
 		}
@@ -427,10 +427,22 @@ func goldenText(t *testing.T, img *image.Image) string {
 	for _, kt := range []int8{CoordinatorGroup, CoordinatorTransaction} {
 		req := kmsg.NewPtrFindCoordinatorRequest()
 		req.Version, req.CoordinatorType, req.CoordinatorKeys = 4, kt, keys
-		resp, _ := FindCoordinator(img, req, &fo)
+		resp, _ := New(fo.Config).FindCoordinator(img, req, fo.Request)
 		section("FindCoordinator v4 type %d, partition counts fixed at 3 and 2", kt)
 		w.WriteString(renderFindCoordinator(t, resp))
 	}
 	w.Flush()
 	return b.String()
+}
+
+// testOpts is a Config and a Request in one, for the tests that vary both.
+type testOpts struct {
+	Config
+	Request
+}
+
+func (o testOpts) withController(leader int32) Request {
+	rq := o.Request
+	rq.Controller = &ViaController{LeaderID: leader}
+	return rq
 }

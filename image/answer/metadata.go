@@ -53,8 +53,13 @@ func allowAutoTopicCreation(req *kmsg.MetadataRequest) bool {
 // request, is answered as Kafka would answer it without the exception: an
 // INVALID_TOPIC_EXCEPTION entry with a null name, the rest of the request
 // answered as usual.
-func Metadata(img *image.Image, req *kmsg.MetadataRequest, o *Options) (*kmsg.MetadataResponse, []CreateTopic) {
-	o = orDefault(o)
+func (r *Responder) Metadata(img *image.Image, req *kmsg.MetadataRequest, rq Request) (*kmsg.MetadataResponse, []CreateTopic) {
+	o := r.call(rq)
+	return metadata(img, req, &o)
+}
+
+// metadata is Metadata.
+func metadata(img *image.Image, req *kmsg.MetadataRequest, o *call) (*kmsg.MetadataResponse, []CreateTopic) {
 	v := req.Version
 	resp := kmsg.NewPtrMetadataResponse()
 	resp.Version = v
@@ -68,7 +73,7 @@ func Metadata(img *image.Image, req *kmsg.MetadataRequest, o *Options) (*kmsg.Me
 		}
 	}
 
-	bt := brokersFor(img, o.Listener)
+	bt := o.r.brokersFor(img, o.Listener)
 	topics := img.Topics()
 
 	// Topic ids (v10+; honoured from v12 after the check above).
@@ -196,7 +201,7 @@ func Metadata(img *image.Image, req *kmsg.MetadataRequest, o *Options) (*kmsg.Me
 
 // allTopicsMetadata is the entries of an all-topics request: every topic
 // the principal may DESCRIBE, by name.
-func allTopicsMetadata(topics *image.Topics, bt *brokers, v int16, o *Options) []kmsg.MetadataResponseTopic {
+func allTopicsMetadata(topics *image.Topics, bt *brokers, v int16, o *call) []kmsg.MetadataResponseTopic {
 	n, np := topics.Len(), topics.NumPartitions()
 	var found []*image.Topic
 	if o.Authorizer != nil {
@@ -232,7 +237,7 @@ func allTopicsMetadata(topics *image.Topics, bt *brokers, v int16, o *Options) [
 // request for named topics: the topics found, in request order; then the
 // missing ones (invalid names first, then those to auto-create, each in
 // request order). It returns the topics to create.
-func namedTopicsMetadata(out []kmsg.MetadataResponseTopic, topics *image.Topics, authorized []string, bt *brokers, v int16, req *kmsg.MetadataRequest, o *Options) ([]kmsg.MetadataResponseTopic, []CreateTopic) {
+func namedTopicsMetadata(out []kmsg.MetadataResponseTopic, topics *image.Topics, authorized []string, bt *brokers, v int16, req *kmsg.MetadataRequest, o *call) ([]kmsg.MetadataResponseTopic, []CreateTopic) {
 	var buf [8]*image.Topic
 	found := buf[:0]
 	if len(authorized) > len(buf) {

@@ -79,7 +79,7 @@ func TestFindCoordinatorShareHashesCoordinatorKey(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	o := &Options{Listener: "PLAINTEXT"}
+	r, rq := New(Config{}), Request{Listener: "PLAINTEXT"}
 	discriminating := 0
 	for _, k := range []string{"g:" + id + ":5", "g:" + id + ":+5", "g:" + id + "==:5", "g:" + id + ":005", "g:" + id + ":5:", "other:" + id + ":-0"} {
 		norm, _ := ShareCoordinatorKey(k)
@@ -87,7 +87,7 @@ func TestFindCoordinatorShareHashesCoordinatorKey(t *testing.T) {
 		if raw, _, _ := img.Leader(ShareStateTopic, CoordinatorPartition(k, 50)); raw != want {
 			discriminating++
 		}
-		c, ct := FindCoordinatorKey(img, 6, CoordinatorShare, k, o)
+		c, ct := r.FindCoordinatorKey(img, 6, CoordinatorShare, k, rq)
 		if ct != nil || c.ErrorCode != ErrNone || c.NodeID != want || c.Key != k {
 			t.Errorf("%q: %+v, want node %d (partition of %q)", k, c, want, norm)
 		}

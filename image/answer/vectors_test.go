@@ -65,24 +65,24 @@ func parseVectorCase(tb testing.TB, row imagetest.IndexRow) vectorCase {
 // cluster id, StandardAuthorizer with the principal, host, super users and
 // allow.everyone.if.no.acl.found of the row, and on controller listeners the
 // raft leader.
-func (c *vectorCase) answerOptions(tb testing.TB, img *image.Image) (*Options, *ControllerListener) {
+func (c *vectorCase) answerOptions(tb testing.TB, img *image.Image) (*Responder, Request) {
 	tb.Helper()
-	o := &Options{Listener: c.listener, ClusterID: c.options["clusterId"]}
+	cfg := Config{ClusterID: c.options["clusterId"]}
+	rq := Request{Listener: c.listener}
 	switch a := c.options["authorizer"]; a {
 	case "", "none":
 	case "StandardAuthorizer":
-		cfg := authz.Config{AllowIfNoACLFound: c.options["allowEveryoneIfNoAclFound"] == "true"}
+		ac := authz.Config{AllowIfNoACLFound: c.options["allowEveryoneIfNoAclFound"] == "true"}
 		for _, su := range strings.Split(c.options["superUsers"], ",") {
 			if su != "" {
-				cfg.SuperUsers = append(cfg.SuperUsers, su)
+				ac.SuperUsers = append(ac.SuperUsers, su)
 			}
 		}
-		o.Authorizer = authz.New(img.ACLs(), cfg)
-		o.Principal, o.Host = c.options["principal"], c.options["host"]
+		cfg.Authorizer = authz.New(img.ACLs(), ac)
+		rq.Principal, rq.Host = c.options["principal"], c.options["host"]
 	default:
 		tb.Fatalf("case %s: unknown authorizer %q", c.name, a)
 	}
-	var ctl *ControllerListener
 	switch e := c.options["endpoint"]; e {
 	case "", "broker":
 	case "controller":
@@ -90,11 +90,11 @@ func (c *vectorCase) answerOptions(tb testing.TB, img *image.Image) (*Options, *
 		if err != nil {
 			tb.Fatalf("case %s: bad raftLeaderId %q", c.name, c.options["raftLeaderId"])
 		}
-		ctl = &ControllerListener{LeaderID: int32(id)}
+		rq.Controller = &ViaController{LeaderID: int32(id)}
 	default:
 		tb.Fatalf("case %s: unknown endpoint %q", c.name, e)
 	}
-	return o, ctl
+	return New(cfg), rq
 }
 
 // answerVector decodes req at the case's version and answers it from img.
@@ -108,17 +108,17 @@ func (c *vectorCase) answer(tb testing.TB, img *image.Image, reqBytes []byte) (k
 	if err := req.ReadFrom(reqBytes); err != nil {
 		return nil, fmt.Errorf("request does not decode at v%d: %w", c.version, err)
 	}
-	o, ctl := c.answerOptions(tb, img)
-	switch r := req.(type) {
+	r, rq := c.answerOptions(tb, img)
+	switch req := req.(type) {
 	case *kmsg.MetadataRequest:
-		resp, _ := Metadata(img, r, o)
+		resp, _ := r.Metadata(img, req, rq)
 		return resp, nil
 	case *kmsg.DescribeClusterRequest:
-		return DescribeCluster(img, r, o, ctl), nil
+		return r.DescribeCluster(img, req, rq), nil
 	case *kmsg.DescribeTopicPartitionsRequest:
-		return DescribeTopicPartitions(img, r, o), nil
+		return r.DescribeTopicPartitions(img, req, rq), nil
 	case *kmsg.FindCoordinatorRequest:
-		resp, _ := FindCoordinator(img, r, o)
+		resp, _ := r.FindCoordinator(img, req, rq)
 		return resp, nil
 	}
 	return nil, fmt.Errorf("no answer for %T", req)
