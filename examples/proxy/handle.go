@@ -64,10 +64,6 @@ func (s *Server) handle(out, frame []byte) ([]byte, error) {
 	return out, nil
 }
 
-// supported are the APIs and versions the proxy answers: all the decoder
-// reads.
-var supported = wire.Supported
-
 // softwareNameVersion is ApiVersionsRequest's SOFTWARE_NAME_VERSION_PATTERN.
 var softwareNameVersion = regexp.MustCompile(`^[a-zA-Z0-9](?:[a-zA-Z0-9\-.]*[a-zA-Z0-9])?$`)
 
@@ -88,7 +84,7 @@ func (s *Server) apiVersions(img *image.Image, r *kmsg.ApiVersionsRequest) *kmsg
 	case r.Version >= 5 && r.ClusterID != nil && (*r.ClusterID != s.ans.Config().ClusterID || !s.servesNode(img, r.NodeID)):
 		resp.ErrorCode = errRebootstrapRequired
 	default:
-		for _, a := range supported {
+		for _, a := range wire.Supported {
 			k := kmsg.NewApiVersionsResponseApiKey()
 			k.ApiKey, k.MinVersion, k.MaxVersion = a.Key, a.Min, a.Max
 			resp.ApiKeys = append(resp.ApiKeys, k)
@@ -173,7 +169,7 @@ func unsupportedApiVersions() *kmsg.ApiVersionsResponse {
 	resp := kmsg.NewPtrApiVersionsResponse()
 	resp.Version = 0
 	resp.ErrorCode = errUnsupportedVersion
-	for _, a := range supported {
+	for _, a := range wire.Supported {
 		if a.Key == 18 {
 			k := kmsg.NewApiVersionsResponseApiKey()
 			k.ApiKey, k.MinVersion, k.MaxVersion = a.Key, a.Min, a.Max

@@ -478,10 +478,6 @@ const (
 	smallParts = 64
 )
 
-// emptyIDs is every empty list of every answer: it has no element to change,
-// and appending to it allocates.
-var emptyIDs = []int32{}
-
 // init readies pb for an answer of np partitions: the tables grow with the
 // answer up to their maximum sizes.
 func (pb *partsBuilder) init(np int) {
@@ -509,7 +505,9 @@ func pow2(n int) int {
 // intern returns a list equal to l that the answer owns (l is not kept).
 func (ids *partsBuilder) intern(l []int32) []int32 {
 	if len(l) == 0 {
-		return emptyIDs
+		// Not nil, and zero-sized: no allocation, no element to change,
+		// and appending to it allocates.
+		return []int32{}
 	}
 	h := uint32(len(l))
 	for _, x := range l {
