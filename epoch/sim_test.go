@@ -158,7 +158,7 @@ func (c *simCluster) produce(t testing.TB, b int32, d time.Duration, topic strin
 	rt := kmsg.NewProduceResponseTopic()
 	rt.Topic = topic
 	rp := kmsg.NewProduceResponseTopicPartition()
-	rp.Partition, rp.ErrorCode = p, r.ErrorCode
+	rp.Partition, rp.ErrorCode = p, int16(r.ErrorCode)
 	if r.HasLeaderHint() {
 		rp.CurrentLeader.LeaderID, rp.CurrentLeader.LeaderEpoch = r.LeaderID, r.LeaderEpoch
 		resp.Brokers = AppendProduceNode(resp.Brokers, img, r.LeaderID, simListener)

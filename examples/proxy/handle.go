@@ -11,13 +11,14 @@ import (
 
 	"github.com/kmeta-go/kmeta/image"
 	"github.com/kmeta-go/kmeta/internal/wire"
+	"github.com/kmeta-go/kmeta/kafkaerr"
 )
 
-// Kafka error codes the proxy answers with (Errors).
+// Kafka error codes the proxy answers with (Errors), as kmsg's int16.
 const (
-	errUnsupportedVersion  = 35
-	errInvalidRequest      = 42
-	errRebootstrapRequired = 129
+	errUnsupportedVersion  = int16(kafkaerr.UnsupportedVersion)
+	errInvalidRequest      = int16(kafkaerr.InvalidRequest)
+	errRebootstrapRequired = int16(kafkaerr.RebootstrapRequired)
 )
 
 // handle answers one request frame (the bytes after its size), appending the

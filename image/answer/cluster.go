@@ -7,6 +7,7 @@ import (
 
 	"github.com/kmeta-go/kmeta/image"
 	"github.com/kmeta-go/kmeta/image/authz"
+	"github.com/kmeta-go/kmeta/kafkaerr"
 )
 
 // Endpoint types of DescribeCluster (KIP-919, EndpointType).
@@ -52,7 +53,7 @@ func describeCluster(img *image.Image, req *kmsg.DescribeClusterRequest, o *call
 	if o.Controller != nil {
 		endpointType = EndpointController
 		if mv, ok := img.Features().MetadataVersion(); !ok || !mv.ControllerRegistrationSupported() {
-			resp.ErrorCode = ErrUnsupportedVersion
+			resp.ErrorCode = int16(kafkaerr.UnsupportedVersion)
 			msg := "Direct-to-controller communication is not supported with the current MetadataVersion."
 			resp.ErrorMessage = &msg
 			return resp
@@ -61,7 +62,7 @@ func describeCluster(img *image.Image, req *kmsg.DescribeClusterRequest, o *call
 			// Kafka's message names the request (RequestChannel.Request
 			// .toString), which an answer built from an image does not
 			// have; the error code is Kafka's.
-			resp.ErrorCode = ErrClusterAuthorizationFailed
+			resp.ErrorCode = int16(kafkaerr.ClusterAuthorizationFailed)
 			msg := "Cluster authorization failed."
 			resp.ErrorMessage = &msg
 			return resp
@@ -72,18 +73,18 @@ func describeCluster(img *image.Image, req *kmsg.DescribeClusterRequest, o *call
 		want = EndpointBroker
 	}
 	if want != EndpointBroker && want != EndpointController {
-		resp.ErrorCode = ErrUnsupportedEndpointType
+		resp.ErrorCode = int16(kafkaerr.UnsupportedEndpointType)
 		if req.Version == 0 {
-			resp.ErrorCode = ErrInvalidRequest
+			resp.ErrorCode = int16(kafkaerr.InvalidRequest)
 		}
 		msg := fmt.Sprintf("Unsupported endpoint type %d", want)
 		resp.ErrorMessage = &msg
 		return resp
 	}
 	if want != endpointType {
-		resp.ErrorCode = ErrMismatchedEndpointType
+		resp.ErrorCode = int16(kafkaerr.MismatchedEndpointType)
 		if req.Version == 0 {
-			resp.ErrorCode = ErrInvalidRequest
+			resp.ErrorCode = int16(kafkaerr.InvalidRequest)
 		}
 		msg := fmt.Sprintf("The request was sent to an endpoint of type %s, but we wanted an endpoint of type %s", endpointTypeName(endpointType), endpointTypeName(want))
 		resp.ErrorMessage = &msg

@@ -7,6 +7,7 @@ import (
 
 	"github.com/kmeta-go/kmeta/image"
 	"github.com/kmeta-go/kmeta/image/authz"
+	"github.com/kmeta-go/kmeta/kafkaerr"
 )
 
 // Coordinator key types (FindCoordinatorRequest.CoordinatorType).
@@ -70,7 +71,7 @@ func (o *call) coordinatorTopic(t int8) (string, int32) {
 // Coordinator is one key's answer.
 type Coordinator struct {
 	Key       string
-	ErrorCode int16
+	ErrorCode kafkaerr.Code
 	NodeID    int32 // -1 on error
 	Host      string
 	Port      int32 // -1 on error
@@ -96,39 +97,39 @@ func (r *Responder) FindCoordinatorKey(img *image.Image, v int16, keyType int8, 
 // findCoordinatorKey is KafkaApis.getCoordinator for one key; whole says
 // that Kafka throws here and the error is the whole request's.
 func findCoordinatorKey(img *image.Image, v int16, keyType int8, key string, o *call) (Coordinator, *CreateTopic, bool) {
-	fail := func(code int16) Coordinator {
+	fail := func(code kafkaerr.Code) Coordinator {
 		return Coordinator{Key: key, ErrorCode: code, NodeID: -1, Port: -1}
 	}
 	hashKey := key
 	switch keyType {
 	case CoordinatorGroup:
 		if !o.authorize(authz.OpDescribe, authz.ResourceGroup, key) {
-			return fail(ErrGroupAuthorizationFailed), nil, false
+			return fail(kafkaerr.GroupAuthorizationFailed), nil, false
 		}
 	case CoordinatorTransaction:
 		if !o.authorize(authz.OpDescribe, authz.ResourceTransactionalID, key) {
-			return fail(ErrTransactionalIDAuthorizationFailed), nil, false
+			return fail(kafkaerr.TransactionalIDAuthorizationFailed), nil, false
 		}
 	case CoordinatorShare:
 		if v < 6 {
-			return fail(ErrInvalidRequest), nil, false
+			return fail(kafkaerr.InvalidRequest), nil, false
 		}
 		if !o.authorize(authz.OpClusterAction, authz.ResourceCluster, authz.ClusterName) {
-			return fail(ErrClusterAuthorizationFailed), nil, true
+			return fail(kafkaerr.ClusterAuthorizationFailed), nil, true
 		}
 		k, ok := ShareCoordinatorKey(key)
 		if !ok {
-			return fail(ErrInvalidRequest), nil, false
+			return fail(kafkaerr.InvalidRequest), nil, false
 		}
 		hashKey = k
 	default:
-		return fail(ErrInvalidRequest), nil, true
+		return fail(kafkaerr.InvalidRequest), nil, true
 	}
 	name, n := o.coordinatorTopic(keyType)
 	t, ok := img.Topic(name)
 	if !ok {
 		ct := o.createTopic(name)
-		return fail(ErrCoordinatorNotAvailable), &ct, false
+		return fail(kafkaerr.CoordinatorNotAvailable), &ct, false
 	}
 	if n <= 0 {
 		n = int32(t.NumPartitions())
@@ -138,36 +139,17 @@ func findCoordinatorKey(img *image.Image, v int16, keyType int8, key string, o *
 	}
 	p, ok := t.Partition(CoordinatorPartition(hashKey, n))
 	if !ok || p.Leader() == image.NoLeader {
-		return fail(ErrCoordinatorNotAvailable), nil, false
+		return fail(kafkaerr.CoordinatorNotAvailable), nil, false
 	}
 	b, ok := img.Cluster().Broker(p.Leader())
 	if !ok || b.Fenced() {
-		return fail(ErrCoordinatorNotAvailable), nil, false
+		return fail(kafkaerr.CoordinatorNotAvailable), nil, false
 	}
 	ep, ok := b.Listener(o.Listener)
 	if !ok {
-		return fail(ErrCoordinatorNotAvailable), nil, false
+		return fail(kafkaerr.CoordinatorNotAvailable), nil, false
 	}
 	return Coordinator{Key: key, NodeID: b.ID(), Host: ep.Host, Port: int32(ep.Port)}, nil, false
-}
-
-// errorMessage is Errors.message() for the errors FindCoordinator answers.
-func errorMessage(code int16) string {
-	switch code {
-	case ErrNone:
-		return "NONE"
-	case ErrCoordinatorNotAvailable:
-		return "The coordinator is not available."
-	case ErrGroupAuthorizationFailed:
-		return "Group authorization failed."
-	case ErrTransactionalIDAuthorizationFailed:
-		return "Transactional Id authorization failed."
-	case ErrClusterAuthorizationFailed:
-		return "Cluster authorization failed."
-	case ErrInvalidRequest:
-		return "This most likely occurs because of a request being malformed by the client library or the message was sent to an incompatible broker. See the broker logs for more details."
-	}
-	return ""
 }
 
 // FindCoordinator answers a FindCoordinator request (v0-v6) as Kafka's
@@ -210,9 +192,9 @@ func findCoordinator(img *image.Image, req *kmsg.FindCoordinatorRequest, o *call
 	if req.Version < 4 {
 		c, ct, _ := findCoordinatorKey(img, req.Version, keyType, req.CoordinatorKey, o)
 		add(ct)
-		resp.ErrorCode = c.ErrorCode
+		resp.ErrorCode = int16(c.ErrorCode)
 		if req.Version >= 1 {
-			msg := errorMessage(c.ErrorCode)
+			msg := c.ErrorCode.Message()
 			resp.ErrorMessage = &msg
 		}
 		resp.NodeID, resp.Host, resp.Port = c.NodeID, c.Host, c.Port
@@ -225,18 +207,18 @@ func findCoordinator(img *image.Image, req *kmsg.FindCoordinatorRequest, o *call
 		if whole {
 			// Kafka's exception ends the request: every key gets the
 			// error, and no topic is created.
-			msg := errorMessage(c.ErrorCode)
+			msg := c.ErrorCode.Message()
 			for j, k := range req.CoordinatorKeys {
 				e := &resp.Coordinators[j]
 				e.Default()
-				e.Key, e.ErrorCode, e.ErrorMessage, e.NodeID, e.Host, e.Port = k, c.ErrorCode, &msg, -1, "", -1
+				e.Key, e.ErrorCode, e.ErrorMessage, e.NodeID, e.Host, e.Port = k, int16(c.ErrorCode), &msg, -1, "", -1
 			}
 			return resp, nil
 		}
 		add(ct)
 		e := &resp.Coordinators[i]
 		e.Default()
-		e.Key, e.ErrorCode, e.ErrorMessage, e.NodeID, e.Host, e.Port = c.Key, c.ErrorCode, &empty, c.NodeID, c.Host, c.Port
+		e.Key, e.ErrorCode, e.ErrorMessage, e.NodeID, e.Host, e.Port = c.Key, int16(c.ErrorCode), &empty, c.NodeID, c.Host, c.Port
 	}
 	return resp, create
 }

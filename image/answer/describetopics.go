@@ -8,6 +8,7 @@ import (
 
 	"github.com/kmeta-go/kmeta/image"
 	"github.com/kmeta-go/kmeta/image/authz"
+	"github.com/kmeta-go/kmeta/kafkaerr"
 )
 
 // DescribeTopicPartitions answers a DescribeTopicPartitions request (v0,
@@ -85,7 +86,7 @@ func describeTopicPartitions(img *image.Image, req *kmsg.DescribeTopicPartitions
 			}
 			if !fetchAll {
 				e := kmsg.NewDescribeTopicPartitionsResponseTopic()
-				e.ErrorCode = ErrTopicAuthorizationFailed
+				e.ErrorCode = int16(kafkaerr.TopicAuthorizationFailed)
 				s := n
 				e.Topic = &s
 				denied = append(denied, e)
@@ -103,12 +104,12 @@ func describeTopicPartitions(img *image.Image, req *kmsg.DescribeTopicPartitions
 		t, ok := topics.ByName(n)
 		if !ok {
 			if !fetchAll {
-				code := ErrUnknownTopicOrPartition
+				code := kafkaerr.UnknownTopicOrPartition
 				if !ValidTopicName(n) {
-					code = ErrInvalidTopic
+					code = kafkaerr.InvalidTopic
 				}
 				e := kmsg.NewDescribeTopicPartitionsResponseTopic()
-				e.ErrorCode = code
+				e.ErrorCode = int16(code)
 				s := n
 				e.Topic = &s
 				e.IsInternal = IsInternal(n)
@@ -172,7 +173,7 @@ func dtpPartition(p *image.Partition, bt *brokers) kmsg.DescribeTopicPartitionsR
 func invalidDTP(req *kmsg.DescribeTopicPartitionsRequest, resp *kmsg.DescribeTopicPartitionsResponse) *kmsg.DescribeTopicPartitionsResponse {
 	for i := range req.Topics {
 		e := kmsg.NewDescribeTopicPartitionsResponseTopic()
-		e.ErrorCode = ErrInvalidRequest
+		e.ErrorCode = int16(kafkaerr.InvalidRequest)
 		s := req.Topics[i].Topic
 		e.Topic = &s
 		resp.Topics = append(resp.Topics, e)

@@ -7,6 +7,7 @@ import (
 
 	"github.com/kmeta-go/kmeta/image"
 	"github.com/kmeta-go/kmeta/image/authz"
+	"github.com/kmeta-go/kmeta/kafkaerr"
 	"github.com/kmeta-go/kmeta/record"
 )
 
@@ -93,7 +94,7 @@ func metadata(img *image.Image, req *kmsg.MetadataRequest, o *call) (*kmsg.Metad
 				}
 			} else if !containsID(unknownIDs, id) {
 				e := kmsg.NewMetadataResponseTopic()
-				e.ErrorCode = ErrUnknownTopicID
+				e.ErrorCode = int16(kafkaerr.UnknownTopicID)
 				e.TopicID = id
 				unknownIDs = append(unknownIDs, e)
 			}
@@ -146,7 +147,7 @@ func metadata(img *image.Image, req *kmsg.MetadataRequest, o *call) (*kmsg.Metad
 			// created, no authorization asked (Kafka's authorizer cannot
 			// take a null name either).
 			e := kmsg.NewMetadataResponseTopic()
-			e.ErrorCode = ErrInvalidTopic
+			e.ErrorCode = int16(kafkaerr.InvalidTopic)
 			out = append(out, e)
 		}
 	}
@@ -164,12 +165,12 @@ func metadata(img *image.Image, req *kmsg.MetadataRequest, o *call) (*kmsg.Metad
 	}
 
 	for _, n := range deniedCreate {
-		e := errorTopic(ErrTopicAuthorizationFailed, n, IsInternal(n))
+		e := errorTopic(kafkaerr.TopicAuthorizationFailed, n, IsInternal(n))
 		out = append(out, e)
 	}
 	for _, n := range deniedDescribe {
 		e := kmsg.NewMetadataResponseTopic()
-		e.ErrorCode = ErrTopicAuthorizationFailed
+		e.ErrorCode = int16(kafkaerr.TopicAuthorizationFailed)
 		if useIDs {
 			id, _ := topics.IDOf(n)
 			e.TopicID = id
@@ -271,12 +272,12 @@ func namedTopicsMetadata(out []kmsg.MetadataResponseTopic, topics *image.Topics,
 	if allowCreate {
 		for i, n := range authorized {
 			if found[i] == nil && !ValidTopicName(n) {
-				out = append(out, errorTopic(ErrInvalidTopic, n, IsInternal(n)))
+				out = append(out, errorTopic(kafkaerr.InvalidTopic, n, IsInternal(n)))
 			}
 		}
 		for i, n := range authorized {
 			if found[i] == nil && ValidTopicName(n) {
-				out = append(out, errorTopic(ErrUnknownTopicOrPartition, n, IsInternal(n)))
+				out = append(out, errorTopic(kafkaerr.UnknownTopicOrPartition, n, IsInternal(n)))
 				create = append(create, o.createTopic(n))
 			}
 		}
@@ -285,9 +286,9 @@ func namedTopicsMetadata(out []kmsg.MetadataResponseTopic, topics *image.Topics,
 			if found[i] != nil {
 				continue
 			}
-			code := ErrUnknownTopicOrPartition
+			code := kafkaerr.UnknownTopicOrPartition
 			if !ValidTopicName(n) {
-				code = ErrInvalidTopic
+				code = kafkaerr.InvalidTopic
 			}
 			out = append(out, errorTopic(code, n, IsInternal(n)))
 		}
@@ -332,9 +333,9 @@ func dedupNames(ts []kmsg.MetadataRequestTopic) ([]string, bool) {
 	return out, null
 }
 
-func errorTopic(code int16, name string, internal bool) kmsg.MetadataResponseTopic {
+func errorTopic(code kafkaerr.Code, name string, internal bool) kmsg.MetadataResponseTopic {
 	e := kmsg.NewMetadataResponseTopic()
-	e.ErrorCode = code
+	e.ErrorCode = int16(code)
 	e.Topic = &name
 	e.IsInternal = internal
 	return e
@@ -349,7 +350,7 @@ func invalidMetadataRequest(req *kmsg.MetadataRequest, resp *kmsg.MetadataRespon
 			n = *req.Topics[i].Topic
 		}
 		e := kmsg.NewMetadataResponseTopic()
-		e.ErrorCode = ErrInvalidRequest
+		e.ErrorCode = int16(kafkaerr.InvalidRequest)
 		e.Topic = &n
 		e.TopicID = req.Topics[i].TopicID
 		resp.Topics = append(resp.Topics, e)
@@ -426,21 +427,21 @@ func (ids *partsBuilder) fill(s *shape, p *image.Partition, bt *brokers, v int16
 	var off [8]int32
 	s.offline = ids.intern(bt.appendOffline(off[:0], p))
 
-	s.leader, s.errorCode = -1, ErrNone
+	s.leader, s.errorCode = -1, int16(kafkaerr.None)
 	leader := bt.get(p.Leader())
 	switch {
 	case leader == nil:
-		s.errorCode = ErrLeaderNotAvailable
+		s.errorCode = int16(kafkaerr.LeaderNotAvailable)
 	case !leader.hasEP:
 		if v >= 6 { // errorUnavailableListeners
-			s.errorCode = ErrListenerNotFound
+			s.errorCode = int16(kafkaerr.ListenerNotFound)
 		} else {
-			s.errorCode = ErrLeaderNotAvailable
+			s.errorCode = int16(kafkaerr.LeaderNotAvailable)
 		}
 	default:
 		s.leader = p.Leader()
 		if len(reps) < p.NumReplicas() || len(isr) < p.NumISR() {
-			s.errorCode = ErrReplicaNotAvailable
+			s.errorCode = int16(kafkaerr.ReplicaNotAvailable)
 		}
 	}
 }

@@ -7,30 +7,6 @@ import (
 	"github.com/kmeta-go/kmeta/image/authz"
 )
 
-// Kafka error codes the answers use (org.apache.kafka.common.protocol.Errors).
-const (
-	ErrUnknownServerError                 int16 = -1
-	ErrNone                               int16 = 0
-	ErrUnknownTopicOrPartition            int16 = 3
-	ErrLeaderNotAvailable                 int16 = 5
-	ErrNotLeaderOrFollower                int16 = 6
-	ErrReplicaNotAvailable                int16 = 9
-	ErrCoordinatorNotAvailable            int16 = 15
-	ErrUnsupportedVersion                 int16 = 35
-	ErrInvalidTopic                       int16 = 17
-	ErrTopicAuthorizationFailed           int16 = 29
-	ErrGroupAuthorizationFailed           int16 = 30
-	ErrClusterAuthorizationFailed         int16 = 31
-	ErrInvalidRequest                     int16 = 42
-	ErrTransactionalIDAuthorizationFailed int16 = 53
-	ErrListenerNotFound                   int16 = 72
-	ErrFencedLeaderEpoch                  int16 = 74
-	ErrUnknownLeaderEpoch                 int16 = 75
-	ErrUnknownTopicID                     int16 = 100
-	ErrMismatchedEndpointType             int16 = 114
-	ErrUnsupportedEndpointType            int16 = 115
-)
-
 // Names of Kafka's internal topics (Topic.GROUP_METADATA_TOPIC_NAME,
 // TRANSACTION_STATE_TOPIC_NAME, SHARE_GROUP_STATE_TOPIC_NAME).
 const (

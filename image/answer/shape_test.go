@@ -10,6 +10,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/kmeta-go/kmeta/image"
+	"github.com/kmeta-go/kmeta/kafkaerr"
 	"github.com/kmeta-go/kmeta/record"
 )
 
@@ -131,15 +132,15 @@ func referencePartition(img *image.Image, p *image.Partition, listener string, v
 	}
 	switch s, _ := of(p.Leader()); {
 	case !s.registered:
-		mp.ErrorCode = ErrLeaderNotAvailable
+		mp.ErrorCode = int16(kafkaerr.LeaderNotAvailable)
 	case !s.hasEP && v >= 6:
-		mp.ErrorCode = ErrListenerNotFound
+		mp.ErrorCode = int16(kafkaerr.ListenerNotFound)
 	case !s.hasEP:
-		mp.ErrorCode = ErrLeaderNotAvailable
+		mp.ErrorCode = int16(kafkaerr.LeaderNotAvailable)
 	default:
 		mp.Leader = p.Leader()
 		if len(mp.Replicas) < p.NumReplicas() || len(mp.ISR) < p.NumISR() {
-			mp.ErrorCode = ErrReplicaNotAvailable
+			mp.ErrorCode = int16(kafkaerr.ReplicaNotAvailable)
 		}
 	}
 	return mp

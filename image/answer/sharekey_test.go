@@ -5,6 +5,7 @@ import (
 
 	"github.com/kmeta-go/kmeta/delta"
 	"github.com/kmeta-go/kmeta/image"
+	"github.com/kmeta-go/kmeta/kafkaerr"
 	"github.com/kmeta-go/kmeta/record"
 )
 
@@ -88,7 +89,7 @@ func TestFindCoordinatorShareHashesCoordinatorKey(t *testing.T) {
 			discriminating++
 		}
 		c, ct := r.FindCoordinatorKey(img, 6, CoordinatorShare, k, rq)
-		if ct != nil || c.ErrorCode != ErrNone || c.NodeID != want || c.Key != k {
+		if ct != nil || c.ErrorCode != kafkaerr.None || c.NodeID != want || c.Key != k {
 			t.Errorf("%q: %+v, want node %d (partition of %q)", k, c, want, norm)
 		}
 	}

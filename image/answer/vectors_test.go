@@ -18,6 +18,7 @@ import (
 	"github.com/kmeta-go/kmeta/internal/dirload"
 	"github.com/kmeta-go/kmeta/internal/imagetest"
 	"github.com/kmeta-go/kmeta/internal/sharedtest"
+	"github.com/kmeta-go/kmeta/kafkaerr"
 )
 
 // vectorCase is one row of an input's INDEX.tsv in vectors/answers: a
@@ -174,7 +175,7 @@ func (c *vectorCase) normalise(r kmsg.Response, kafkaController int32) {
 	case *kmsg.DescribeTopicPartitionsResponse:
 		if strings.HasPrefix(c.unordered, "topics(TOPIC_AUTHORIZATION_FAILED") {
 			i := len(r.Topics)
-			for i > 0 && r.Topics[i-1].ErrorCode == ErrTopicAuthorizationFailed {
+			for i > 0 && r.Topics[i-1].ErrorCode == int16(kafkaerr.TopicAuthorizationFailed) {
 				i--
 			}
 			slices.SortStableFunc(r.Topics[i:], func(a, b kmsg.DescribeTopicPartitionsResponseTopic) int {
@@ -294,14 +295,14 @@ var answerExceptions = map[string]vectorException{
 		reason:         "a null topic name at Metadata v12 reaches Topic.validate(null), a NullPointerException in Kafka; kmeta answers INVALID_TOPIC_EXCEPTION for the null name",
 		want: func(req kmsg.Request, kafka kmsg.Response, sibling func(string) kmsg.Response) (kmsg.Response, error) {
 			k := kafka.(*kmsg.MetadataResponse)
-			if len(k.Topics) != 1 || k.Topics[0].ErrorCode != ErrUnknownServerError {
+			if len(k.Topics) != 1 || k.Topics[0].ErrorCode != int16(kafkaerr.UnknownServerError) {
 				return nil, fmt.Errorf("Kafka's answer is no longer UNKNOWN_SERVER_ERROR for the one topic: the exception may be obsolete")
 			}
 			// Brokers, cluster and controller as Kafka answers any v12
 			// request on this listener.
 			want := *sibling("md-v12-ids").(*kmsg.MetadataResponse)
 			e := kmsg.NewMetadataResponseTopic()
-			e.ErrorCode = ErrInvalidTopic
+			e.ErrorCode = int16(kafkaerr.InvalidTopic)
 			want.Topics = []kmsg.MetadataResponseTopic{e}
 			return &want, nil
 		},
@@ -311,7 +312,7 @@ var answerExceptions = map[string]vectorException{
 		want: func(req kmsg.Request, kafka kmsg.Response, sibling func(string) kmsg.Response) (kmsg.Response, error) {
 			k := kafka.(*kmsg.DescribeTopicPartitionsResponse)
 			for _, t := range k.Topics {
-				if t.ErrorCode != ErrUnknownServerError {
+				if t.ErrorCode != int16(kafkaerr.UnknownServerError) {
 					return nil, fmt.Errorf("Kafka's answer is no longer UNKNOWN_SERVER_ERROR for every topic: the exception may be obsolete")
 				}
 			}
@@ -321,7 +322,7 @@ var answerExceptions = map[string]vectorException{
 			want := kmsg.NewPtrDescribeTopicPartitionsResponse()
 			var invalid *kmsg.DescribeTopicPartitionsResponseTopic
 			for i := range named.Topics {
-				if named.Topics[i].ErrorCode == ErrInvalidTopic {
+				if named.Topics[i].ErrorCode == int16(kafkaerr.InvalidTopic) {
 					invalid = &named.Topics[i]
 				}
 			}

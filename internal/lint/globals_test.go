@@ -107,7 +107,23 @@ func TestNoPackageLevelMutableState(t *testing.T) {
 		if types[dir] == nil {
 			types[dir] = packageTypes(t, fset, dir)
 		}
-		c := classifier{types: types[dir], seen: map[string]bool{}}
+		c := classifier{types: types[dir], seen: map[string]bool{}, imports: map[string]map[string]ast.Expr{}}
+		for _, imp := range f.Imports {
+			p := strings.Trim(imp.Path.Value, `"`)
+			rest, ok := strings.CutPrefix(p, modulePath+"/")
+			if !ok {
+				continue
+			}
+			d := filepath.Join(root, filepath.FromSlash(rest))
+			if types[d] == nil {
+				types[d] = packageTypes(t, fset, d)
+			}
+			name := p[strings.LastIndex(p, "/")+1:]
+			if imp.Name != nil {
+				name = imp.Name.Name
+			}
+			c.imports[name] = types[d]
+		}
 		for _, decl := range f.Decls {
 			gd, ok := decl.(*ast.GenDecl)
 			if !ok || gd.Tok != token.VAR {
@@ -217,6 +233,16 @@ func (c classifier) mutableType(typ ast.Expr) string {
 				return ""
 			}
 		}
+		// A type of another package of the module: classified from its
+		// declaration there.
+		if pkg, ok := t.X.(*ast.Ident); ok {
+			if u, ok := c.imports[pkg.Name][t.Sel.Name]; ok && !c.seen[exprString(t)] {
+				c.seen[exprString(t)] = true
+				defer delete(c.seen, exprString(t))
+				inner := classifier{types: c.imports[pkg.Name], seen: c.seen}
+				return inner.mutableType(u)
+			}
+		}
 	}
 	return "has type " + exprString(typ) + " (cannot tell from the syntax; allow it)"
 }
@@ -242,9 +268,13 @@ func exprString(e ast.Expr) string {
 // declarations, seen the named types being classified (a recursive type
 // holds a pointer, a slice or a map, which is reported before it recurses).
 type classifier struct {
-	types map[string]ast.Expr
-	seen  map[string]bool
+	types   map[string]ast.Expr
+	seen    map[string]bool
+	imports map[string]map[string]ast.Expr // the module's packages a file imports, by name
 }
+
+// modulePath is the module's path (go.mod).
+const modulePath = "github.com/kmeta-go/kmeta"
 
 // packageTypes is the type declarations of the non-test files of dir.
 func packageTypes(t *testing.T, fset *token.FileSet, dir string) map[string]ast.Expr {
@@ -317,13 +347,20 @@ var (
 	ok5 = regexp.MustCompile("a")
 	ok6 = 3
 	ok7 = plain{a: 1}
+	ok8 other.Code
+	bad13 other.Table
+	bad14 unknownpkg.T
 )`
 	fset := token.NewFileSet()
 	f, err := parser.ParseFile(fset, "p.go", src, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := classifier{types: map[string]ast.Expr{}, seen: map[string]bool{}}
+	other := map[string]ast.Expr{ // package other of the module
+		"Code":  &ast.Ident{Name: "int16"},
+		"Table": &ast.MapType{Key: &ast.Ident{Name: "string"}, Value: &ast.Ident{Name: "int"}},
+	}
+	c := classifier{types: map[string]ast.Expr{}, seen: map[string]bool{}, imports: map[string]map[string]ast.Expr{"other": other}}
 	for _, d := range f.Decls {
 		gd := d.(*ast.GenDecl)
 		for _, s := range gd.Specs {
