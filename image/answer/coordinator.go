@@ -1,12 +1,11 @@
 package answer
 
 import (
-	"unicode/utf8"
-
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/kmeta-go/kmeta/image"
 	"github.com/kmeta-go/kmeta/image/authz"
+	"github.com/kmeta-go/kmeta/internal/javahash"
 	"github.com/kmeta-go/kmeta/kafkaerr"
 )
 
@@ -20,27 +19,7 @@ const (
 // JavaHashCode is Java's String.hashCode of s: h = 31*h + c over the UTF-16
 // code units of s, with int32 wrap-around. Bytes of s that are not valid
 // UTF-8 count as U+FFFD, as Kafka's UTF-8 decoder replaces them.
-func JavaHashCode(s string) int32 {
-	var h int32
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			h = 31*h + int32(c)
-			i++
-			continue
-		}
-		r, n := utf8.DecodeRuneInString(s[i:])
-		i += n
-		if r >= 0x10000 {
-			r -= 0x10000
-			h = 31*h + int32(0xD800+(r>>10))
-			h = 31*h + int32(0xDC00+(r&0x3FF))
-		} else {
-			h = 31*h + int32(r)
-		}
-	}
-	return h
-}
+func JavaHashCode(s string) int32 { return javahash.String(s) }
 
 // CoordinatorPartition is the partition of an internal topic with n
 // partitions that coordinates key: Utils.abs(key.hashCode()) % n, where
