@@ -394,7 +394,7 @@ func configFields(img *Image, opts DiffOptions) map[string]fields {
 	for res, es := range img.configs.Resources() {
 		var f fields
 		for _, e := range es {
-			if opts.Sensitive != nil && opts.Sensitive(res.Type, e.Name) {
+			if opts.Sensitive != nil && opts.Sensitive(int8(res.Type), e.Name) {
 				f = append(f, secret(e.Name, strconv.Quote(e.Value), opts))
 			} else {
 				f = append(f, plain(e.Name, strconv.Quote(e.Value)))
