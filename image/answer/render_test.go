@@ -117,15 +117,3 @@ func mdReq(v int16, names ...string) *kmsg.MetadataRequest {
 	}
 	return r
 }
-
-// testOpts is a Config and a Request in one, for the tests that vary both.
-type testOpts struct {
-	Config
-	Request
-}
-
-func (o testOpts) withController(leader int32) Request {
-	rq := o.Request
-	rq.Controller = &ViaController{LeaderID: leader}
-	return rq
-}
