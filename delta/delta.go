@@ -793,7 +793,7 @@ func (d *Delta) clearConfigs(res image.ConfigResource) {
 // resource type goes through ConfigResource.Type.forId; a null value
 // deletes the key.
 func (d *Delta) replayConfig(r *record.ConfigRecord) {
-	res := image.ConfigResource{Type: image.ConfigResourceType(r.ResourceType), Name: r.ResourceName}
+	res := image.ConfigResource{Type: image.ConfigTypeForID(r.ResourceType), Name: r.ResourceName}
 	var v *string
 	if r.Value != nil {
 		s := *r.Value

@@ -216,7 +216,7 @@ func TestConfigurationsDeltaRemoveTopicClearsNewConfigs(t *testing.T) {
 	id := uuid(5)
 	cfg := record.NewConfigRecord()
 	v := "1"
-	cfg.ResourceType, cfg.ResourceName, cfg.Name, cfg.Value = image.ConfigTopic, "t", "retention.ms", &v
+	cfg.ResourceType, cfg.ResourceName, cfg.Name, cfg.Value = int8(image.ConfigTopic), "t", "retention.ms", &v
 	rm := record.NewRemoveTopicRecord()
 	rm.TopicID = id
 	_, img := build(t, nil, topicRec("t", id), cfg, rm)
@@ -229,13 +229,13 @@ func TestConfigurationsDeltaRemoveTopicClearsNewConfigs(t *testing.T) {
 func TestConfigurationsDeltaNullDeletes(t *testing.T) {
 	set := record.NewConfigRecord()
 	v := "x"
-	set.ResourceType, set.ResourceName, set.Name, set.Value = image.ConfigBroker, "", "k", &v
+	set.ResourceType, set.ResourceName, set.Name, set.Value = int8(image.ConfigBroker), "", "k", &v
 	_, base := build(t, nil, set)
 	got, ok := base.Configs().Get(image.ConfigResource{Type: image.ConfigBroker}, "k")
 	require.True(t, ok)
 	require.Equal(t, "x", got)
 	del := record.NewConfigRecord()
-	del.ResourceType, del.ResourceName, del.Name, del.Value = image.ConfigBroker, "", "k", nil
+	del.ResourceType, del.ResourceName, del.Name, del.Value = int8(image.ConfigBroker), "", "k", nil
 	_, img := build(t, base, del)
 	require.Equal(t, 0, img.Configs().Len())
 }

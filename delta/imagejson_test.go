@@ -118,7 +118,7 @@ func TestVectorImageJSON(t *testing.T) {
 			require.Equal(t, len(k.Topics.ByID), img.Topics().Len())
 			nconf := 0
 			for res, es := range img.Configs().Resources() {
-				key := configTypes[res.Type]
+				key := configTypes[int8(res.Type)]
 				if res.Name != "" {
 					key += ":" + res.Name
 				}

@@ -138,7 +138,7 @@ func (m *model) next(r *rand.Rand, seq *int) record.Record {
 		}
 	case 8:
 		rec := record.NewConfigRecord()
-		rec.ResourceType, rec.ResourceName, rec.Name = image.ConfigBroker, fmt.Sprint(r.IntN(2)), fmt.Sprint("k", r.IntN(3))
+		rec.ResourceType, rec.ResourceName, rec.Name = int8(image.ConfigBroker), fmt.Sprint(r.IntN(2)), fmt.Sprint("k", r.IntN(3))
 		key := "4/" + rec.ResourceName + "/" + rec.Name
 		if r.IntN(3) == 0 {
 			rec.Value = nil

@@ -12,7 +12,7 @@
 //	t, _ := img.Topic(name)               // nil when unknown
 //	r := epoch.Check(t, partition, currentLeaderEpoch, localBrokerID, true)
 //	if r.ErrorCode != 0 {
-//	    part.ErrorCode = r.ErrorCode
+//	    part.ErrorCode = int16(r.ErrorCode)
 //	    if r.HasLeaderHint() {             // NOT_LEADER_OR_FOLLOWER, FENCED_LEADER_EPOCH
 //	        part.CurrentLeader.LeaderID, part.CurrentLeader.LeaderEpoch = r.LeaderID, r.LeaderEpoch
 //	        resp.Brokers = epoch.AppendFetchNode(resp.Brokers, img, r.LeaderID, listener)

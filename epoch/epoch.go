@@ -4,6 +4,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/kmeta-go/kmeta/image"
+	"github.com/kmeta-go/kmeta/kafkaerr"
 	"github.com/kmeta-go/kmeta/record"
 )
 
@@ -11,21 +12,12 @@ import (
 // (RecordBatch.NO_PARTITION_LEADER_EPOCH): no epoch check is made.
 const NoEpoch int32 = -1
 
-// Error codes of the checks (org.apache.kafka.common.protocol.Errors).
-const (
-	ErrNone                    int16 = 0
-	ErrUnknownTopicOrPartition int16 = 3
-	ErrNotLeaderOrFollower     int16 = 6
-	ErrFencedLeaderEpoch       int16 = 74
-	ErrUnknownLeaderEpoch      int16 = 75
-)
-
 // Result is the outcome of a check. LeaderID and LeaderEpoch are the KIP-951
 // CurrentLeader of the partition in the image (-1, -1 when unknown); a
 // response carries them only for NOT_LEADER_OR_FOLLOWER and
 // FENCED_LEADER_EPOCH (HasLeaderHint).
 type Result struct {
-	ErrorCode   int16
+	ErrorCode   kafkaerr.Code
 	LeaderID    int32
 	LeaderEpoch int32
 }
@@ -35,10 +27,10 @@ type Result struct {
 // NOT_LEADER_OR_FOLLOWER; FetchResponse v16+ for NOT_LEADER_OR_FOLLOWER and
 // FENCED_LEADER_EPOCH).
 func (r Result) HasLeaderHint() bool {
-	return r.ErrorCode == ErrNotLeaderOrFollower || r.ErrorCode == ErrFencedLeaderEpoch
+	return r.ErrorCode == kafkaerr.NotLeaderOrFollower || r.ErrorCode == kafkaerr.FencedLeaderEpoch
 }
 
-var unknown = Result{ErrorCode: ErrUnknownTopicOrPartition, LeaderID: -1, LeaderEpoch: -1}
+var unknown = Result{ErrorCode: kafkaerr.UnknownTopicOrPartition, LeaderID: -1, LeaderEpoch: -1}
 
 // Check validates a Fetch (v9+), ListOffsets (v4+) or OffsetForLeaderEpoch
 // (v2+) request for partition p of topic t (nil when the topic is not in the
@@ -67,13 +59,13 @@ func Check(t *image.Topic, p int32, currentLeaderEpoch int32, local int32, needL
 	r := Result{LeaderID: part.Leader(), LeaderEpoch: part.LeaderEpoch()}
 	switch {
 	case !part.HasReplica(local):
-		r.ErrorCode = ErrNotLeaderOrFollower
+		r.ErrorCode = kafkaerr.NotLeaderOrFollower
 	case currentLeaderEpoch != NoEpoch && part.LeaderEpoch() > currentLeaderEpoch:
-		r.ErrorCode = ErrFencedLeaderEpoch
+		r.ErrorCode = kafkaerr.FencedLeaderEpoch
 	case currentLeaderEpoch != NoEpoch && part.LeaderEpoch() < currentLeaderEpoch:
-		r.ErrorCode = ErrUnknownLeaderEpoch
+		r.ErrorCode = kafkaerr.UnknownLeaderEpoch
 	case needLeader && part.Leader() != local:
-		r.ErrorCode = ErrNotLeaderOrFollower
+		r.ErrorCode = kafkaerr.NotLeaderOrFollower
 	}
 	return r
 }

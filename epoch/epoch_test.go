@@ -7,6 +7,7 @@ import (
 
 	"github.com/kmeta-go/kmeta/delta"
 	"github.com/kmeta-go/kmeta/image"
+	"github.com/kmeta-go/kmeta/kafkaerr"
 	"github.com/kmeta-go/kmeta/record"
 )
 
@@ -59,17 +60,17 @@ func TestCheck(t *testing.T) {
 		needLeader bool
 		want       Result
 	}{
-		{"getPartitionOrError: topic not in the cache -> UNKNOWN_TOPIC_OR_PARTITION", "nope", 0, 5, 1, true, Result{ErrUnknownTopicOrPartition, -1, -1}},
-		{"getPartitionOrError: partition not in the cache -> UNKNOWN_TOPIC_OR_PARTITION", "orders", 9, 5, 1, true, Result{ErrUnknownTopicOrPartition, -1, -1}},
-		{"getPartitionOrError: not hosted but known -> NOT_LEADER_OR_FOLLOWER (before any epoch check)", "orders", 0, 1, 3, false, Result{ErrNotLeaderOrFollower, 1, 5}},
-		{"checkCurrentLeaderEpoch: absent epoch -> no check", "orders", 0, NoEpoch, 1, true, Result{ErrNone, 1, 5}},
-		{"checkCurrentLeaderEpoch: equal epoch, leader -> NONE", "orders", 0, 5, 1, true, Result{ErrNone, 1, 5}},
-		{"checkCurrentLeaderEpoch: local > request -> FENCED_LEADER_EPOCH", "orders", 0, 4, 1, true, Result{ErrFencedLeaderEpoch, 1, 5}},
-		{"checkCurrentLeaderEpoch: local < request -> UNKNOWN_LEADER_EPOCH", "orders", 0, 6, 1, true, Result{ErrUnknownLeaderEpoch, 1, 5}},
-		{"getLocalLog: requireLeader on a follower -> NOT_LEADER_OR_FOLLOWER", "orders", 0, 5, 2, true, Result{ErrNotLeaderOrFollower, 1, 5}},
-		{"getLocalLog: follower fetch allowed (KIP-392) -> NONE", "orders", 0, 5, 2, false, Result{ErrNone, 1, 5}},
-		{"checkCurrentLeaderEpoch before leadership: fenced epoch on a follower -> FENCED_LEADER_EPOCH", "orders", 0, 4, 2, true, Result{ErrFencedLeaderEpoch, 1, 5}},
-		{"no leader: requireLeader -> NOT_LEADER_OR_FOLLOWER with leader -1", "orders", 2, 3, 1, true, Result{ErrNotLeaderOrFollower, -1, 3}},
+		{"getPartitionOrError: topic not in the cache -> UNKNOWN_TOPIC_OR_PARTITION", "nope", 0, 5, 1, true, Result{kafkaerr.UnknownTopicOrPartition, -1, -1}},
+		{"getPartitionOrError: partition not in the cache -> UNKNOWN_TOPIC_OR_PARTITION", "orders", 9, 5, 1, true, Result{kafkaerr.UnknownTopicOrPartition, -1, -1}},
+		{"getPartitionOrError: not hosted but known -> NOT_LEADER_OR_FOLLOWER (before any epoch check)", "orders", 0, 1, 3, false, Result{kafkaerr.NotLeaderOrFollower, 1, 5}},
+		{"checkCurrentLeaderEpoch: absent epoch -> no check", "orders", 0, NoEpoch, 1, true, Result{kafkaerr.None, 1, 5}},
+		{"checkCurrentLeaderEpoch: equal epoch, leader -> NONE", "orders", 0, 5, 1, true, Result{kafkaerr.None, 1, 5}},
+		{"checkCurrentLeaderEpoch: local > request -> FENCED_LEADER_EPOCH", "orders", 0, 4, 1, true, Result{kafkaerr.FencedLeaderEpoch, 1, 5}},
+		{"checkCurrentLeaderEpoch: local < request -> UNKNOWN_LEADER_EPOCH", "orders", 0, 6, 1, true, Result{kafkaerr.UnknownLeaderEpoch, 1, 5}},
+		{"getLocalLog: requireLeader on a follower -> NOT_LEADER_OR_FOLLOWER", "orders", 0, 5, 2, true, Result{kafkaerr.NotLeaderOrFollower, 1, 5}},
+		{"getLocalLog: follower fetch allowed (KIP-392) -> NONE", "orders", 0, 5, 2, false, Result{kafkaerr.None, 1, 5}},
+		{"checkCurrentLeaderEpoch before leadership: fenced epoch on a follower -> FENCED_LEADER_EPOCH", "orders", 0, 4, 2, true, Result{kafkaerr.FencedLeaderEpoch, 1, 5}},
+		{"no leader: requireLeader -> NOT_LEADER_OR_FOLLOWER with leader -1", "orders", 2, 3, 1, true, Result{kafkaerr.NotLeaderOrFollower, -1, 3}},
 	}
 	for _, r := range rows {
 		t.Run(r.rule, func(t *testing.T) {
@@ -78,14 +79,14 @@ func TestCheck(t *testing.T) {
 			}
 		})
 	}
-	if got := CheckID(img, record.UUID{15: 7}, 0, 4, 1, true); got.ErrorCode != ErrFencedLeaderEpoch {
+	if got := CheckID(img, record.UUID{15: 7}, 0, 4, 1, true); got.ErrorCode != kafkaerr.FencedLeaderEpoch {
 		t.Errorf("CheckID: %+v", got)
 	}
 	orders, _ := img.Topic("orders")
-	if got := CheckProduce(orders, 0, 2); got.ErrorCode != ErrNotLeaderOrFollower || !got.HasLeaderHint() {
+	if got := CheckProduce(orders, 0, 2); got.ErrorCode != kafkaerr.NotLeaderOrFollower || !got.HasLeaderHint() {
 		t.Errorf("produce on a follower: %+v", got)
 	}
-	if got := CheckProduce(orders, 0, 1); got.ErrorCode != ErrNone || got.HasLeaderHint() {
+	if got := CheckProduce(orders, 0, 1); got.ErrorCode != kafkaerr.None || got.HasLeaderHint() {
 		t.Errorf("produce on the leader: %+v", got)
 	}
 }
@@ -182,7 +183,7 @@ func BenchmarkCheckFetchRequest(b *testing.B) {
 		for _, ft := range req {
 			t, _ := img.Topic(ft.name) // once per requested topic
 			for _, p := range ft.partitions {
-				if Check(t, p, 5, 1, true).ErrorCode != ErrNone {
+				if Check(t, p, 5, 1, true).ErrorCode != kafkaerr.None {
 					b.Fatal(ft.name, p)
 				}
 				checked++

@@ -6,24 +6,27 @@ import (
 	"slices"
 	"sort"
 
-	"github.com/kmeta-go/kmeta/record"
 	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/kmeta-go/kmeta/kafkaerr"
+	"github.com/kmeta-go/kmeta/record"
 )
 
-// Kafka error codes the client rules look at (org.apache.kafka.common.protocol.Errors).
+// Kafka error codes the client rules look at (org.apache.kafka.common.protocol.Errors),
+// as the int16 of kmsg's fields.
 const (
-	errUnknownTopicOrPartition int16 = 3
-	errLeaderNotAvailable      int16 = 5
-	errNotLeaderOrFollower     int16 = 6
-	errReplicaNotAvailable     int16 = 9
-	errInvalidTopic            int16 = 17
-	errTopicAuthorization      int16 = 29
-	errKafkaStorage            int16 = 56
-	errListenerNotFound        int16 = 72
-	errFencedLeaderEpoch       int16 = 74
-	errUnknownLeaderEpoch      int16 = 75
-	errUnknownTopicID          int16 = 100
-	errInconsistentTopicID     int16 = 103
+	errUnknownTopicOrPartition = int16(kafkaerr.UnknownTopicOrPartition)
+	errLeaderNotAvailable      = int16(kafkaerr.LeaderNotAvailable)
+	errNotLeaderOrFollower     = int16(kafkaerr.NotLeaderOrFollower)
+	errReplicaNotAvailable     = int16(kafkaerr.ReplicaNotAvailable)
+	errInvalidTopic            = int16(kafkaerr.InvalidTopic)
+	errTopicAuthorization      = int16(kafkaerr.TopicAuthorizationFailed)
+	errKafkaStorage            = int16(kafkaerr.KafkaStorageError)
+	errListenerNotFound        = int16(kafkaerr.ListenerNotFound)
+	errFencedLeaderEpoch       = int16(kafkaerr.FencedLeaderEpoch)
+	errUnknownLeaderEpoch      = int16(kafkaerr.UnknownLeaderEpoch)
+	errUnknownTopicID          = int16(kafkaerr.UnknownTopicID)
+	errInconsistentTopicID     = int16(kafkaerr.InconsistentTopicID)
 )
 
 // InvalidMetadata reports whether a partition or topic error code is one of

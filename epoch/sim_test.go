@@ -60,6 +60,8 @@ type simCluster struct {
 	images  map[int]*image.Image
 	answers map[*image.Image]*kmsg.MetadataResponse
 	req     *kmsg.MetadataRequest
+
+	responder *kanswer.Responder // every broker's: one configuration
 }
 
 // finish freezes the log: from now on the cluster only serves views of it.
@@ -125,15 +127,17 @@ func (c *simCluster) caughtUp() time.Duration {
 	return at
 }
 
-// answer is broker b's Metadata v12 answer at d, built by answer.Metadata
+// answer is broker b's Metadata v12 answer at d, built by Responder.Metadata
 // from the image b serves.
 func (c *simCluster) answer(t testing.TB, b int32, d time.Duration) *kmsg.MetadataResponse {
 	img := c.imageOf(t, b, d)
 	if r, ok := c.answers[img]; ok {
 		return r
 	}
-	r, _ := kanswer.Metadata(img, c.req, &kanswer.Options{Listener: simListener, ClusterID: "kmeta-sim",
-		DisableAutoCreateTopics: true})
+	if c.responder == nil {
+		c.responder = kanswer.New(kanswer.Config{ClusterID: "kmeta-sim", DisableAutoCreateTopics: true})
+	}
+	r, _ := c.responder.Metadata(img, c.req, kanswer.Request{Listener: simListener})
 	c.answers[img] = r
 	return r
 }
@@ -154,7 +158,7 @@ func (c *simCluster) produce(t testing.TB, b int32, d time.Duration, topic strin
 	rt := kmsg.NewProduceResponseTopic()
 	rt.Topic = topic
 	rp := kmsg.NewProduceResponseTopicPartition()
-	rp.Partition, rp.ErrorCode = p, r.ErrorCode
+	rp.Partition, rp.ErrorCode = p, int16(r.ErrorCode)
 	if r.HasLeaderHint() {
 		rp.CurrentLeader.LeaderID, rp.CurrentLeader.LeaderEpoch = r.LeaderID, r.LeaderEpoch
 		resp.Brokers = AppendProduceNode(resp.Brokers, img, r.LeaderID, simListener)

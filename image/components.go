@@ -85,26 +85,30 @@ const (
 // (TOPIC 2, BROKER 4, BROKER_LOGGER 8, CLIENT_METRICS 16, GROUP 32, UNKNOWN 0)
 // and a name ("" for the cluster-wide broker default).
 type ConfigResource struct {
-	Type int8
+	Type ConfigType
 	Name string
 }
 
+// ConfigType is the type of a config resource (Kafka's ConfigResource.Type,
+// the ResourceType id of a ConfigRecord).
+type ConfigType int8
+
 // Config resource types (ConfigResource.Type).
 const (
-	ConfigUnknown       int8 = 0
-	ConfigTopic         int8 = 2
-	ConfigBroker        int8 = 4
-	ConfigBrokerLogger  int8 = 8
-	ConfigClientMetrics int8 = 16
-	ConfigGroup         int8 = 32
+	ConfigUnknown       ConfigType = 0
+	ConfigTopic         ConfigType = 2
+	ConfigBroker        ConfigType = 4
+	ConfigBrokerLogger  ConfigType = 8
+	ConfigClientMetrics ConfigType = 16
+	ConfigGroup         ConfigType = 32
 )
 
-// ConfigResourceType maps a record's resource type id to ConfigResource.Type
-// (ConfigResource.Type.forId: unknown ids become UNKNOWN).
-func ConfigResourceType(id int8) int8 {
-	switch id {
+// ConfigTypeForID is the config resource type of a record's resource type
+// id (ConfigResource.Type.forId: unknown ids become UNKNOWN).
+func ConfigTypeForID(id int8) ConfigType {
+	switch t := ConfigType(id); t {
 	case ConfigTopic, ConfigBroker, ConfigBrokerLogger, ConfigClientMetrics, ConfigGroup:
-		return id
+		return t
 	}
 	return ConfigUnknown
 }

@@ -35,9 +35,6 @@ const (
 	DiffToken       DiffKind = "delegationToken"
 )
 
-var diffKindOrder = map[DiffKind]int{DiffFeature: 0, DiffBroker: 1, DiffController: 2, DiffTopic: 3, DiffPartition: 4,
-	DiffConfig: 5, DiffClientQuota: 6, DiffProducerIDs: 7, DiffACL: 8, DiffScram: 9, DiffToken: 10}
-
 // DiffOp says whether an entity was added, removed or changed.
 type DiffOp string
 
@@ -397,7 +394,7 @@ func configFields(img *Image, opts DiffOptions) map[string]fields {
 	for res, es := range img.configs.resources() {
 		var f fields
 		for _, e := range es {
-			if opts.Sensitive != nil && opts.Sensitive(res.Type, e.Name) {
+			if opts.Sensitive != nil && opts.Sensitive(int8(res.Type), e.Name) {
 				f = append(f, secret(e.Name, strconv.Quote(e.Value), opts))
 			} else {
 				f = append(f, plain(e.Name, strconv.Quote(e.Value)))

@@ -243,10 +243,10 @@ func WriteJSON(w io.Writer, img *Image, opts JSONOptions) error {
 		out.Topics = append(out.Topics, jt)
 	}
 	for res, es := range img.configs.resources() {
-		jc := jsonConfig{ResourceType: res.Type, ResourceName: res.Name, Configs: map[string]string{}}
+		jc := jsonConfig{ResourceType: int8(res.Type), ResourceName: res.Name, Configs: map[string]string{}}
 		for _, e := range es {
 			v := e.Value
-			if opts.Sensitive != nil && opts.Sensitive(res.Type, e.Name) {
+			if opts.Sensitive != nil && opts.Sensitive(int8(res.Type), e.Name) {
 				v = secret(v)
 			}
 			jc.Configs[e.Name] = v

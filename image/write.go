@@ -155,7 +155,7 @@ func (img *Image) Write(opts WriteOptions, emit Emit) error {
 	for res, es := range img.configs.resources() {
 		for _, e := range es {
 			r := record.NewConfigRecord()
-			r.ResourceType, r.ResourceName, r.Name = res.Type, res.Name, e.Name
+			r.ResourceType, r.ResourceName, r.Name = int8(res.Type), res.Name, e.Name
 			v := e.Value
 			r.Value = &v
 			if err := emit(r, 0); err != nil {

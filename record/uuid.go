@@ -26,19 +26,17 @@ var (
 	DirectoryLost       = UUID{15: 2}
 )
 
-var uuidEncoding = base64.RawURLEncoding
-
 // String returns Kafka's text form: URL-safe base64 without padding, 22
 // characters (Uuid.toString).
 func (u UUID) String() string {
 	var b [22]byte
-	uuidEncoding.Encode(b[:], u[:])
+	base64.RawURLEncoding.Encode(b[:], u[:])
 	return string(b[:])
 }
 
 // AppendText appends the text form of u.
 func (u UUID) AppendText(b []byte) ([]byte, error) {
-	return uuidEncoding.AppendEncode(b, u[:]), nil
+	return base64.RawURLEncoding.AppendEncode(b, u[:]), nil
 }
 
 // MarshalText implements encoding.TextMarshaler with Kafka's text form.
@@ -61,7 +59,7 @@ func ParseUUID(s string) (UUID, error) {
 	if len(s) != 22 {
 		return u, fmt.Errorf("uuid %q: want 22 characters of URL-safe base64, got %d", s, len(s))
 	}
-	n, err := uuidEncoding.Decode(u[:], []byte(s))
+	n, err := base64.RawURLEncoding.Decode(u[:], []byte(s))
 	if err != nil || n != 16 {
 		return UUID{}, fmt.Errorf("uuid %q: not URL-safe base64 of 16 bytes", s)
 	}

@@ -3,8 +3,8 @@ package deltatest
 import (
 	"encoding/base64"
 	"slices"
-	"unicode/utf16"
 
+	"github.com/kmeta-go/kmeta/internal/javahash"
 	"github.com/kmeta-go/kmeta/record"
 )
 
@@ -59,14 +59,8 @@ func shuffle[T any](list []T, r *javaRandom) {
 	}
 }
 
-// javaStringHash is String.hashCode over UTF-16 code units.
-func javaStringHash(s string) int32 {
-	var h int32
-	for _, c := range utf16.Encode([]rune(s)) {
-		h = 31*h + int32(c)
-	}
-	return h
-}
+// javaStringHash is String.hashCode.
+func javaStringHash(s string) int32 { return javahash.String(s) }
 
 // hashMapSpread is HashMap.hash: h ^ (h >>> 16).
 func hashMapSpread(h int32) uint32 { return uint32(h) ^ (uint32(h) >> 16) }

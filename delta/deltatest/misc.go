@@ -97,7 +97,18 @@ func (s *Simulator) DeleteTopicConfig(topicName, key string) error {
 
 // quotaEntityOrder is the HashMap order of the entity types in a
 // ClientQuotaRecord: client-id, then user, then ip (spec §5.7).
-var quotaEntityOrder = map[string]int{"client-id": 0, "user": 1, "ip": 2}
+// It is -1 for any other type.
+func quotaEntityOrder(typ string) int {
+	switch typ {
+	case "client-id":
+		return 0
+	case "user":
+		return 1
+	case "ip":
+		return 2
+	}
+	return -1
+}
 
 // AlterClientQuota is AlterClientQuotas for one entity and key
 // (ClientQuotaControlManager.alterClientQuotas, spec §5.7): value nil
@@ -110,7 +121,7 @@ func (s *Simulator) AlterClientQuota(entity []image.QuotaEntityPart, key string,
 	parts := slices.Clone(entity)
 	seen := map[string]bool{}
 	for _, p := range parts {
-		if _, ok := quotaEntityOrder[p.Type]; !ok || seen[p.Type] {
+		if quotaEntityOrder(p.Type) < 0 || seen[p.Type] {
 			return fmt.Errorf("%w: quota entity type %q", ErrInvalidRequest, p.Type)
 		}
 		if p.Name != nil && *p.Name == "" {
@@ -124,7 +135,7 @@ func (s *Simulator) AlterClientQuota(entity []image.QuotaEntityPart, key string,
 	if value != nil && *value <= 0 {
 		return fmt.Errorf("%w: quota %s must be positive", ErrInvalidRequest, key)
 	}
-	slices.SortStableFunc(parts, func(a, b image.QuotaEntityPart) int { return quotaEntityOrder[a.Type] - quotaEntityOrder[b.Type] })
+	slices.SortStableFunc(parts, func(a, b image.QuotaEntityPart) int { return quotaEntityOrder(a.Type) - quotaEntityOrder(b.Type) })
 	var cur *float64
 	if e, ok := s.Image().ClientQuotas().Entity(image.QuotaEntityKey(parts)); ok {
 		if v, ok := e.Get(key); ok {

@@ -448,7 +448,7 @@ func FromImage(img *image.Image, cfg Config) (*Simulator, error) {
 		for _, e := range entries {
 			m[e.Name] = e.Value
 		}
-		s.configs[configKey{res.Type, res.Name}] = m
+		s.configs[configKey{int8(res.Type), res.Name}] = m
 	}
 	s.producerID = img.NextProducerID()
 	if !cfg.NoBootstrap {

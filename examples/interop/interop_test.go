@@ -152,7 +152,7 @@ func startProxy(t *testing.T, dir string) (addr, listener string, brokers map[in
 func kmetaView(t *testing.T, img *image.Image, listener string) *view {
 	req := kmsg.NewPtrMetadataRequest()
 	req.Version = 12
-	resp, _ := answer.Metadata(img, req, &answer.Options{Listener: listener})
+	resp, _ := answer.New(answer.Config{}).Metadata(img, req, answer.Request{Listener: listener})
 	v := &view{Topics: map[string][]part{}}
 	for _, b := range resp.Brokers {
 		v.Brokers = append(v.Brokers, b.NodeID)
@@ -288,7 +288,7 @@ func saramaView(t *testing.T, addr string, ports map[int32]string, img *image.Im
 		v.Brokers = append(v.Brokers, b.ID())
 	}
 	// The group coordinator sarama finds is kmeta's choice.
-	exp, _ := answer.FindCoordinatorKey(img, 2, answer.CoordinatorGroup, "interop-group", &answer.Options{Listener: listener})
+	exp, _ := answer.New(answer.Config{}).FindCoordinatorKey(img, 2, answer.CoordinatorGroup, "interop-group", answer.Request{Listener: listener})
 	if exp.ErrorCode == 0 {
 		b, err := cl.Coordinator("interop-group")
 		if err != nil || b.ID() != exp.NodeID {
@@ -426,7 +426,7 @@ func TestRealClients(t *testing.T) {
 				compare(t, "franz-go", got, want.clone().norm(true))
 				ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 				defer cancel()
-				exp, _ := answer.FindCoordinatorKey(img, 4, answer.CoordinatorGroup, "interop-group", &answer.Options{Listener: listener})
+				exp, _ := answer.New(answer.Config{}).FindCoordinatorKey(img, 4, answer.CoordinatorGroup, "interop-group", answer.Request{Listener: listener})
 				fc := adm.FindGroupCoordinators(ctx, "interop-group")
 				r := fc["interop-group"]
 				if exp.ErrorCode == 0 && (r.Err != nil || r.NodeID != exp.NodeID) {

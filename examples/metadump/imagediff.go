@@ -201,7 +201,7 @@ func diffImages(a, b *image.Image, limit int) (out []string, total int) {
 		for _, k := range keys {
 			x, xok := av[k]
 			y, yok := bv[k]
-			if redact.IsSensitive(k.res.Type, k.name) {
+			if redact.IsSensitive(int8(k.res.Type), k.name) {
 				x, y = image.Redacted, image.Redacted
 			}
 			what := configResourceName(k.res)
@@ -339,7 +339,7 @@ func configResourceName(r image.ConfigResource) string {
 }
 
 // configTypeName is ConfigResource.Type's name.
-func configTypeName(t int8) string {
+func configTypeName(t image.ConfigType) string {
 	switch t {
 	case 2:
 		return "TOPIC"

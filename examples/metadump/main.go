@@ -116,6 +116,11 @@ type options struct {
 }
 
 func run(args []string, stdout, stderr io.Writer) int {
+	return runIO(args, os.Stdin, stdout, stderr)
+}
+
+// runIO is run with -shell's commands read from stdin (without -c).
+func runIO(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("metadump", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	var o options
@@ -163,7 +168,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if o.shell || o.timeline {
 		var err error
 		if o.shell {
-			err = runShell(fs.Arg(0), o.commands, o.unredacted, shellStdin, stdout)
+			err = runShell(fs.Arg(0), o.commands, o.unredacted, stdin, stdout)
 		} else {
 			err = runTimeline(fs.Arg(0), o.out, stdout)
 		}

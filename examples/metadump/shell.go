@@ -13,12 +13,7 @@ import (
 
 	"github.com/kmeta-go/kmeta/publisher/history"
 	"github.com/kmeta-go/kmeta/image"
-	"github.com/kmeta-go/kmeta/internal/redact"
 )
-
-// sensitiveConfig is Kafka's criterion for config values to hide
-// (MetadataNodeRedactionCriteria.Normal).
-var sensitiveConfig = redact.IsSensitive
 
 // The shell is Kafka's kafka-metadata-shell (org.apache.kafka.shell) over
 // kmeta's images: the same tree (RootShellNode), the same commands and
@@ -57,20 +52,35 @@ func (s *shell) setImage(img *image.Image) {
 }
 
 // shellCommands are the command names, sorted (Commands.TYPES).
-var shellCommands = []string{"at", "cat", "cd", "diff", "exit", "find", "help", "history", "ls", "pwd", "tree"}
+var shellCommands = [...]string{"at", "cat", "cd", "diff", "exit", "find", "help", "history", "ls", "pwd", "tree"}
 
-var shellHelp = map[string]string{
-	"at":      "at [OFFSET|TIME|end]: travel to the image just after the record at OFFSET, or after the last batch appended at or before TIME (RFC 3339); no argument prints where the shell is.",
-	"cat":     "cat TARGET...: show the contents of metadata files.",
-	"cd":      "cd [TARGET]: set the current working directory.",
-	"diff":    "diff A [B]: what changed from point A to point B (OFFSET, TIME or end; B defaults to the shell's current image).",
-	"exit":    "exit: exit the metadata shell.",
-	"find":    "find [PATH...]: search for nodes in the directory hierarchy.",
-	"help":    "help: display this help message.",
-	"history": "history [N]: print the last N commands (all without N); history PATH: what the log says about the broker, topic or partition at PATH.",
-	"ls":      "ls [TARGET...]: list metadata nodes.",
-	"pwd":     "pwd: print the current working directory.",
-	"tree":    "tree TARGET...: show the contents of metadata nodes in a tree structure.",
+// shellHelp is each command's help line (Command.Handler's description).
+func shellHelp(c string) string {
+	switch c {
+	case "at":
+		return "at [OFFSET|TIME|end]: travel to the image just after the record at OFFSET, or after the last batch appended at or before TIME (RFC 3339); no argument prints where the shell is."
+	case "cat":
+		return "cat TARGET...: show the contents of metadata files."
+	case "cd":
+		return "cd [TARGET]: set the current working directory."
+	case "diff":
+		return "diff A [B]: what changed from point A to point B (OFFSET, TIME or end; B defaults to the shell's current image)."
+	case "exit":
+		return "exit: exit the metadata shell."
+	case "find":
+		return "find [PATH...]: search for nodes in the directory hierarchy."
+	case "help":
+		return "help: display this help message."
+	case "history":
+		return "history [N]: print the last N commands (all without N); history PATH: what the log says about the broker, topic or partition at PATH."
+	case "ls":
+		return "ls [TARGET...]: list metadata nodes."
+	case "pwd":
+		return "pwd: print the current working directory."
+	case "tree":
+		return "tree TARGET...: show the contents of metadata nodes in a tree structure."
+	}
+	return ""
 }
 
 // run executes one command line (Commands.parseCommand and the handler).
@@ -106,7 +116,7 @@ func (s *shell) run(line string) {
 		s.diff(args)
 	case "help", "man":
 		for _, c := range shellCommands {
-			fmt.Fprintln(s.out, shellHelp[c])
+			fmt.Fprintln(s.out, shellHelp(c))
 		}
 	case "exit":
 		s.exit = true
@@ -633,7 +643,3 @@ func runShell(path, commands string, unredacted bool, stdin io.Reader, stdout io
 	}
 	return sc.Err()
 }
-
-// shellStdin is where -shell reads commands without -c (a variable for
-// tests).
-var shellStdin io.Reader = os.Stdin

@@ -153,10 +153,9 @@ func TestShellEntityHistory(t *testing.T) {
 // runs one command per line and prints no prompt.
 func TestShellLineMode(t *testing.T) {
 	dir := incidentDir(t, 11)
-	old := shellStdin
-	shellStdin = strings.NewReader("cd /image/topics/byName\npwd\nls\nexit\nls /\n")
-	defer func() { shellStdin = old }()
-	out, errs, code := runDump(t, "-shell", dir)
+	var stdout, stderr bytes.Buffer
+	code := runIO([]string{"-shell", dir}, strings.NewReader("cd /image/topics/byName\npwd\nls\nexit\nls /\n"), &stdout, &stderr)
+	out, errs := stdout.String(), stderr.String()
 	require.Equal(t, 0, code, errs)
 	require.Equal(t, "/image/topics/byName\naudit\norders\npayments\n", out)
 }

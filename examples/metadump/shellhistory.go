@@ -8,6 +8,7 @@ import (
 
 	"github.com/kmeta-go/kmeta/publisher/history"
 	"github.com/kmeta-go/kmeta/image"
+	"github.com/kmeta-go/kmeta/internal/redact"
 	"github.com/kmeta-go/kmeta/record"
 )
 
@@ -160,7 +161,8 @@ func partitionEventString(e *history.PartitionEvent) string {
 // shell and the timeline show it: "+ " added with its fields, "- " removed,
 // "~ " changed with the fields that changed.
 func imageDiffLines(a, b *image.Image, unredacted bool) []string {
-	ds := image.Diff(a, b, image.DiffOptions{Sensitive: sensitiveConfig, Unredacted: unredacted})
+	ds := image.Diff(a, b, image.DiffOptions{Sensitive: redact.IsSensitive, // MetadataNodeRedactionCriteria.Normal
+		Unredacted: unredacted})
 	out := make([]string, len(ds))
 	for i, d := range ds {
 		switch d.Op {

@@ -10,15 +10,15 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/kmeta-go/kmeta/image"
-	"github.com/kmeta-go/kmeta/image/answer"
 	"github.com/kmeta-go/kmeta/internal/wire"
+	"github.com/kmeta-go/kmeta/kafkaerr"
 )
 
-// Kafka error codes the proxy answers with (Errors).
+// Kafka error codes the proxy answers with (Errors), as kmsg's int16.
 const (
-	errUnsupportedVersion  = 35
-	errInvalidRequest      = 42
-	errRebootstrapRequired = 129
+	errUnsupportedVersion  = int16(kafkaerr.UnsupportedVersion)
+	errInvalidRequest      = int16(kafkaerr.InvalidRequest)
+	errRebootstrapRequired = int16(kafkaerr.RebootstrapRequired)
 )
 
 // handle answers one request frame (the bytes after its size), appending the
@@ -50,13 +50,13 @@ func (s *Server) handle(out, frame []byte) ([]byte, error) {
 	case *kmsg.ApiVersionsRequest:
 		out = s.apiVersions(img, r).AppendTo(out)
 	case *kmsg.MetadataRequest:
-		out, _ = s.memo.AppendMetadata(out, img, r, &s.opts)
+		out, _ = s.ans.AppendMetadata(out, img, r, s.rq)
 	case *kmsg.DescribeClusterRequest:
-		out = answer.DescribeCluster(img, r, &s.opts, nil).AppendTo(out)
+		out = s.ans.DescribeCluster(img, r, s.rq).AppendTo(out)
 	case *kmsg.DescribeTopicPartitionsRequest:
-		out = answer.DescribeTopicPartitions(img, r, &s.opts).AppendTo(out)
+		out = s.ans.DescribeTopicPartitions(img, r, s.rq).AppendTo(out)
 	case *kmsg.FindCoordinatorRequest:
-		fr, _ := answer.FindCoordinator(img, r, &s.opts)
+		fr, _ := s.ans.FindCoordinator(img, r, s.rq)
 		out = fr.AppendTo(out)
 	default:
 		return nil, fmt.Errorf("api %d not served", h.APIKey)
@@ -64,10 +64,6 @@ func (s *Server) handle(out, frame []byte) ([]byte, error) {
 	wire.FinishResponse(out, start)
 	return out, nil
 }
-
-// supported are the APIs and versions the proxy answers: all the decoder
-// reads.
-var supported = wire.Supported
 
 // softwareNameVersion is ApiVersionsRequest's SOFTWARE_NAME_VERSION_PATTERN.
 var softwareNameVersion = regexp.MustCompile(`^[a-zA-Z0-9](?:[a-zA-Z0-9\-.]*[a-zA-Z0-9])?$`)
@@ -86,10 +82,10 @@ func (s *Server) apiVersions(img *image.Image, r *kmsg.ApiVersionsRequest) *kmsg
 	switch {
 	case !apiVersionsValid(r):
 		resp.ErrorCode = errInvalidRequest
-	case r.Version >= 5 && r.ClusterID != nil && (*r.ClusterID != s.opts.ClusterID || !s.servesNode(img, r.NodeID)):
+	case r.Version >= 5 && r.ClusterID != nil && (*r.ClusterID != s.ans.Config().ClusterID || !s.servesNode(img, r.NodeID)):
 		resp.ErrorCode = errRebootstrapRequired
 	default:
-		for _, a := range supported {
+		for _, a := range wire.Supported {
 			k := kmsg.NewApiVersionsResponseApiKey()
 			k.ApiKey, k.MinVersion, k.MaxVersion = a.Key, a.Min, a.Max
 			resp.ApiKeys = append(resp.ApiKeys, k)
@@ -174,7 +170,7 @@ func unsupportedApiVersions() *kmsg.ApiVersionsResponse {
 	resp := kmsg.NewPtrApiVersionsResponse()
 	resp.Version = 0
 	resp.ErrorCode = errUnsupportedVersion
-	for _, a := range supported {
+	for _, a := range wire.Supported {
 		if a.Key == 18 {
 			k := kmsg.NewApiVersionsResponseApiKey()
 			k.ApiKey, k.MinVersion, k.MaxVersion = a.Key, a.Min, a.Max

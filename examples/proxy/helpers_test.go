@@ -27,8 +27,7 @@ func demoServer(tb testing.TB, lim Limits) (*Server, string) {
 		tb.Fatal(err)
 	}
 	s := NewServer(defaultListener(loader.Image()), "demo-cluster", ln.Addr().String())
-	s.lim = lim
-	s.memo.MaxBytes = lim.MemoBytes
+	s.setLimits(lim)
 	if err := loader.Install(s); err != nil {
 		tb.Fatal(err)
 	}

@@ -50,9 +50,9 @@ func (s *Server) prepare(img *image.Image) (*image.Image, error) {
 	}
 	switch {
 	case s.ports != nil:
-		return rewritePerBroker(img, s.opts.Listener, s.ports)
+		return rewritePerBroker(img, s.rq.Listener, s.ports)
 	case s.advertise != "":
-		return rewrite(img, s.opts.Listener, s.advertise)
+		return rewrite(img, s.rq.Listener, s.advertise)
 	}
 	return img, nil
 }

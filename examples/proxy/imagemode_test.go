@@ -32,10 +32,10 @@ func stoppedCluster(t *testing.T) *image.Image {
 // the eligible leader replicas of KIP-966, at the next leader epoch).
 func TestServeFencedStoppedCluster(t *testing.T) {
 	img := stoppedCluster(t)
-	opts := &answer.Options{Listener: defaultListener(img), ClusterID: "c"}
+	r, rq := answer.New(answer.Config{ClusterID: "c"}), answer.Request{Listener: defaultListener(img)}
 	req := kmsg.NewPtrMetadataRequest()
 	req.Version = 12
-	before, _ := answer.Metadata(img, req, opts)
+	before, _ := r.Metadata(img, req, rq)
 	require.Empty(t, before.Brokers, "a stopped cluster's answer lists no live broker")
 	for _, p := range before.Topics[0].Partitions {
 		require.Equal(t, int32(-1), p.Leader)
@@ -43,7 +43,7 @@ func TestServeFencedStoppedCluster(t *testing.T) {
 
 	alive, err := unfence(img)
 	require.NoError(t, err)
-	after, _ := answer.Metadata(alive, req, opts)
+	after, _ := r.Metadata(alive, req, rq)
 	require.Len(t, after.Brokers, 3)
 	top, _ := img.Topics().ByName("orders")
 	for _, p := range after.Topics[0].Partitions {

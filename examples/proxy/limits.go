@@ -30,7 +30,7 @@ type Limits struct {
 	// ConnectionQuotas.inc.
 	MaxConnections int
 	// MemoBytes bounds the memory the Metadata answer cache holds
-	// (answer.Memo.MaxBytes).
+	// (answer.Config.MetadataCacheBytes).
 	MemoBytes int
 }
 

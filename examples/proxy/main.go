@@ -91,11 +91,11 @@ func main() {
 // It is a publisher: install it in a publisher.Loader.
 type Server struct {
 	img       atomic.Pointer[image.Image] // as served (endpoints rewritten with -advertise)
-	opts      answer.Options
-	advertise string // the listen address, with -advertise
-	memo      answer.Memo
-	lim       Limits // see limits.go
-	stats     Stats  // see conn.go
+	ans       *answer.Responder           // built from the cluster id and Limits.MemoBytes
+	rq        answer.Request              // the listener every request is answered on
+	advertise string                      // the listen address, with -advertise
+	lim       Limits                      // see limits.go
+	stats     Stats                       // see conn.go
 	connLog   connLog
 
 	// -advertise's per-broker ports and -serve-fenced (imagemode.go)
@@ -195,14 +195,13 @@ func run(args []string, ready chan<- net.Addr) error {
 		s.advertisePerBroker(host, up.brokerBase)
 		defer s.closePorts()
 	}
-	s.lim = *lim
-	s.memo.MaxBytes = lim.MemoBytes
+	s.setLimits(*lim)
 	if err := relay.set(s); err != nil {
 		log.Printf("proxy: %v", err) // as the loader reports a publisher's fault
 	}
 	s.startEmpty(dir)
 	img := s.img.Load()
-	log.Printf("proxy: %d brokers, %d topics, listener %q, cluster %q, on %s", img.Cluster().NumBrokers(), img.Topics().Len(), s.opts.Listener, s.opts.ClusterID, ln.Addr())
+	log.Printf("proxy: %d brokers, %d topics, listener %q, cluster %q, on %s", img.Cluster().NumBrokers(), img.Topics().Len(), s.rq.Listener, s.ans.Config().ClusterID, ln.Addr())
 	if s.serveFenced {
 		log.Printf("proxy: -serve-fenced: fenced brokers are answered as alive and leaderless partitions as led by their first ISR (else eligible leader) replica; this is not the cluster's state")
 	}
@@ -216,7 +215,20 @@ func run(args []string, ready chan<- net.Addr) error {
 // non-empty advertise address replaces every broker's endpoint on the
 // listener. It serves once a loader has published to it.
 func NewServer(listener, clusterID, advertise string) *Server {
-	return &Server{opts: answer.Options{Listener: listener, ClusterID: clusterID}, advertise: advertise}
+	return &Server{
+		ans:       answer.New(answer.Config{ClusterID: clusterID}),
+		rq:        answer.Request{Listener: listener},
+		advertise: advertise,
+	}
+}
+
+// setLimits sets the server's limits; the answers' Responder is rebuilt
+// with the Metadata cache bound (call it before serving).
+func (s *Server) setLimits(l Limits) {
+	s.lim = l
+	cfg := s.ans.Config()
+	cfg.MetadataCacheBytes = l.MemoBytes
+	s.ans = answer.New(cfg)
 }
 
 // Name, OnUpdate and Close make the server a publisher.

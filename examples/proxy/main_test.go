@@ -14,6 +14,7 @@ import (
 
 	"github.com/kmeta-go/kmeta/internal/dirload"
 	"github.com/kmeta-go/kmeta/internal/sharedtest"
+	"github.com/kmeta-go/kmeta/internal/wire"
 	"github.com/kmeta-go/kmeta/publisher"
 )
 
@@ -141,7 +142,7 @@ func TestHandle(t *testing.T) {
 	}
 	avr := kmsg.NewPtrApiVersionsResponse()
 	avr.Version = 3
-	if err := avr.ReadFrom(out[8:]); err != nil || len(avr.ApiKeys) != len(supported) {
+	if err := avr.ReadFrom(out[8:]); err != nil || len(avr.ApiKeys) != len(wire.Supported) {
 		t.Fatalf("ApiVersions: %v %+v", err, avr)
 	}
 	md := kmsg.NewPtrMetadataRequest()

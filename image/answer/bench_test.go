@@ -55,20 +55,21 @@ var benchSizes = []struct{ topics, partitions int }{
 // BenchmarkMetadataRequestAllTopics mirrors KRaftMetadataRequestBenchmark
 // .testMetadataRequestForAllTopics: an all-topics Metadata request at v12 on
 // PLAINTEXT. build: the kmsg response; encode: build and serialise;
-// memo: repeated identical requests on an unchanged image through Memo
+// memo: repeated identical requests on an unchanged image through
+// Responder.AppendMetadata
 // (bytes copied into a reused buffer; SetBytes = response size).
 func BenchmarkMetadataRequestAllTopics(b *testing.B) {
 	for _, s := range benchSizes {
 		img := benchImage(b, s.topics, s.partitions)
 		req := kmsg.NewPtrMetadataRequest()
 		req.Version = 12
-		o := &Options{Listener: "PLAINTEXT", ClusterID: "bench"}
+		r, rq := New(Config{ClusterID: "bench"}), Request{Listener: "PLAINTEXT"}
 		name := fmt.Sprintf("topics=%d,partitions=%d", s.topics, s.partitions)
 		b.Run(name+"/build", func(b *testing.B) {
 			b.ReportAllocs()
 			defer benchtest.ReportCPU(b, benchtest.ProcessCPU())
 			for b.Loop() {
-				Metadata(img, req, o)
+				r.Metadata(img, req, rq)
 			}
 		})
 		b.Run(name+"/encode", func(b *testing.B) {
@@ -76,19 +77,19 @@ func BenchmarkMetadataRequestAllTopics(b *testing.B) {
 			var buf []byte
 			defer benchtest.ReportCPU(b, benchtest.ProcessCPU())
 			for b.Loop() {
-				r, _ := Metadata(img, req, o)
-				buf = r.AppendTo(buf[:0])
+				resp, _ := r.Metadata(img, req, rq)
+				buf = resp.AppendTo(buf[:0])
 			}
 			b.SetBytes(int64(len(buf)))
 		})
 		b.Run(name+"/memo", func(b *testing.B) {
 			b.ReportAllocs()
-			var m Memo
-			buf, _ := m.AppendMetadata(nil, img, req, o)
+			m := New(Config{ClusterID: "bench"})
+			buf, _ := m.AppendMetadata(nil, img, req, rq)
 			b.SetBytes(int64(len(buf)))
 			defer benchtest.ReportCPU(b, benchtest.ProcessCPU())
 			for b.Loop() {
-				buf, _ = m.AppendMetadata(buf[:0], img, req, o)
+				buf, _ = m.AppendMetadata(buf[:0], img, req, rq)
 			}
 		})
 	}
@@ -102,12 +103,12 @@ func BenchmarkMetadataOneTopic(b *testing.B) {
 	req.Version = 12
 	n := "topic-4321"
 	req.Topics = []kmsg.MetadataRequestTopic{{Topic: &n}}
-	o := &Options{Listener: "PLAINTEXT"}
+	r, rq := New(Config{}), Request{Listener: "PLAINTEXT"}
 	b.ReportAllocs()
 	defer benchtest.ReportCPU(b, benchtest.ProcessCPU())
 	for b.Loop() {
-		r, _ := Metadata(img, req, o)
-		if len(r.Topics[0].Partitions) != 10 {
+		resp, _ := r.Metadata(img, req, rq)
+		if len(resp.Topics[0].Partitions) != 10 {
 			b.Fatal()
 		}
 	}
@@ -129,26 +130,26 @@ func BenchmarkFindCoordinator(b *testing.B) {
 		b.Fatal(err)
 	}
 	img = bld.Image(image.EmptyProvenance)
-	o := &Options{Listener: "PLAINTEXT"}
+	r, rq := New(Config{}), Request{Listener: "PLAINTEXT"}
 	b.ReportAllocs()
 	defer benchtest.ReportCPU(b, benchtest.ProcessCPU())
 	for b.Loop() {
-		if c, _ := FindCoordinatorKey(img, 4, CoordinatorGroup, "orders-consumer-group", o); c.ErrorCode != 0 {
+		if c, _ := r.FindCoordinatorKey(img, 4, CoordinatorGroup, "orders-consumer-group", rq); c.ErrorCode != 0 {
 			b.Fatal(c.ErrorCode)
 		}
 	}
 }
 
-// TestMemo: the memoised bytes equal the built answer's encoding, are a
+// TestMemo: AppendMetadata's memoised bytes equal the built answer's encoding, are a
 // copy, and are dropped when the image changes.
 func TestMemo(t *testing.T) {
 	img := edgeImage(t)
-	o := &Options{Listener: "PLAINTEXT", ClusterID: "c"}
-	var m Memo
+	m, rq := New(Config{ClusterID: "c"}), Request{Listener: "PLAINTEXT"}
+	fresh := New(Config{ClusterID: "c"}) // caches nothing between calls below
 	for _, req := range []*kmsg.MetadataRequest{mdReq(12), mdReq(12, "alpha", "nope"), mdReq(1), mdReq(9, "beta")} {
-		want, wc := Metadata(img, req, o)
+		want, wc := fresh.Metadata(img, req, rq)
 		for i := 0; i < 3; i++ {
-			got, gc := m.AppendMetadata(nil, img, req, o)
+			got, gc := m.AppendMetadata(nil, img, req, rq)
 			if !bytes.Equal(got, want.AppendTo(nil)) || len(gc) != len(wc) {
 				t.Fatalf("v%d: memoised answer differs", req.Version)
 			}
@@ -158,8 +159,8 @@ func TestMemo(t *testing.T) {
 		}
 	}
 	other := benchImage(t, 3, 2)
-	got, _ := m.AppendMetadata(nil, other, mdReq(12), o)
-	want, _ := Metadata(other, mdReq(12), o)
+	got, _ := m.AppendMetadata(nil, other, mdReq(12), rq)
+	want, _ := fresh.Metadata(other, mdReq(12), rq)
 	if !bytes.Equal(got, want.AppendTo(nil)) {
 		t.Fatal("answer for a new image is the old image's")
 	}

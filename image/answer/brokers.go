@@ -1,8 +1,6 @@
 package answer
 
 import (
-	"sync/atomic"
-
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/kmeta-go/kmeta/image"
@@ -22,7 +20,7 @@ type brokerInfo struct {
 // one listener, so that the per-replica lookups of a large answer are slice
 // indexing rather than persistent-map lookups. A table is read-only once
 // built and is shared by every answer on that cluster and listener
-// (brokersFor).
+// (Responder.brokersFor).
 type brokers struct {
 	cluster  *image.Cluster
 	listener string
@@ -34,29 +32,6 @@ type brokers struct {
 }
 
 const denseLimit = 1 << 12
-
-// tableCache holds the tables of the last few (cluster, listener) pairs
-// answered. A Cluster never changes and an image that did not change its
-// brokers shares its base's Cluster, so a table is built once per broker
-// change and listener instead of once per request. The cache keeps at most
-// len(slots) clusters' registrations alive.
-var tableCache struct {
-	next  atomic.Uint32
-	slots [4]atomic.Pointer[brokers]
-}
-
-// brokersFor returns the table of img's brokers on listener.
-func brokersFor(img *image.Image, listener string) *brokers {
-	c := img.Cluster()
-	for i := range tableCache.slots {
-		if t := tableCache.slots[i].Load(); t != nil && t.cluster == c && t.listener == listener {
-			return t
-		}
-	}
-	t := newBrokers(c, listener)
-	tableCache.slots[tableCache.next.Add(1)%uint32(len(tableCache.slots))].Store(t)
-	return t
-}
 
 func newBrokers(c *image.Cluster, listener string) *brokers {
 	t := &brokers{cluster: c, listener: listener}

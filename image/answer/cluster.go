@@ -7,6 +7,7 @@ import (
 
 	"github.com/kmeta-go/kmeta/image"
 	"github.com/kmeta-go/kmeta/image/authz"
+	"github.com/kmeta-go/kmeta/kafkaerr"
 )
 
 // Endpoint types of DescribeCluster (KIP-919, EndpointType).
@@ -16,10 +17,10 @@ const (
 	EndpointController int8 = 2
 )
 
-// ControllerListener says that the request arrived on a controller's
-// listener (ControllerApis rather than KafkaApis). LeaderID is the raft
-// leader, which is not in the image (-1 when unknown).
-type ControllerListener struct {
+// ViaController says that a request arrived on a controller's listener
+// (ControllerApis rather than KafkaApis). LeaderID is the raft leader, which
+// is not in the image (-1 when unknown).
+type ViaController struct {
 	LeaderID int32
 }
 
@@ -33,21 +34,26 @@ type ControllerListener struct {
 // v0); such an answer carries only the error and its message, and the
 // cluster authorized operations are computed only after the check.
 //
-// With ctl non-nil the listener is a controller's (ControllerApis
+// With rq.Controller non-nil the listener is a controller's (ControllerApis
 // .handleDescribeCluster): a metadata.version below 3.7-IV0 (or none) is
 // answered UNSUPPORTED_VERSION, as Kafka's UnsupportedVersionException through
 // DescribeClusterRequest.getErrorResponse; then ALTER on CLUSTER is required;
 // the nodes are the registered controllers with the listener (KIP-919) and
-// ControllerId is ctl.LeaderID.
-func DescribeCluster(img *image.Image, req *kmsg.DescribeClusterRequest, o *Options, ctl *ControllerListener) *kmsg.DescribeClusterResponse {
-	o = orDefault(o)
+// ControllerId is rq.Controller.LeaderID.
+func (r *Responder) DescribeCluster(img *image.Image, req *kmsg.DescribeClusterRequest, rq Request) *kmsg.DescribeClusterResponse {
+	o := r.call(rq)
+	return describeCluster(img, req, &o)
+}
+
+// describeCluster is DescribeCluster.
+func describeCluster(img *image.Image, req *kmsg.DescribeClusterRequest, o *call) *kmsg.DescribeClusterResponse {
 	resp := kmsg.NewPtrDescribeClusterResponse()
 	resp.Version = req.Version
 	endpointType := EndpointBroker
-	if ctl != nil {
+	if o.Controller != nil {
 		endpointType = EndpointController
 		if mv, ok := img.Features().MetadataVersion(); !ok || !mv.ControllerRegistrationSupported() {
-			resp.ErrorCode = ErrUnsupportedVersion
+			resp.ErrorCode = int16(kafkaerr.UnsupportedVersion)
 			msg := "Direct-to-controller communication is not supported with the current MetadataVersion."
 			resp.ErrorMessage = &msg
 			return resp
@@ -56,7 +62,7 @@ func DescribeCluster(img *image.Image, req *kmsg.DescribeClusterRequest, o *Opti
 			// Kafka's message names the request (RequestChannel.Request
 			// .toString), which an answer built from an image does not
 			// have; the error code is Kafka's.
-			resp.ErrorCode = ErrClusterAuthorizationFailed
+			resp.ErrorCode = int16(kafkaerr.ClusterAuthorizationFailed)
 			msg := "Cluster authorization failed."
 			resp.ErrorMessage = &msg
 			return resp
@@ -67,18 +73,18 @@ func DescribeCluster(img *image.Image, req *kmsg.DescribeClusterRequest, o *Opti
 		want = EndpointBroker
 	}
 	if want != EndpointBroker && want != EndpointController {
-		resp.ErrorCode = ErrUnsupportedEndpointType
+		resp.ErrorCode = int16(kafkaerr.UnsupportedEndpointType)
 		if req.Version == 0 {
-			resp.ErrorCode = ErrInvalidRequest
+			resp.ErrorCode = int16(kafkaerr.InvalidRequest)
 		}
 		msg := fmt.Sprintf("Unsupported endpoint type %d", want)
 		resp.ErrorMessage = &msg
 		return resp
 	}
 	if want != endpointType {
-		resp.ErrorCode = ErrMismatchedEndpointType
+		resp.ErrorCode = int16(kafkaerr.MismatchedEndpointType)
 		if req.Version == 0 {
-			resp.ErrorCode = ErrInvalidRequest
+			resp.ErrorCode = int16(kafkaerr.InvalidRequest)
 		}
 		msg := fmt.Sprintf("The request was sent to an endpoint of type %s, but we wanted an endpoint of type %s", endpointTypeName(endpointType), endpointTypeName(want))
 		resp.ErrorMessage = &msg
@@ -97,7 +103,7 @@ func DescribeCluster(img *image.Image, req *kmsg.DescribeClusterRequest, o *Opti
 		resp.ClusterID = o.ClusterID
 	}
 	var controller int32
-	if ctl != nil {
+	if o.Controller != nil {
 		for c := range img.Cluster().Controllers() {
 			for _, ep := range c.Listeners() {
 				if ep.Name == o.Listener {
@@ -109,7 +115,7 @@ func DescribeCluster(img *image.Image, req *kmsg.DescribeClusterRequest, o *Opti
 				}
 			}
 		}
-		controller = ctl.LeaderID
+		controller = o.Controller.LeaderID
 	} else {
 		for b := range img.Cluster().Brokers() {
 			ep, ok := b.Listener(o.Listener)

@@ -35,42 +35,67 @@ type synonym struct {
 // topicSynonyms is ServerTopicConfigSynonyms.ALL_TOPIC_CONFIG_SYNONYMS: for
 // each topic config, the broker configs whose cluster-wide value it takes,
 // in priority order.
-var topicSynonyms = map[string][]synonym{
-	"segment.bytes":                       {{"log.segment.bytes", 1}},
-	"segment.ms":                          {{"log.roll.ms", 1}, {"log.roll.hours", 3600000}},
-	"segment.jitter.ms":                   {{"log.roll.jitter.ms", 1}, {"log.roll.jitter.hours", 3600000}},
-	"segment.index.bytes":                 {{"log.index.size.max.bytes", 1}},
-	"flush.messages":                      {{"log.flush.interval.messages", 1}},
-	"flush.ms":                            {{"log.flush.interval.ms", 1}, {"log.flush.scheduler.interval.ms", 1}},
-	"retention.bytes":                     {{"log.retention.bytes", 1}},
-	"retention.ms":                        {{"log.retention.ms", 1}, {"log.retention.minutes", 60000}, {"log.retention.hours", 3600000}},
-	"max.message.bytes":                   {{"message.max.bytes", 1}},
-	"index.interval.bytes":                {{"log.index.interval.bytes", 1}},
-	"delete.retention.ms":                 {{"log.cleaner.delete.retention.ms", 1}},
-	"min.compaction.lag.ms":               {{"log.cleaner.min.compaction.lag.ms", 1}},
-	"max.compaction.lag.ms":               {{"log.cleaner.max.compaction.lag.ms", 1}},
-	"file.delete.delay.ms":                {{"log.segment.delete.delay.ms", 1}},
-	"min.cleanable.dirty.ratio":           {{"log.cleaner.min.cleanable.ratio", 1}},
-	"cleanup.policy":                      {{"log.cleanup.policy", 1}},
-	"unclean.leader.election.enable":      {{"unclean.leader.election.enable", 1}},
-	"min.insync.replicas":                 {{"min.insync.replicas", 1}},
-	"compression.type":                    {{"compression.type", 1}},
-	"preallocate":                         {{"log.preallocate", 1}},
-	"message.format.version":              {{"log.message.format.version", 1}},
-	"message.timestamp.type":              {{"log.message.timestamp.type", 1}},
-	"message.timestamp.difference.max.ms": {{"log.message.timestamp.difference.max.ms", 1}},
-	"message.timestamp.before.max.ms":     {{"log.message.timestamp.before.max.ms", 1}},
-	"message.timestamp.after.max.ms":      {{"log.message.timestamp.after.max.ms", 1}},
-	"message.downconversion.enable":       {{"log.message.downconversion.enable", 1}},
-	"local.retention.ms":                  {{"log.local.retention.ms", 1}},
-	"local.retention.bytes":               {{"log.local.retention.bytes", 1}},
+var topicSynonyms = [...]topicSynonym{
+	{"segment.bytes", [3]synonym{{"log.segment.bytes", 1}}},
+	{"segment.ms", [3]synonym{{"log.roll.ms", 1}, {"log.roll.hours", 3600000}}},
+	{"segment.jitter.ms", [3]synonym{{"log.roll.jitter.ms", 1}, {"log.roll.jitter.hours", 3600000}}},
+	{"segment.index.bytes", [3]synonym{{"log.index.size.max.bytes", 1}}},
+	{"flush.messages", [3]synonym{{"log.flush.interval.messages", 1}}},
+	{"flush.ms", [3]synonym{{"log.flush.interval.ms", 1}, {"log.flush.scheduler.interval.ms", 1}}},
+	{"retention.bytes", [3]synonym{{"log.retention.bytes", 1}}},
+	{"retention.ms", [3]synonym{{"log.retention.ms", 1}, {"log.retention.minutes", 60000}, {"log.retention.hours", 3600000}}},
+	{"max.message.bytes", [3]synonym{{"message.max.bytes", 1}}},
+	{"index.interval.bytes", [3]synonym{{"log.index.interval.bytes", 1}}},
+	{"delete.retention.ms", [3]synonym{{"log.cleaner.delete.retention.ms", 1}}},
+	{"min.compaction.lag.ms", [3]synonym{{"log.cleaner.min.compaction.lag.ms", 1}}},
+	{"max.compaction.lag.ms", [3]synonym{{"log.cleaner.max.compaction.lag.ms", 1}}},
+	{"file.delete.delay.ms", [3]synonym{{"log.segment.delete.delay.ms", 1}}},
+	{"min.cleanable.dirty.ratio", [3]synonym{{"log.cleaner.min.cleanable.ratio", 1}}},
+	{"cleanup.policy", [3]synonym{{"log.cleanup.policy", 1}}},
+	{"unclean.leader.election.enable", [3]synonym{{"unclean.leader.election.enable", 1}}},
+	{"min.insync.replicas", [3]synonym{{"min.insync.replicas", 1}}},
+	{"compression.type", [3]synonym{{"compression.type", 1}}},
+	{"preallocate", [3]synonym{{"log.preallocate", 1}}},
+	{"message.format.version", [3]synonym{{"log.message.format.version", 1}}},
+	{"message.timestamp.type", [3]synonym{{"log.message.timestamp.type", 1}}},
+	{"message.timestamp.difference.max.ms", [3]synonym{{"log.message.timestamp.difference.max.ms", 1}}},
+	{"message.timestamp.before.max.ms", [3]synonym{{"log.message.timestamp.before.max.ms", 1}}},
+	{"message.timestamp.after.max.ms", [3]synonym{{"log.message.timestamp.after.max.ms", 1}}},
+	{"message.downconversion.enable", [3]synonym{{"log.message.downconversion.enable", 1}}},
+	{"local.retention.ms", [3]synonym{{"log.local.retention.ms", 1}}},
+	{"local.retention.bytes", [3]synonym{{"log.local.retention.bytes", 1}}},
+}
+
+// topicSynonym is one topic config and its broker synonyms (unused slots
+// have no name).
+type topicSynonym struct {
+	topic string
+	syns  [3]synonym
+}
+
+// synonymsOf is the broker synonyms of topic config name, in priority order.
+func synonymsOf(name string) []synonym {
+	for i := range topicSynonyms {
+		if topicSynonyms[i].topic == name {
+			return topicSynonyms[i].used()
+		}
+	}
+	return nil
+}
+
+func (t *topicSynonym) used() []synonym {
+	n := 0
+	for n < len(t.syns) && t.syns[n].name != "" {
+		n++
+	}
+	return t.syns[:n:n]
 }
 
 // TopicConfigSynonyms returns the broker configs that supply topic config
 // name's value, in priority order (ServerTopicConfigSynonyms).
 func TopicConfigSynonyms(name string) []string {
 	var out []string
-	for _, s := range topicSynonyms[name] {
+	for _, s := range synonymsOf(name) {
 		out = append(out, s.name)
 	}
 	return out
@@ -98,10 +123,10 @@ func TopicConfig(img *image.Image, topic string, defaults []ConfigValue) []Confi
 		names[e.Name] = struct{}{}
 	}
 	clusterDefault := image.ConfigResource{Type: image.ConfigBroker, Name: ""}
-	for tn, syns := range topicSynonyms {
-		for _, s := range syns {
+	for i := range topicSynonyms {
+		for _, s := range topicSynonyms[i].used() {
 			if _, ok := cfgs.Get(clusterDefault, s.name); ok {
-				names[tn] = struct{}{}
+				names[topicSynonyms[i].topic] = struct{}{}
 			}
 		}
 	}
@@ -112,7 +137,7 @@ func TopicConfig(img *image.Image, topic string, defaults []ConfigValue) []Confi
 			continue
 		}
 		found := false
-		for _, s := range topicSynonyms[n] {
+		for _, s := range synonymsOf(n) {
 			if v, ok := cfgs.Get(clusterDefault, s.name); ok {
 				if s.factor != 1 {
 					if x, err := strconv.ParseInt(v, 10, 64); err == nil {

@@ -21,12 +21,12 @@ func configImage(t *testing.T) *image.Image {
 		r.ResourceType, r.ResourceName, r.Name, r.Value = rt, res, name, &value
 		must(r)
 	}
-	cfg(image.ConfigTopic, "orders", "retention.ms", "1000")
-	cfg(image.ConfigBroker, "", "log.retention.hours", "2")
-	cfg(image.ConfigBroker, "", "log.segment.bytes", "1024")
-	cfg(image.ConfigBroker, "", "log.roll.hours", "3")
-	cfg(image.ConfigBroker, "", "log.roll.ms", "500")
-	cfg(image.ConfigBroker, "7", "log.cleanup.policy", "compact") // one broker's: not cluster-wide
+	cfg(int8(image.ConfigTopic), "orders", "retention.ms", "1000")
+	cfg(int8(image.ConfigBroker), "", "log.retention.hours", "2")
+	cfg(int8(image.ConfigBroker), "", "log.segment.bytes", "1024")
+	cfg(int8(image.ConfigBroker), "", "log.roll.hours", "3")
+	cfg(int8(image.ConfigBroker), "", "log.roll.ms", "500")
+	cfg(int8(image.ConfigBroker), "7", "log.cleanup.policy", "compact") // one broker's: not cluster-wide
 	quota := func(key string, v float64, parts ...string) {
 		r := record.NewClientQuotaRecord()
 		for i := 0; i < len(parts); i += 2 {

@@ -1,12 +1,12 @@
 package answer
 
 import (
-	"unicode/utf8"
-
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/kmeta-go/kmeta/image"
 	"github.com/kmeta-go/kmeta/image/authz"
+	"github.com/kmeta-go/kmeta/internal/javahash"
+	"github.com/kmeta-go/kmeta/kafkaerr"
 )
 
 // Coordinator key types (FindCoordinatorRequest.CoordinatorType).
@@ -19,27 +19,7 @@ const (
 // JavaHashCode is Java's String.hashCode of s: h = 31*h + c over the UTF-16
 // code units of s, with int32 wrap-around. Bytes of s that are not valid
 // UTF-8 count as U+FFFD, as Kafka's UTF-8 decoder replaces them.
-func JavaHashCode(s string) int32 {
-	var h int32
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			h = 31*h + int32(c)
-			i++
-			continue
-		}
-		r, n := utf8.DecodeRuneInString(s[i:])
-		i += n
-		if r >= 0x10000 {
-			r -= 0x10000
-			h = 31*h + int32(0xD800+(r>>10))
-			h = 31*h + int32(0xDC00+(r&0x3FF))
-		} else {
-			h = 31*h + int32(r)
-		}
-	}
-	return h
-}
+func JavaHashCode(s string) int32 { return javahash.String(s) }
 
 // CoordinatorPartition is the partition of an internal topic with n
 // partitions that coordinates key: Utils.abs(key.hashCode()) % n, where
@@ -57,7 +37,7 @@ func CoordinatorPartition(key string, n int32) int32 {
 
 // coordinatorTopic is the internal topic of key type t and the partition
 // count fixed by the options (0: from the image).
-func (o *Options) coordinatorTopic(t int8) (string, int32) {
+func (o *call) coordinatorTopic(t int8) (string, int32) {
 	switch t {
 	case CoordinatorGroup:
 		return GroupTopic, o.GroupCoordinatorPartitions
@@ -70,7 +50,7 @@ func (o *Options) coordinatorTopic(t int8) (string, int32) {
 // Coordinator is one key's answer.
 type Coordinator struct {
 	Key       string
-	ErrorCode int16
+	ErrorCode kafkaerr.Code
 	NodeID    int32 // -1 on error
 	Host      string
 	Port      int32 // -1 on error
@@ -87,47 +67,48 @@ type Coordinator struct {
 // and an unknown key type (CoordinatorType.forId throws
 // InvalidRequestException). For one key they are answered here as that key's
 // error; FindCoordinator answers every key of the request with it.
-func FindCoordinatorKey(img *image.Image, v int16, keyType int8, key string, o *Options) (Coordinator, *CreateTopic) {
-	c, ct, _ := findCoordinatorKey(img, v, keyType, key, orDefault(o))
+func (r *Responder) FindCoordinatorKey(img *image.Image, v int16, keyType int8, key string, rq Request) (Coordinator, *CreateTopic) {
+	o := r.call(rq)
+	c, ct, _ := findCoordinatorKey(img, v, keyType, key, &o)
 	return c, ct
 }
 
 // findCoordinatorKey is KafkaApis.getCoordinator for one key; whole says
 // that Kafka throws here and the error is the whole request's.
-func findCoordinatorKey(img *image.Image, v int16, keyType int8, key string, o *Options) (Coordinator, *CreateTopic, bool) {
-	fail := func(code int16) Coordinator {
+func findCoordinatorKey(img *image.Image, v int16, keyType int8, key string, o *call) (Coordinator, *CreateTopic, bool) {
+	fail := func(code kafkaerr.Code) Coordinator {
 		return Coordinator{Key: key, ErrorCode: code, NodeID: -1, Port: -1}
 	}
 	hashKey := key
 	switch keyType {
 	case CoordinatorGroup:
 		if !o.authorize(authz.OpDescribe, authz.ResourceGroup, key) {
-			return fail(ErrGroupAuthorizationFailed), nil, false
+			return fail(kafkaerr.GroupAuthorizationFailed), nil, false
 		}
 	case CoordinatorTransaction:
 		if !o.authorize(authz.OpDescribe, authz.ResourceTransactionalID, key) {
-			return fail(ErrTransactionalIDAuthorizationFailed), nil, false
+			return fail(kafkaerr.TransactionalIDAuthorizationFailed), nil, false
 		}
 	case CoordinatorShare:
 		if v < 6 {
-			return fail(ErrInvalidRequest), nil, false
+			return fail(kafkaerr.InvalidRequest), nil, false
 		}
 		if !o.authorize(authz.OpClusterAction, authz.ResourceCluster, authz.ClusterName) {
-			return fail(ErrClusterAuthorizationFailed), nil, true
+			return fail(kafkaerr.ClusterAuthorizationFailed), nil, true
 		}
 		k, ok := ShareCoordinatorKey(key)
 		if !ok {
-			return fail(ErrInvalidRequest), nil, false
+			return fail(kafkaerr.InvalidRequest), nil, false
 		}
 		hashKey = k
 	default:
-		return fail(ErrInvalidRequest), nil, true
+		return fail(kafkaerr.InvalidRequest), nil, true
 	}
 	name, n := o.coordinatorTopic(keyType)
 	t, ok := img.Topic(name)
 	if !ok {
 		ct := o.createTopic(name)
-		return fail(ErrCoordinatorNotAvailable), &ct, false
+		return fail(kafkaerr.CoordinatorNotAvailable), &ct, false
 	}
 	if n <= 0 {
 		n = int32(t.NumPartitions())
@@ -137,36 +118,17 @@ func findCoordinatorKey(img *image.Image, v int16, keyType int8, key string, o *
 	}
 	p, ok := t.Partition(CoordinatorPartition(hashKey, n))
 	if !ok || p.Leader() == image.NoLeader {
-		return fail(ErrCoordinatorNotAvailable), nil, false
+		return fail(kafkaerr.CoordinatorNotAvailable), nil, false
 	}
 	b, ok := img.Cluster().Broker(p.Leader())
 	if !ok || b.Fenced() {
-		return fail(ErrCoordinatorNotAvailable), nil, false
+		return fail(kafkaerr.CoordinatorNotAvailable), nil, false
 	}
 	ep, ok := b.Listener(o.Listener)
 	if !ok {
-		return fail(ErrCoordinatorNotAvailable), nil, false
+		return fail(kafkaerr.CoordinatorNotAvailable), nil, false
 	}
 	return Coordinator{Key: key, NodeID: b.ID(), Host: ep.Host, Port: int32(ep.Port)}, nil, false
-}
-
-// errorMessage is Errors.message() for the errors FindCoordinator answers.
-func errorMessage(code int16) string {
-	switch code {
-	case ErrNone:
-		return "NONE"
-	case ErrCoordinatorNotAvailable:
-		return "The coordinator is not available."
-	case ErrGroupAuthorizationFailed:
-		return "Group authorization failed."
-	case ErrTransactionalIDAuthorizationFailed:
-		return "Transactional Id authorization failed."
-	case ErrClusterAuthorizationFailed:
-		return "Cluster authorization failed."
-	case ErrInvalidRequest:
-		return "This most likely occurs because of a request being malformed by the client library or the message was sent to an incompatible broker. See the broker logs for more details."
-	}
-	return ""
 }
 
 // FindCoordinator answers a FindCoordinator request (v0-v6) as Kafka's
@@ -181,8 +143,13 @@ func errorMessage(code int16) string {
 // FindCoordinatorResponse.prepareErrorResponse does. It returns the internal
 // topics to create (at most once each) when one does not exist yet (Kafka
 // auto-creates it regardless of auto.create.topics.enable).
-func FindCoordinator(img *image.Image, req *kmsg.FindCoordinatorRequest, o *Options) (*kmsg.FindCoordinatorResponse, []CreateTopic) {
-	o = orDefault(o)
+func (r *Responder) FindCoordinator(img *image.Image, req *kmsg.FindCoordinatorRequest, rq Request) (*kmsg.FindCoordinatorResponse, []CreateTopic) {
+	o := r.call(rq)
+	return findCoordinator(img, req, &o)
+}
+
+// findCoordinator is FindCoordinator.
+func findCoordinator(img *image.Image, req *kmsg.FindCoordinatorRequest, o *call) (*kmsg.FindCoordinatorResponse, []CreateTopic) {
 	resp := kmsg.NewPtrFindCoordinatorResponse()
 	resp.Version = req.Version
 	keyType := req.CoordinatorType
@@ -204,9 +171,9 @@ func FindCoordinator(img *image.Image, req *kmsg.FindCoordinatorRequest, o *Opti
 	if req.Version < 4 {
 		c, ct, _ := findCoordinatorKey(img, req.Version, keyType, req.CoordinatorKey, o)
 		add(ct)
-		resp.ErrorCode = c.ErrorCode
+		resp.ErrorCode = int16(c.ErrorCode)
 		if req.Version >= 1 {
-			msg := errorMessage(c.ErrorCode)
+			msg := c.ErrorCode.Message()
 			resp.ErrorMessage = &msg
 		}
 		resp.NodeID, resp.Host, resp.Port = c.NodeID, c.Host, c.Port
@@ -219,18 +186,18 @@ func FindCoordinator(img *image.Image, req *kmsg.FindCoordinatorRequest, o *Opti
 		if whole {
 			// Kafka's exception ends the request: every key gets the
 			// error, and no topic is created.
-			msg := errorMessage(c.ErrorCode)
+			msg := c.ErrorCode.Message()
 			for j, k := range req.CoordinatorKeys {
 				e := &resp.Coordinators[j]
 				e.Default()
-				e.Key, e.ErrorCode, e.ErrorMessage, e.NodeID, e.Host, e.Port = k, c.ErrorCode, &msg, -1, "", -1
+				e.Key, e.ErrorCode, e.ErrorMessage, e.NodeID, e.Host, e.Port = k, int16(c.ErrorCode), &msg, -1, "", -1
 			}
 			return resp, nil
 		}
 		add(ct)
 		e := &resp.Coordinators[i]
 		e.Default()
-		e.Key, e.ErrorCode, e.ErrorMessage, e.NodeID, e.Host, e.Port = c.Key, c.ErrorCode, &empty, c.NodeID, c.Host, c.Port
+		e.Key, e.ErrorCode, e.ErrorMessage, e.NodeID, e.Host, e.Port = c.Key, int16(c.ErrorCode), &empty, c.NodeID, c.Host, c.Port
 	}
 	return resp, create
 }

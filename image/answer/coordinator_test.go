@@ -67,9 +67,9 @@ func TestCoordinatorPartition(t *testing.T) {
 // count in the image (50 by Kafka's default) or the fixed option.
 func TestFindCoordinatorPicksKafkasPartition(t *testing.T) {
 	img := edgeImage(t)
-	o := &Options{Listener: "PLAINTEXT"}
+	r, rq := New(Config{}), Request{Listener: "PLAINTEXT"}
 	for _, key := range []string{"ñandú", "日本語グループ", "😀-emoji", "tx-1", "group-1"} {
-		c, _ := FindCoordinatorKey(img, 4, CoordinatorTransaction, key, o)
+		c, _ := r.FindCoordinatorKey(img, 4, CoordinatorTransaction, key, rq)
 		p := CoordinatorPartition(key, 2)
 		leader, _, _ := img.Leader(TransactionTopic, p)
 		if c.ErrorCode != 0 || c.NodeID != leader {

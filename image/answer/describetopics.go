@@ -8,6 +8,7 @@ import (
 
 	"github.com/kmeta-go/kmeta/image"
 	"github.com/kmeta-go/kmeta/image/authz"
+	"github.com/kmeta-go/kmeta/kafkaerr"
 )
 
 // DescribeTopicPartitions answers a DescribeTopicPartitions request (v0,
@@ -28,8 +29,13 @@ import (
 // topic, is answered as Kafka would answer it without the exception: it
 // starts at partition 0, is not found, and gets INVALID_TOPIC_EXCEPTION
 // (Topic.validate); the other topics are answered as usual.
-func DescribeTopicPartitions(img *image.Image, req *kmsg.DescribeTopicPartitionsRequest, o *Options) *kmsg.DescribeTopicPartitionsResponse {
-	o = orDefault(o)
+func (r *Responder) DescribeTopicPartitions(img *image.Image, req *kmsg.DescribeTopicPartitionsRequest, rq Request) *kmsg.DescribeTopicPartitionsResponse {
+	o := r.call(rq)
+	return describeTopicPartitions(img, req, &o)
+}
+
+// describeTopicPartitions is DescribeTopicPartitions.
+func describeTopicPartitions(img *image.Image, req *kmsg.DescribeTopicPartitionsRequest, o *call) *kmsg.DescribeTopicPartitionsResponse {
 	resp := kmsg.NewPtrDescribeTopicPartitionsResponse()
 	resp.Version = req.Version
 	cursorName := ""
@@ -65,7 +71,7 @@ func DescribeTopicPartitions(img *image.Image, req *kmsg.DescribeTopicPartitions
 		limit = o.MaxRequestPartitionSizeLimit
 	}
 	remaining := int(max(min(limit, req.ResponsePartitionLimit), 1))
-	bt := brokersFor(img, o.Listener)
+	bt := o.r.brokersFor(img, o.Listener)
 	var denied []kmsg.DescribeTopicPartitionsResponseTopic
 
 	// Every name is authorized before the walk: Kafka's stream filters
@@ -80,7 +86,7 @@ func DescribeTopicPartitions(img *image.Image, req *kmsg.DescribeTopicPartitions
 			}
 			if !fetchAll {
 				e := kmsg.NewDescribeTopicPartitionsResponseTopic()
-				e.ErrorCode = ErrTopicAuthorizationFailed
+				e.ErrorCode = int16(kafkaerr.TopicAuthorizationFailed)
 				s := n
 				e.Topic = &s
 				denied = append(denied, e)
@@ -98,12 +104,12 @@ func DescribeTopicPartitions(img *image.Image, req *kmsg.DescribeTopicPartitions
 		t, ok := topics.ByName(n)
 		if !ok {
 			if !fetchAll {
-				code := ErrUnknownTopicOrPartition
+				code := kafkaerr.UnknownTopicOrPartition
 				if !ValidTopicName(n) {
-					code = ErrInvalidTopic
+					code = kafkaerr.InvalidTopic
 				}
 				e := kmsg.NewDescribeTopicPartitionsResponseTopic()
-				e.ErrorCode = code
+				e.ErrorCode = int16(code)
 				s := n
 				e.Topic = &s
 				e.IsInternal = IsInternal(n)
@@ -167,7 +173,7 @@ func dtpPartition(p *image.Partition, bt *brokers) kmsg.DescribeTopicPartitionsR
 func invalidDTP(req *kmsg.DescribeTopicPartitionsRequest, resp *kmsg.DescribeTopicPartitionsResponse) *kmsg.DescribeTopicPartitionsResponse {
 	for i := range req.Topics {
 		e := kmsg.NewDescribeTopicPartitionsResponseTopic()
-		e.ErrorCode = ErrInvalidRequest
+		e.ErrorCode = int16(kafkaerr.InvalidRequest)
 		s := req.Topics[i].Topic
 		e.Topic = &s
 		resp.Topics = append(resp.Topics, e)

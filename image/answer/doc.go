@@ -4,28 +4,36 @@
 // KafkaApis and KRaftMetadataCache build them. It also resolves a
 // topic's effective configuration and a client's quotas from the image.
 //
-// Every answer is a pure function of an image, a request and Options (the
-// listener the request came on, who sent it, the broker's configuration):
+// A Responder answers as one broker. It is built once from the broker's
+// configuration (Config: cluster id, authorizer, coordinator partition
+// counts, auto-creation) and owns what it caches; each call takes the image
+// to answer from, the request and a small Request value (the listener the
+// request came on and who sent it):
 //
 //	img := cache.Load()
 //	mv, _ := img.Features().MetadataVersion()
-//	az := authz.New(img.ACLs(), authz.Config{
-//	    SuperUsers:      []string{"User:admin"},
-//	    MetadataVersion: mv, // CIDR host patterns from 4.4-IV1
+//	r := answer.New(answer.Config{
+//	    ClusterID: clusterID, // from meta.properties; not in the image
+//	    Authorizer: authz.New(img.ACLs(), authz.Config{
+//	        SuperUsers:      []string{"User:admin"},
+//	        MetadataVersion: mv, // CIDR host patterns from 4.4-IV1
+//	    }),
 //	})
-//	resp, create := answer.Metadata(img, req, &answer.Options{
-//	    Listener:   "PLAINTEXT",
-//	    ClusterID:  clusterID, // from meta.properties; not in the image
-//	    Authorizer: az,
-//	    Principal:  "User:alice", Host: "10.0.0.7",
+//	resp, create := r.Metadata(img, req, answer.Request{
+//	    Listener: "PLAINTEXT", Principal: "User:alice", Host: "10.0.0.7",
 //	})
 //	for _, t := range create { /* ask the controller to create t (auto-creation) */ }
+//
+// Every answer is a pure function of the Config, the image, the request and
+// the Request; the Responder's caches change how fast it comes, never what
+// it is. The package keeps no state of its own: two Responders share
+// nothing.
 //
 // Answers never alias the image: everything in a response is the caller's.
 // Partitions come in ascending id order; the topic order of each answer is
 // documented on its function (Kafka iterates hash sets, kmeta fixes an
 // order). ControllerId, a random alive broker in Kafka
-// (KIP-590), is the lowest alive broker id unless Options.ControllerID picks.
+// (KIP-590), is the lowest alive broker id unless Config.ControllerID picks.
 //
 // Kafka's own answers are the reference: the package's tests replay Kafka
 // 4.3.1's answers to every version of these requests, for real metadata logs
@@ -34,8 +42,8 @@
 // topic named "" without a cursor), kmeta answers as Kafka's code would
 // without the exception; Metadata and DescribeTopicPartitions say how.
 //
-// For request storms, Memo hands out a Metadata answer's encoded bytes,
-// built once per image and distinct request.
+// For request storms, Responder.AppendMetadata hands out a Metadata answer's
+// encoded bytes, built once per image and distinct request.
 //
 // Why a sub-package of image: answers need kmsg and the authorizer, which
 // the image itself does not; keeping them apart keeps image free of the

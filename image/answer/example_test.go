@@ -11,8 +11,8 @@ import (
 	"github.com/kmeta-go/kmeta/record"
 )
 
-// A one-broker image with one topic, answered on its listener.
-func Example() {
+// exampleImage is a one-broker image with one topic.
+func exampleImage() *image.Image {
 	dl := delta.New(image.Empty())
 	b := record.NewRegisterBrokerRecord()
 	b.BrokerID, b.Fenced, b.Rack = 1, false, nil
@@ -27,6 +27,15 @@ func Example() {
 		}
 	}
 	img, _ := dl.Apply(image.EmptyProvenance)
+	return img
+}
+
+// A Responder built once from the broker's configuration answers each
+// request with the request's own identity: here on the broker's listener.
+func Example() {
+	img := exampleImage()
+	r := answer.New(answer.Config{ClusterID: "demo"})
+	rq := answer.Request{Listener: "PLAINTEXT", Principal: "User:alice", Host: "10.0.0.7"}
 
 	req := kmsg.NewPtrMetadataRequest()
 	req.Version = 12
@@ -34,7 +43,7 @@ func Example() {
 	missing := "payments"
 	req.Topics = []kmsg.MetadataRequestTopic{{Topic: &name}, {Topic: &missing}}
 	req.AllowAutoTopicCreation = true
-	resp, create := answer.Metadata(img, req, &answer.Options{Listener: "PLAINTEXT", ClusterID: "demo"})
+	resp, create := r.Metadata(img, req, rq)
 	for _, br := range resp.Brokers {
 		fmt.Printf("broker %d %s:%d\n", br.NodeID, br.Host, br.Port)
 	}
@@ -45,7 +54,7 @@ func Example() {
 
 	fc := kmsg.NewPtrFindCoordinatorRequest()
 	fc.Version, fc.CoordinatorKeys = 4, []string{"my-group"}
-	fr, create := answer.FindCoordinator(img, fc, &answer.Options{Listener: "PLAINTEXT"})
+	fr, create := r.FindCoordinator(img, fc, rq)
 	fmt.Println("coordinator error", fr.Coordinators[0].ErrorCode, "create:", create)
 	// Output:
 	// broker 1 kafka-1:9092
@@ -53,6 +62,42 @@ func Example() {
 	// topic payments error 3 partitions 0
 	// create: [{payments 1 1}]
 	// coordinator error 15 create: [{__consumer_offsets 50 3}]
+}
+
+// AppendMetadata hands out the encoded answer, built once per image and
+// distinct request and then copied.
+func ExampleResponder_AppendMetadata() {
+	img := exampleImage()
+	r := answer.New(answer.Config{ClusterID: "demo"})
+	req := kmsg.NewPtrMetadataRequest()
+	req.Version = 12
+	body, _ := r.AppendMetadata(nil, img, req, answer.Request{Listener: "PLAINTEXT"})
+
+	resp := kmsg.NewPtrMetadataResponse()
+	resp.Version = 12
+	if err := resp.ReadFrom(body); err != nil {
+		panic(err)
+	}
+	fmt.Println(*resp.ClusterID, len(resp.Brokers), *resp.Topics[0].Topic)
+	// Output:
+	// demo 1 orders
+}
+
+// A DescribeCluster that arrives on a controller's listener says so in its
+// Request; this image has no metadata.version, so a controller answers
+// UNSUPPORTED_VERSION.
+func ExampleResponder_DescribeCluster() {
+	img := exampleImage()
+	r := answer.New(answer.Config{ClusterID: "demo"})
+	req := kmsg.NewPtrDescribeClusterRequest()
+	req.Version = 1
+	resp := r.DescribeCluster(img, req, answer.Request{Listener: "PLAINTEXT"})
+	fmt.Println(resp.ErrorCode, resp.ClusterID, len(resp.Brokers))
+	resp = r.DescribeCluster(img, req, answer.Request{Listener: "CONTROLLER", Controller: &answer.ViaController{LeaderID: 3000}})
+	fmt.Println(resp.ErrorCode)
+	// Output:
+	// 0 demo 1
+	// 35
 }
 
 // Share coordinator keys are read and printed back as Kafka's

@@ -10,27 +10,14 @@ import (
 	"github.com/kmeta-go/kmeta/image"
 )
 
-// Memo answers Metadata requests as encoded bytes and remembers, per image,
-// the answer to each distinct request, so that a storm of identical requests
-// against an unchanged image costs a map lookup and a
-// copy. An answer depends on nothing but the image, the Options' broker
-// configuration, and the request's (listener, version, flags, topic list,
-// principal and host); the memo keys on exactly the request-side part, and
-// drops everything when it is handed a different image. The broker-side
-// fields of Options (ClusterID, Authorizer, ControllerID, ...) must stay the
-// same for the life of a Memo, and the Authorizer must decide from the image
-// and the request's principal and host alone (as authz.Standard built from
-// that image does); with a nil Authorizer the principal and host are not part
-// of the key.
-//
-// A Memo is safe for concurrent use. Its zero value is ready; MaxBytes bounds
-// the memory it keeps per image (default 64 MiB), beyond which answers are
-// built and returned without being kept. What counts is what an entry really
-// holds: its key (the request's topic list is part of it), its answer's
-// buffer, the topics to create, and the map's per-entry overhead
-// (memoEntryOverhead).
-type Memo struct {
-	MaxBytes int
+// memo remembers, per image, the encoded answer to each distinct Metadata
+// request. An answer depends on nothing but the image, the Responder's
+// Config and the request's (listener, version, flags, topic list, principal
+// and host); the memo keys on exactly the request-side part, and drops
+// everything when it is handed a different image. With a nil Authorizer the
+// principal and host are not part of the key.
+type memo struct {
+	maxBytes int
 
 	mu      sync.RWMutex
 	img     *image.Image
@@ -48,10 +35,16 @@ type memoEntry struct {
 // header's empty tagged fields) to dst and returns it with the topics to
 // create, as Metadata would. The bytes appended are a copy; dst is the
 // caller's. The ThrottleMillis field (the first four bytes from v3) is 0.
-func (m *Memo) AppendMetadata(dst []byte, img *image.Image, req *kmsg.MetadataRequest, o *Options) ([]byte, []CreateTopic) {
-	o = orDefault(o)
+//
+// The Responder remembers, per image, the answer to each distinct request
+// (Config.MetadataCacheBytes bounds it), so that a storm of identical
+// requests against an unchanged image costs a map lookup and a copy; it
+// drops them all when it is handed a different image.
+func (r *Responder) AppendMetadata(dst []byte, img *image.Image, req *kmsg.MetadataRequest, rq Request) ([]byte, []CreateTopic) {
+	o := r.call(rq)
+	m := &r.memo
 	var kb [256]byte
-	key := metadataKey(kb[:0], req, o)
+	key := metadataKey(kb[:0], req, &o)
 
 	m.mu.RLock()
 	if m.img == img {
@@ -62,14 +55,14 @@ func (m *Memo) AppendMetadata(dst []byte, img *image.Image, req *kmsg.MetadataRe
 	}
 	m.mu.RUnlock()
 
-	resp, create := Metadata(img, req, o)
+	resp, create := metadata(img, req, &o)
 	body := resp.AppendTo(nil)
 
 	m.mu.Lock()
 	if m.img != img {
 		m.img, m.entries, m.size = img, make(map[string]memoEntry), 0
 	}
-	limit := m.MaxBytes
+	limit := m.maxBytes
 	if limit == 0 {
 		limit = 64 << 20
 	}
@@ -115,7 +108,7 @@ func allocSize(n int) int {
 }
 
 // metadataKey is the request-side part of a Metadata answer's inputs.
-func metadataKey(k []byte, req *kmsg.MetadataRequest, o *Options) []byte {
+func metadataKey(k []byte, req *kmsg.MetadataRequest, o *call) []byte {
 	k = binary.BigEndian.AppendUint16(k, uint16(req.Version))
 	flags := byte(0)
 	if allowAutoTopicCreation(req) {

@@ -8,7 +8,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
-// TestMemoMemoryBound measures what a full Memo holds: distinct requests of
+// TestMemoMemoryBound measures what a full AppendMetadata cache holds: distinct requests of
 // 2 000 unknown topic names each (every one in the key, the answer and the
 // topics to create, as in a storm of distinct large requests) fill it to
 // MaxBytes and no further, and the heap it holds stays within MaxBytes
@@ -18,9 +18,10 @@ func TestMemoMemoryBound(t *testing.T) {
 		t.Skip("-short: fills 16 MiB")
 	}
 	img := benchImage(t, 10, 1)
-	o := &Options{Listener: "PLAINTEXT", ClusterID: "c"}
+	rq := Request{Listener: "PLAINTEXT"}
 	const limit = 16 << 20
-	m := &Memo{MaxBytes: limit}
+	r := New(Config{ClusterID: "c", MetadataCacheBytes: limit})
+	m := &r.memo
 	heap := func() uint64 {
 		runtime.GC()
 		runtime.GC()
@@ -28,7 +29,7 @@ func TestMemoMemoryBound(t *testing.T) {
 		runtime.ReadMemStats(&ms)
 		return ms.HeapAlloc
 	}
-	m.AppendMetadata(nil, img, kmsg.NewPtrMetadataRequest(), o) // the memo's map and image
+	r.AppendMetadata(nil, img, kmsg.NewPtrMetadataRequest(), rq) // the memo's map and image
 	before := heap()
 	for i := 0; i < 300; i++ {
 		req := kmsg.NewPtrMetadataRequest()
@@ -39,7 +40,7 @@ func TestMemoMemoryBound(t *testing.T) {
 			tp.Topic = kmsg.StringPtr(fmt.Sprintf("request-%04d-topic-%05d-padding-padding", i, j))
 			req.Topics = append(req.Topics, tp)
 		}
-		m.AppendMetadata(nil, img, req, o)
+		r.AppendMetadata(nil, img, req, rq)
 	}
 	held := heap() - before
 	m.mu.RLock()
@@ -52,5 +53,5 @@ func TestMemoMemoryBound(t *testing.T) {
 	if held > limit*105/100 {
 		t.Fatalf("memo holds %d bytes of heap, limit %d", held, limit)
 	}
-	runtime.KeepAlive(m)
+	runtime.KeepAlive(r)
 }

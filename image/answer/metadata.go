@@ -7,6 +7,7 @@ import (
 
 	"github.com/kmeta-go/kmeta/image"
 	"github.com/kmeta-go/kmeta/image/authz"
+	"github.com/kmeta-go/kmeta/kafkaerr"
 	"github.com/kmeta-go/kmeta/record"
 )
 
@@ -53,8 +54,13 @@ func allowAutoTopicCreation(req *kmsg.MetadataRequest) bool {
 // request, is answered as Kafka would answer it without the exception: an
 // INVALID_TOPIC_EXCEPTION entry with a null name, the rest of the request
 // answered as usual.
-func Metadata(img *image.Image, req *kmsg.MetadataRequest, o *Options) (*kmsg.MetadataResponse, []CreateTopic) {
-	o = orDefault(o)
+func (r *Responder) Metadata(img *image.Image, req *kmsg.MetadataRequest, rq Request) (*kmsg.MetadataResponse, []CreateTopic) {
+	o := r.call(rq)
+	return metadata(img, req, &o)
+}
+
+// metadata is Metadata.
+func metadata(img *image.Image, req *kmsg.MetadataRequest, o *call) (*kmsg.MetadataResponse, []CreateTopic) {
 	v := req.Version
 	resp := kmsg.NewPtrMetadataResponse()
 	resp.Version = v
@@ -68,7 +74,7 @@ func Metadata(img *image.Image, req *kmsg.MetadataRequest, o *Options) (*kmsg.Me
 		}
 	}
 
-	bt := brokersFor(img, o.Listener)
+	bt := o.r.brokersFor(img, o.Listener)
 	topics := img.Topics()
 
 	// Topic ids (v10+; honoured from v12 after the check above).
@@ -88,7 +94,7 @@ func Metadata(img *image.Image, req *kmsg.MetadataRequest, o *Options) (*kmsg.Me
 				}
 			} else if !containsID(unknownIDs, id) {
 				e := kmsg.NewMetadataResponseTopic()
-				e.ErrorCode = ErrUnknownTopicID
+				e.ErrorCode = int16(kafkaerr.UnknownTopicID)
 				e.TopicID = id
 				unknownIDs = append(unknownIDs, e)
 			}
@@ -141,7 +147,7 @@ func Metadata(img *image.Image, req *kmsg.MetadataRequest, o *Options) (*kmsg.Me
 			// created, no authorization asked (Kafka's authorizer cannot
 			// take a null name either).
 			e := kmsg.NewMetadataResponseTopic()
-			e.ErrorCode = ErrInvalidTopic
+			e.ErrorCode = int16(kafkaerr.InvalidTopic)
 			out = append(out, e)
 		}
 	}
@@ -159,12 +165,12 @@ func Metadata(img *image.Image, req *kmsg.MetadataRequest, o *Options) (*kmsg.Me
 	}
 
 	for _, n := range deniedCreate {
-		e := errorTopic(ErrTopicAuthorizationFailed, n, IsInternal(n))
+		e := errorTopic(kafkaerr.TopicAuthorizationFailed, n, IsInternal(n))
 		out = append(out, e)
 	}
 	for _, n := range deniedDescribe {
 		e := kmsg.NewMetadataResponseTopic()
-		e.ErrorCode = ErrTopicAuthorizationFailed
+		e.ErrorCode = int16(kafkaerr.TopicAuthorizationFailed)
 		if useIDs {
 			id, _ := topics.IDOf(n)
 			e.TopicID = id
@@ -196,7 +202,7 @@ func Metadata(img *image.Image, req *kmsg.MetadataRequest, o *Options) (*kmsg.Me
 
 // allTopicsMetadata is the entries of an all-topics request: every topic
 // the principal may DESCRIBE, by name.
-func allTopicsMetadata(topics *image.Topics, bt *brokers, v int16, o *Options) []kmsg.MetadataResponseTopic {
+func allTopicsMetadata(topics *image.Topics, bt *brokers, v int16, o *call) []kmsg.MetadataResponseTopic {
 	n, np := topics.Len(), topics.NumPartitions()
 	var found []*image.Topic
 	if o.Authorizer != nil {
@@ -232,7 +238,7 @@ func allTopicsMetadata(topics *image.Topics, bt *brokers, v int16, o *Options) [
 // request for named topics: the topics found, in request order; then the
 // missing ones (invalid names first, then those to auto-create, each in
 // request order). It returns the topics to create.
-func namedTopicsMetadata(out []kmsg.MetadataResponseTopic, topics *image.Topics, authorized []string, bt *brokers, v int16, req *kmsg.MetadataRequest, o *Options) ([]kmsg.MetadataResponseTopic, []CreateTopic) {
+func namedTopicsMetadata(out []kmsg.MetadataResponseTopic, topics *image.Topics, authorized []string, bt *brokers, v int16, req *kmsg.MetadataRequest, o *call) ([]kmsg.MetadataResponseTopic, []CreateTopic) {
 	var buf [8]*image.Topic
 	found := buf[:0]
 	if len(authorized) > len(buf) {
@@ -266,12 +272,12 @@ func namedTopicsMetadata(out []kmsg.MetadataResponseTopic, topics *image.Topics,
 	if allowCreate {
 		for i, n := range authorized {
 			if found[i] == nil && !ValidTopicName(n) {
-				out = append(out, errorTopic(ErrInvalidTopic, n, IsInternal(n)))
+				out = append(out, errorTopic(kafkaerr.InvalidTopic, n, IsInternal(n)))
 			}
 		}
 		for i, n := range authorized {
 			if found[i] == nil && ValidTopicName(n) {
-				out = append(out, errorTopic(ErrUnknownTopicOrPartition, n, IsInternal(n)))
+				out = append(out, errorTopic(kafkaerr.UnknownTopicOrPartition, n, IsInternal(n)))
 				create = append(create, o.createTopic(n))
 			}
 		}
@@ -280,9 +286,9 @@ func namedTopicsMetadata(out []kmsg.MetadataResponseTopic, topics *image.Topics,
 			if found[i] != nil {
 				continue
 			}
-			code := ErrUnknownTopicOrPartition
+			code := kafkaerr.UnknownTopicOrPartition
 			if !ValidTopicName(n) {
-				code = ErrInvalidTopic
+				code = kafkaerr.InvalidTopic
 			}
 			out = append(out, errorTopic(code, n, IsInternal(n)))
 		}
@@ -327,9 +333,9 @@ func dedupNames(ts []kmsg.MetadataRequestTopic) ([]string, bool) {
 	return out, null
 }
 
-func errorTopic(code int16, name string, internal bool) kmsg.MetadataResponseTopic {
+func errorTopic(code kafkaerr.Code, name string, internal bool) kmsg.MetadataResponseTopic {
 	e := kmsg.NewMetadataResponseTopic()
-	e.ErrorCode = code
+	e.ErrorCode = int16(code)
 	e.Topic = &name
 	e.IsInternal = internal
 	return e
@@ -344,7 +350,7 @@ func invalidMetadataRequest(req *kmsg.MetadataRequest, resp *kmsg.MetadataRespon
 			n = *req.Topics[i].Topic
 		}
 		e := kmsg.NewMetadataResponseTopic()
-		e.ErrorCode = ErrInvalidRequest
+		e.ErrorCode = int16(kafkaerr.InvalidRequest)
 		e.Topic = &n
 		e.TopicID = req.Topics[i].TopicID
 		resp.Topics = append(resp.Topics, e)
@@ -421,21 +427,21 @@ func (ids *partsBuilder) fill(s *shape, p *image.Partition, bt *brokers, v int16
 	var off [8]int32
 	s.offline = ids.intern(bt.appendOffline(off[:0], p))
 
-	s.leader, s.errorCode = -1, ErrNone
+	s.leader, s.errorCode = -1, int16(kafkaerr.None)
 	leader := bt.get(p.Leader())
 	switch {
 	case leader == nil:
-		s.errorCode = ErrLeaderNotAvailable
+		s.errorCode = int16(kafkaerr.LeaderNotAvailable)
 	case !leader.hasEP:
 		if v >= 6 { // errorUnavailableListeners
-			s.errorCode = ErrListenerNotFound
+			s.errorCode = int16(kafkaerr.ListenerNotFound)
 		} else {
-			s.errorCode = ErrLeaderNotAvailable
+			s.errorCode = int16(kafkaerr.LeaderNotAvailable)
 		}
 	default:
 		s.leader = p.Leader()
 		if len(reps) < p.NumReplicas() || len(isr) < p.NumISR() {
-			s.errorCode = ErrReplicaNotAvailable
+			s.errorCode = int16(kafkaerr.ReplicaNotAvailable)
 		}
 	}
 }
@@ -473,10 +479,6 @@ const (
 	smallParts = 64
 )
 
-// emptyIDs is every empty list of every answer: it has no element to change,
-// and appending to it allocates.
-var emptyIDs = []int32{}
-
 // init readies pb for an answer of np partitions: the tables grow with the
 // answer up to their maximum sizes.
 func (pb *partsBuilder) init(np int) {
@@ -504,7 +506,9 @@ func pow2(n int) int {
 // intern returns a list equal to l that the answer owns (l is not kept).
 func (ids *partsBuilder) intern(l []int32) []int32 {
 	if len(l) == 0 {
-		return emptyIDs
+		// Not nil, and zero-sized: no allocation, no element to change,
+		// and appending to it allocates.
+		return []int32{}
 	}
 	h := uint32(len(l))
 	for _, x := range l {

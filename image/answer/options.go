@@ -7,30 +7,6 @@ import (
 	"github.com/kmeta-go/kmeta/image/authz"
 )
 
-// Kafka error codes the answers use (org.apache.kafka.common.protocol.Errors).
-const (
-	ErrUnknownServerError                 int16 = -1
-	ErrNone                               int16 = 0
-	ErrUnknownTopicOrPartition            int16 = 3
-	ErrLeaderNotAvailable                 int16 = 5
-	ErrNotLeaderOrFollower                int16 = 6
-	ErrReplicaNotAvailable                int16 = 9
-	ErrCoordinatorNotAvailable            int16 = 15
-	ErrUnsupportedVersion                 int16 = 35
-	ErrInvalidTopic                       int16 = 17
-	ErrTopicAuthorizationFailed           int16 = 29
-	ErrGroupAuthorizationFailed           int16 = 30
-	ErrClusterAuthorizationFailed         int16 = 31
-	ErrInvalidRequest                     int16 = 42
-	ErrTransactionalIDAuthorizationFailed int16 = 53
-	ErrListenerNotFound                   int16 = 72
-	ErrFencedLeaderEpoch                  int16 = 74
-	ErrUnknownLeaderEpoch                 int16 = 75
-	ErrUnknownTopicID                     int16 = 100
-	ErrMismatchedEndpointType             int16 = 114
-	ErrUnsupportedEndpointType            int16 = 115
-)
-
 // Names of Kafka's internal topics (Topic.GROUP_METADATA_TOPIC_NAME,
 // TRANSACTION_STATE_TOPIC_NAME, SHARE_GROUP_STATE_TOPIC_NAME).
 const (
@@ -38,69 +14,6 @@ const (
 	TransactionTopic = "__transaction_state"
 	ShareStateTopic  = "__share_group_state"
 )
-
-// Options are what a Kafka broker takes from the connection a request came
-// on and from its own configuration. The zero value answers as a broker with
-// Kafka's default configuration and no authorizer, on the listener "".
-type Options struct {
-	// Listener is the name of the listener the request arrived on
-	// (request.context.listenerName): every endpoint in the answer is the
-	// broker's endpoint on this listener.
-	Listener string
-
-	// Principal and Host identify the client for the Authorizer
-	// (KafkaPrincipal.toString, e.g. "User:alice", and the client address).
-	Principal string
-	Host      string
-
-	// Authorizer decides DESCRIBE, CREATE and the authorized operations.
-	// Nil is a broker without authorizer.class.name: everything allowed.
-	// authz.New builds Kafka's StandardAuthorizer from an image's ACLs.
-	Authorizer authz.Authorizer
-
-	// ClusterID is the broker's cluster id (meta.properties cluster.id;
-	// it is not in the image). Empty answers null (Metadata) or "".
-	ClusterID string
-
-	// DisableAutoCreateTopics is auto.create.topics.enable=false (Kafka's
-	// default is true).
-	DisableAutoCreateTopics bool
-
-	// ControllerID picks the ControllerId of Metadata and DescribeCluster
-	// answers among the alive (unfenced) broker ids, given in ascending
-	// order and never empty. Kafka picks one at random (KIP-590:
-	// getRandomAliveBrokerId). Nil picks the lowest id, so that answers
-	// are deterministic and memoisable.
-	ControllerID func(alive []int32) int32
-
-	// GroupCoordinatorPartitions, TransactionCoordinatorPartitions and
-	// ShareCoordinatorPartitions are the partition counts FindCoordinator
-	// hashes keys over. Kafka fixes them when the coordinator starts
-	// (BrokerMetadataPublisher starts them): the internal topic's partition count then, or the
-	// config default (offsets.topic.num.partitions,
-	// transaction.state.log.num.partitions,
-	// share.coordinator.state.topic.num.partitions, all 50) when the topic
-	// did not exist. Zero uses the internal topic's current partition count
-	// in the image, or 50 when it does not exist; an embedder that wants
-	// Kafka's exact behaviour snapshots the count when its coordinator
-	// starts and sets it here.
-	GroupCoordinatorPartitions       int32
-	TransactionCoordinatorPartitions int32
-	ShareCoordinatorPartitions       int32
-
-	// MaxRequestPartitionSizeLimit is max.request.partition.size.limit, the
-	// broker's bound on DescribeTopicPartitions' response (default 2000).
-	MaxRequestPartitionSizeLimit int32
-
-	// Creation parameters for auto-created topics (num.partitions 1,
-	// default.replication.factor 1, offsets.topic.replication.factor 3,
-	// transaction.state.log.replication.factor 3,
-	// share.coordinator.state.topic.replication.factor 3); zero means
-	// Kafka's default. The internal topics' partition counts are 50.
-	NumPartitions                  int32
-	DefaultReplicationFactor       int16
-	InternalTopicReplicationFactor int16
-}
 
 // CreateTopic is a topic the answer asks the embedder to have its controller
 // create (Kafka's AutoTopicCreationManager sends a CreateTopics request to
@@ -115,7 +28,7 @@ type CreateTopic struct {
 	ReplicationFactor int16
 }
 
-func (o *Options) createTopic(name string) CreateTopic {
+func (o *call) createTopic(name string) CreateTopic {
 	switch name {
 	case GroupTopic, TransactionTopic, ShareStateTopic:
 		rf := o.InternalTopicReplicationFactor
@@ -134,21 +47,21 @@ func (o *Options) createTopic(name string) CreateTopic {
 	return CreateTopic{Name: name, NumPartitions: np, ReplicationFactor: rf}
 }
 
-func (o *Options) authorize(op, rt int8, name string) bool {
+func (o *call) authorize(op, rt int8, name string) bool {
 	if o.Authorizer == nil {
 		return true
 	}
 	return o.Authorizer.Authorize(authz.Context{Principal: o.Principal, Host: o.Host}, op, rt, name)
 }
 
-func (o *Options) authorizedOps(rt int8, name string) int32 {
+func (o *call) authorizedOps(rt int8, name string) int32 {
 	return authz.AuthorizedOperations(o.Authorizer, authz.Context{Principal: o.Principal, Host: o.Host}, rt, name)
 }
 
 // controllerIDOf is ControllerId among the alive (unfenced) broker ids in
 // ascending order, or -1 when there is none
 // (MetadataResponse.NO_CONTROLLER_ID). ControllerID gets a copy.
-func (o *Options) controllerIDOf(alive []int32) int32 {
+func (o *call) controllerIDOf(alive []int32) int32 {
 	if len(alive) == 0 {
 		return -1
 	}
@@ -160,7 +73,7 @@ func (o *Options) controllerIDOf(alive []int32) int32 {
 
 // controllerID is ControllerId: an alive broker id, or -1 when none
 // (MetadataResponse.NO_CONTROLLER_ID).
-func (o *Options) controllerID(img *image.Image) int32 {
+func (o *call) controllerID(img *image.Image) int32 {
 	var alive []int32
 	for b := range img.Cluster().AliveBrokers() {
 		if o.ControllerID == nil {
@@ -172,15 +85,6 @@ func (o *Options) controllerID(img *image.Image) int32 {
 		return -1
 	}
 	return o.ControllerID(alive)
-}
-
-var defaultOptions Options
-
-func orDefault(o *Options) *Options {
-	if o == nil {
-		return &defaultOptions
-	}
-	return o
 }
 
 // IsInternal reports a name of Kafka's internal topics (Topic.isInternal).

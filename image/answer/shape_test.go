@@ -10,6 +10,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/kmeta-go/kmeta/image"
+	"github.com/kmeta-go/kmeta/kafkaerr"
 	"github.com/kmeta-go/kmeta/record"
 )
 
@@ -122,15 +123,15 @@ func referencePartition(img *image.Image, p *image.Partition, listener string, v
 	}
 	switch s, _ := of(p.Leader()); {
 	case !s.registered:
-		mp.ErrorCode = ErrLeaderNotAvailable
+		mp.ErrorCode = int16(kafkaerr.LeaderNotAvailable)
 	case !s.hasEP && v >= 6:
-		mp.ErrorCode = ErrListenerNotFound
+		mp.ErrorCode = int16(kafkaerr.ListenerNotFound)
 	case !s.hasEP:
-		mp.ErrorCode = ErrLeaderNotAvailable
+		mp.ErrorCode = int16(kafkaerr.LeaderNotAvailable)
 	default:
 		mp.Leader = p.Leader()
 		if len(mp.Replicas) < p.NumReplicas() || len(mp.ISR) < p.NumISR() {
-			mp.ErrorCode = ErrReplicaNotAvailable
+			mp.ErrorCode = int16(kafkaerr.ReplicaNotAvailable)
 		}
 	}
 	return mp
@@ -153,7 +154,7 @@ func TestMetadataPartitionsModel(t *testing.T) {
 					if named {
 						req = mdReq(v, "t007", "t150", "t042")
 					}
-					resp, _ := Metadata(img, req, &Options{Listener: "PLAINTEXT"})
+					resp, _ := New(Config{}).Metadata(img, req, Request{Listener: "PLAINTEXT"})
 					if len(resp.Topics) == 0 {
 						t.Fatal("no topics")
 					}
@@ -227,13 +228,14 @@ func TestBrokerTablesFollowImages(t *testing.T) {
 		}
 		return ids
 	}
+	resp := New(Config{}) // one Responder, its table cache shared by all
 	done := make(chan error)
 	for g := range 4 {
 		go func() {
 			for i := range 200 {
 				img := imgs[(g+i)%len(imgs)]
 				l := []string{"PLAINTEXT", "INTERNAL", "NONE"}[(g*7+i)%3]
-				resp, _ := Metadata(img, mdReq(12, "t001"), &Options{Listener: l})
+				resp, _ := resp.Metadata(img, mdReq(12, "t001"), Request{Listener: l})
 				var got []int32
 				for _, b := range resp.Brokers {
 					got = append(got, b.NodeID)
@@ -252,13 +254,13 @@ func TestBrokerTablesFollowImages(t *testing.T) {
 		}
 	}
 	img := edgeImage(t)
-	first, _ := Metadata(img, mdReq(12), &Options{Listener: "PLAINTEXT"})
+	first, _ := resp.Metadata(img, mdReq(12), Request{Listener: "PLAINTEXT"})
 	for i := range first.Brokers {
 		if first.Brokers[i].Rack != nil {
 			*first.Brokers[i].Rack = "changed"
 		}
 	}
-	again, _ := Metadata(img, mdReq(12), &Options{Listener: "PLAINTEXT"})
+	again, _ := resp.Metadata(img, mdReq(12), Request{Listener: "PLAINTEXT"})
 	if again.Brokers[0].Rack == nil || *again.Brokers[0].Rack != "r1" {
 		t.Fatalf("rack of broker %d: %v", again.Brokers[0].NodeID, again.Brokers[0].Rack)
 	}

@@ -5,6 +5,7 @@ import (
 
 	"github.com/kmeta-go/kmeta/delta"
 	"github.com/kmeta-go/kmeta/image"
+	"github.com/kmeta-go/kmeta/kafkaerr"
 	"github.com/kmeta-go/kmeta/record"
 )
 
@@ -79,7 +80,7 @@ func TestFindCoordinatorShareHashesCoordinatorKey(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	o := &Options{Listener: "PLAINTEXT"}
+	r, rq := New(Config{}), Request{Listener: "PLAINTEXT"}
 	discriminating := 0
 	for _, k := range []string{"g:" + id + ":5", "g:" + id + ":+5", "g:" + id + "==:5", "g:" + id + ":005", "g:" + id + ":5:", "other:" + id + ":-0"} {
 		norm, _ := ShareCoordinatorKey(k)
@@ -87,8 +88,8 @@ func TestFindCoordinatorShareHashesCoordinatorKey(t *testing.T) {
 		if raw, _, _ := img.Leader(ShareStateTopic, CoordinatorPartition(k, 50)); raw != want {
 			discriminating++
 		}
-		c, ct := FindCoordinatorKey(img, 6, CoordinatorShare, k, o)
-		if ct != nil || c.ErrorCode != ErrNone || c.NodeID != want || c.Key != k {
+		c, ct := r.FindCoordinatorKey(img, 6, CoordinatorShare, k, rq)
+		if ct != nil || c.ErrorCode != kafkaerr.None || c.NodeID != want || c.Key != k {
 			t.Errorf("%q: %+v, want node %d (partition of %q)", k, c, want, norm)
 		}
 	}

@@ -18,6 +18,7 @@ import (
 	"github.com/kmeta-go/kmeta/internal/dirload"
 	"github.com/kmeta-go/kmeta/internal/imagetest"
 	"github.com/kmeta-go/kmeta/internal/sharedtest"
+	"github.com/kmeta-go/kmeta/kafkaerr"
 )
 
 // vectorCase is one row of an input's INDEX.tsv in vectors/answers: a
@@ -65,24 +66,24 @@ func parseVectorCase(tb testing.TB, row imagetest.IndexRow) vectorCase {
 // cluster id, StandardAuthorizer with the principal, host, super users and
 // allow.everyone.if.no.acl.found of the row, and on controller listeners the
 // raft leader.
-func (c *vectorCase) answerOptions(tb testing.TB, img *image.Image) (*Options, *ControllerListener) {
+func (c *vectorCase) answerOptions(tb testing.TB, img *image.Image) (*Responder, Request) {
 	tb.Helper()
-	o := &Options{Listener: c.listener, ClusterID: c.options["clusterId"]}
+	cfg := Config{ClusterID: c.options["clusterId"]}
+	rq := Request{Listener: c.listener}
 	switch a := c.options["authorizer"]; a {
 	case "", "none":
 	case "StandardAuthorizer":
-		cfg := authz.Config{AllowIfNoACLFound: c.options["allowEveryoneIfNoAclFound"] == "true"}
+		ac := authz.Config{AllowIfNoACLFound: c.options["allowEveryoneIfNoAclFound"] == "true"}
 		for _, su := range strings.Split(c.options["superUsers"], ",") {
 			if su != "" {
-				cfg.SuperUsers = append(cfg.SuperUsers, su)
+				ac.SuperUsers = append(ac.SuperUsers, su)
 			}
 		}
-		o.Authorizer = authz.New(img.ACLs(), cfg)
-		o.Principal, o.Host = c.options["principal"], c.options["host"]
+		cfg.Authorizer = authz.New(img.ACLs(), ac)
+		rq.Principal, rq.Host = c.options["principal"], c.options["host"]
 	default:
 		tb.Fatalf("case %s: unknown authorizer %q", c.name, a)
 	}
-	var ctl *ControllerListener
 	switch e := c.options["endpoint"]; e {
 	case "", "broker":
 	case "controller":
@@ -90,11 +91,11 @@ func (c *vectorCase) answerOptions(tb testing.TB, img *image.Image) (*Options, *
 		if err != nil {
 			tb.Fatalf("case %s: bad raftLeaderId %q", c.name, c.options["raftLeaderId"])
 		}
-		ctl = &ControllerListener{LeaderID: int32(id)}
+		rq.Controller = &ViaController{LeaderID: int32(id)}
 	default:
 		tb.Fatalf("case %s: unknown endpoint %q", c.name, e)
 	}
-	return o, ctl
+	return New(cfg), rq
 }
 
 // answerVector decodes req at the case's version and answers it from img.
@@ -108,17 +109,17 @@ func (c *vectorCase) answer(tb testing.TB, img *image.Image, reqBytes []byte) (k
 	if err := req.ReadFrom(reqBytes); err != nil {
 		return nil, fmt.Errorf("request does not decode at v%d: %w", c.version, err)
 	}
-	o, ctl := c.answerOptions(tb, img)
-	switch r := req.(type) {
+	r, rq := c.answerOptions(tb, img)
+	switch req := req.(type) {
 	case *kmsg.MetadataRequest:
-		resp, _ := Metadata(img, r, o)
+		resp, _ := r.Metadata(img, req, rq)
 		return resp, nil
 	case *kmsg.DescribeClusterRequest:
-		return DescribeCluster(img, r, o, ctl), nil
+		return r.DescribeCluster(img, req, rq), nil
 	case *kmsg.DescribeTopicPartitionsRequest:
-		return DescribeTopicPartitions(img, r, o), nil
+		return r.DescribeTopicPartitions(img, req, rq), nil
 	case *kmsg.FindCoordinatorRequest:
-		resp, _ := FindCoordinator(img, r, o)
+		resp, _ := r.FindCoordinator(img, req, rq)
 		return resp, nil
 	}
 	return nil, fmt.Errorf("no answer for %T", req)
@@ -174,7 +175,7 @@ func (c *vectorCase) normalise(r kmsg.Response, kafkaController int32) {
 	case *kmsg.DescribeTopicPartitionsResponse:
 		if strings.HasPrefix(c.unordered, "topics(TOPIC_AUTHORIZATION_FAILED") {
 			i := len(r.Topics)
-			for i > 0 && r.Topics[i-1].ErrorCode == ErrTopicAuthorizationFailed {
+			for i > 0 && r.Topics[i-1].ErrorCode == int16(kafkaerr.TopicAuthorizationFailed) {
 				i--
 			}
 			slices.SortStableFunc(r.Topics[i:], func(a, b kmsg.DescribeTopicPartitionsResponseTopic) int {
@@ -294,14 +295,14 @@ var answerExceptions = map[string]vectorException{
 		reason:         "a null topic name at Metadata v12 reaches Topic.validate(null), a NullPointerException in Kafka; kmeta answers INVALID_TOPIC_EXCEPTION for the null name",
 		want: func(req kmsg.Request, kafka kmsg.Response, sibling func(string) kmsg.Response) (kmsg.Response, error) {
 			k := kafka.(*kmsg.MetadataResponse)
-			if len(k.Topics) != 1 || k.Topics[0].ErrorCode != ErrUnknownServerError {
+			if len(k.Topics) != 1 || k.Topics[0].ErrorCode != int16(kafkaerr.UnknownServerError) {
 				return nil, fmt.Errorf("Kafka's answer is no longer UNKNOWN_SERVER_ERROR for the one topic: the exception may be obsolete")
 			}
 			// Brokers, cluster and controller as Kafka answers any v12
 			// request on this listener.
 			want := *sibling("md-v12-ids").(*kmsg.MetadataResponse)
 			e := kmsg.NewMetadataResponseTopic()
-			e.ErrorCode = ErrInvalidTopic
+			e.ErrorCode = int16(kafkaerr.InvalidTopic)
 			want.Topics = []kmsg.MetadataResponseTopic{e}
 			return &want, nil
 		},
@@ -311,7 +312,7 @@ var answerExceptions = map[string]vectorException{
 		want: func(req kmsg.Request, kafka kmsg.Response, sibling func(string) kmsg.Response) (kmsg.Response, error) {
 			k := kafka.(*kmsg.DescribeTopicPartitionsResponse)
 			for _, t := range k.Topics {
-				if t.ErrorCode != ErrUnknownServerError {
+				if t.ErrorCode != int16(kafkaerr.UnknownServerError) {
 					return nil, fmt.Errorf("Kafka's answer is no longer UNKNOWN_SERVER_ERROR for every topic: the exception may be obsolete")
 				}
 			}
@@ -321,7 +322,7 @@ var answerExceptions = map[string]vectorException{
 			want := kmsg.NewPtrDescribeTopicPartitionsResponse()
 			var invalid *kmsg.DescribeTopicPartitionsResponseTopic
 			for i := range named.Topics {
-				if named.Topics[i].ErrorCode == ErrInvalidTopic {
+				if named.Topics[i].ErrorCode == int16(kafkaerr.InvalidTopic) {
 					invalid = &named.Topics[i]
 				}
 			}

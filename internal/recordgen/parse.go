@@ -95,9 +95,13 @@ type field struct {
 	doc      string
 }
 
-var scalarTypes = map[string]bool{
-	"bool": true, "int8": true, "int16": true, "int32": true, "int64": true,
-	"uint16": true, "float64": true, "string": true, "bytes": true, "uuid": true,
+// scalarType reports a scalar field type of the schema language.
+func scalarType(typ string) bool {
+	switch typ {
+	case "bool", "int8", "int16", "int32", "int64", "uint16", "float64", "string", "bytes", "uuid":
+		return true
+	}
+	return false
 }
 
 // tokenize splits a line into words; "quoted text" is one word.
@@ -342,7 +346,7 @@ func (p *parser) fieldLine(toks []string) error {
 		return p.errf("%s has tagged versions but no tag", f.name)
 	}
 	parent := p.stack[len(p.stack)-1]
-	if !scalarTypes[typ] {
+	if !scalarType(typ) {
 		if opens {
 			s := &strct{kafkaName: typ, goName: typ, msg: p.cur}
 			if gotype != "" {

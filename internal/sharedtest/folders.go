@@ -16,7 +16,7 @@ type CorpusFolder struct {
 
 // corpusFolders pairs each corpus folder with its images: the first harvest
 // (Kafka 3.2 to 4.2), the second (Kafka 3.4 to 4.2) and the Kafka 4.3 files.
-var corpusFolders = [][2]string{
+var corpusFolders = [...][2]string{
 	{"kraft", "corpus-images"},
 	{"kraft-2", "corpus-images-2"},
 	{"kraft-4.3", "corpus-images-4.3"},

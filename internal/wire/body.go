@@ -10,7 +10,7 @@ type APIRange struct{ Key, Min, Max int16 }
 // Supported are the requests DecodeBody decodes, at Kafka 4.4's versions
 // (the validVersions of their schemas): a broker answering exactly these
 // lists them in its ApiVersions answer.
-var Supported = []APIRange{
+var Supported = [...]APIRange{
 	{3, 0, 13}, // Metadata
 	{10, 0, 6}, // FindCoordinator
 	{18, 0, 5}, // ApiVersions (v5: KIP-1242)

@@ -54,7 +54,7 @@ func (b *Builder) change(pos Position, r record.Record, kind ChangeKind, entity,
 }
 
 func configResourceName(typ int8, name string) string {
-	switch typ {
+	switch image.ConfigType(typ) {
 	case image.ConfigTopic:
 		return "topic:" + name
 	case image.ConfigBroker:

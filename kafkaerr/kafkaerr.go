@@ -1,0 +1,119 @@
+// Package kafkaerr holds the Kafka protocol error codes kmeta's answers and
+// checks produce, as one typed Code (org.apache.kafka.common.protocol.Errors),
+// with Kafka's name and default message for each.
+//
+// A Code is a value carried in a response's ErrorCode field, not a Go error:
+// None (0) is success. Put it into a kmsg response with int16(code):
+//
+//	part.ErrorCode = int16(kafkaerr.NotLeaderOrFollower)
+//
+// franz-go's pkg/kerr plays the same part on the client side.
+package kafkaerr
+
+import "strconv"
+
+// Code is a Kafka error code (Errors.code()).
+type Code int16
+
+// The codes kmeta produces, with Kafka's values (Errors).
+const (
+	UnknownServerError                 Code = -1
+	None                               Code = 0
+	UnknownTopicOrPartition            Code = 3
+	LeaderNotAvailable                 Code = 5
+	NotLeaderOrFollower                Code = 6
+	ReplicaNotAvailable                Code = 9
+	CoordinatorNotAvailable            Code = 15
+	InvalidTopic                       Code = 17
+	TopicAuthorizationFailed           Code = 29
+	GroupAuthorizationFailed           Code = 30
+	ClusterAuthorizationFailed         Code = 31
+	UnsupportedVersion                 Code = 35
+	InvalidRequest                     Code = 42
+	TransactionalIDAuthorizationFailed Code = 53
+	KafkaStorageError                  Code = 56
+	ListenerNotFound                   Code = 72
+	FencedLeaderEpoch                  Code = 74
+	UnknownLeaderEpoch                 Code = 75
+	UnknownTopicID                     Code = 100
+	InconsistentTopicID                Code = 103
+	MismatchedEndpointType             Code = 114
+	UnsupportedEndpointType            Code = 115
+	RebootstrapRequired                Code = 129
+)
+
+// String is Kafka's name of the code (the Errors enum constant, e.g.
+// "NOT_LEADER_OR_FOLLOWER"), or "UNKNOWN(n)" for a code not listed here.
+func (c Code) String() string {
+	switch c {
+	case UnknownServerError:
+		return "UNKNOWN_SERVER_ERROR"
+	case None:
+		return "NONE"
+	case UnknownTopicOrPartition:
+		return "UNKNOWN_TOPIC_OR_PARTITION"
+	case LeaderNotAvailable:
+		return "LEADER_NOT_AVAILABLE"
+	case NotLeaderOrFollower:
+		return "NOT_LEADER_OR_FOLLOWER"
+	case ReplicaNotAvailable:
+		return "REPLICA_NOT_AVAILABLE"
+	case CoordinatorNotAvailable:
+		return "COORDINATOR_NOT_AVAILABLE"
+	case InvalidTopic:
+		return "INVALID_TOPIC_EXCEPTION"
+	case TopicAuthorizationFailed:
+		return "TOPIC_AUTHORIZATION_FAILED"
+	case GroupAuthorizationFailed:
+		return "GROUP_AUTHORIZATION_FAILED"
+	case ClusterAuthorizationFailed:
+		return "CLUSTER_AUTHORIZATION_FAILED"
+	case UnsupportedVersion:
+		return "UNSUPPORTED_VERSION"
+	case InvalidRequest:
+		return "INVALID_REQUEST"
+	case TransactionalIDAuthorizationFailed:
+		return "TRANSACTIONAL_ID_AUTHORIZATION_FAILED"
+	case KafkaStorageError:
+		return "KAFKA_STORAGE_ERROR"
+	case InconsistentTopicID:
+		return "INCONSISTENT_TOPIC_ID"
+	case ListenerNotFound:
+		return "LISTENER_NOT_FOUND"
+	case FencedLeaderEpoch:
+		return "FENCED_LEADER_EPOCH"
+	case UnknownLeaderEpoch:
+		return "UNKNOWN_LEADER_EPOCH"
+	case UnknownTopicID:
+		return "UNKNOWN_TOPIC_ID"
+	case MismatchedEndpointType:
+		return "MISMATCHED_ENDPOINT_TYPE"
+	case UnsupportedEndpointType:
+		return "UNSUPPORTED_ENDPOINT_TYPE"
+	case RebootstrapRequired:
+		return "REBOOTSTRAP_REQUIRED"
+	}
+	return "UNKNOWN(" + strconv.Itoa(int(c)) + ")"
+}
+
+// Message is Errors.message(), the message of the code's default exception,
+// for the codes whose message an answer carries (FindCoordinator's
+// ErrorMessage): "NONE" for None; "" for the codes whose message kmeta does
+// not answer with.
+func (c Code) Message() string {
+	switch c {
+	case None:
+		return "NONE"
+	case CoordinatorNotAvailable:
+		return "The coordinator is not available."
+	case GroupAuthorizationFailed:
+		return "Group authorization failed."
+	case TransactionalIDAuthorizationFailed:
+		return "Transactional Id authorization failed."
+	case ClusterAuthorizationFailed:
+		return "Cluster authorization failed."
+	case InvalidRequest:
+		return "This most likely occurs because of a request being malformed by the client library or the message was sent to an incompatible broker. See the broker logs for more details."
+	}
+	return ""
+}
