@@ -11,8 +11,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/kmeta-go/kmeta/publisher/history"
 	"github.com/kmeta-go/kmeta/image"
+	"github.com/kmeta-go/kmeta/publisher/history"
 )
 
 // The shell is Kafka's kafka-metadata-shell (org.apache.kafka.shell) over
