@@ -16,8 +16,11 @@ const Redacted = "[redacted]"
 type JSONOptions struct {
 	// Sensitive reports whether the config key name of a resource type
 	// (ConfigResource.Type id) holds a secret; its value is then printed as
-	// Redacted. Nil treats every config value as not sensitive.
-	// internal/redact.IsSensitive is Kafka's criterion.
+	// Redacted. Nil treats every config value as sensitive, as Kafka's
+	// NodeStringifier does when given no criteria
+	// (MetadataNodeRedactionCriteria.Strict). redact.IsSensitive (package
+	// image/redact) is Kafka's Normal criterion: PASSWORD-typed and unknown
+	// configs only.
 	Sensitive func(resourceType int8, name string) bool
 	// Unredacted prints secrets (SCRAM salts and keys, delegation token ids,
 	// sensitive config values) in clear. The default redacts them.
@@ -189,7 +192,8 @@ func jsonRanges(rs []VersionRange) []jsonRange {
 // credentials and delegation tokens, in a deterministic order. Secrets are
 // redacted unless opts.Unredacted: SCRAM salts, stored and server keys,
 // delegation token ids (with the server's secret they make the token's
-// HMAC), and config values opts.Sensitive reports.
+// HMAC), and config values opts.Sensitive reports (every config value when
+// it is nil).
 func WriteJSON(w io.Writer, img *Image, opts JSONOptions) error {
 	secret := func(s string) string {
 		if opts.Unredacted {
@@ -246,7 +250,7 @@ func WriteJSON(w io.Writer, img *Image, opts JSONOptions) error {
 		jc := jsonConfig{ResourceType: res.Type, ResourceName: res.Name, Configs: map[string]string{}}
 		for _, e := range es {
 			v := e.Value
-			if opts.Sensitive != nil && opts.Sensitive(res.Type, e.Name) {
+			if opts.Sensitive == nil || opts.Sensitive(res.Type, e.Name) {
 				v = secret(v)
 			}
 			jc.Configs[e.Name] = v

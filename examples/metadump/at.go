@@ -8,7 +8,7 @@ import (
 
 	"github.com/kmeta-go/kmeta/history"
 	"github.com/kmeta-go/kmeta/image"
-	"github.com/kmeta-go/kmeta/internal/redact"
+	"github.com/kmeta-go/kmeta/image/redact"
 	"github.com/kmeta-go/kmeta/record"
 )
 

@@ -9,7 +9,7 @@ import (
 
 	"github.com/kmeta-go/kmeta/history"
 	"github.com/kmeta-go/kmeta/image"
-	"github.com/kmeta-go/kmeta/internal/redact"
+	"github.com/kmeta-go/kmeta/image/redact"
 )
 
 // -diff A B: what differs from the image of A to the image of B

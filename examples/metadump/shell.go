@@ -13,7 +13,7 @@ import (
 
 	"github.com/kmeta-go/kmeta/history"
 	"github.com/kmeta-go/kmeta/image"
-	"github.com/kmeta-go/kmeta/internal/redact"
+	"github.com/kmeta-go/kmeta/image/redact"
 )
 
 // sensitiveConfig is Kafka's criterion for config values to hide
