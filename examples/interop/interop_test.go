@@ -22,9 +22,9 @@ import (
 
 	"github.com/kmeta-go/kmeta/image"
 	"github.com/kmeta-go/kmeta/image/answer"
-	"github.com/kmeta-go/kmeta/internal/dirload"
 	"github.com/kmeta-go/kmeta/internal/imagetest"
 	"github.com/kmeta-go/kmeta/internal/sharedtest"
+	"github.com/kmeta-go/kmeta/publisher/dirfollow"
 )
 
 // part is one partition as every client can report it.
@@ -397,7 +397,7 @@ func TestRealClients(t *testing.T) {
 	for _, d := range interopDirs {
 		t.Run(strings.SplitN(strings.TrimPrefix(d, "corpus/kraft/"), "/", 2)[0], func(t *testing.T) {
 			dir := filepath.Join(shared, d)
-			img, err := dirload.Load(dir)
+			img, err := dirfollow.LoadImage(dir)
 			if err != nil {
 				t.Fatal(err)
 			}
