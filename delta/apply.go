@@ -54,7 +54,8 @@ func (d *Delta) Apply(p image.Provenance) (*image.Image, error) {
 		c.ACLs = c.ACLs.UpdateACLs(put, removed)
 	}
 	if len(d.scram) > 0 {
-		// ScramDelta.apply, with spec §10 #5 fixed: every change is applied
+		// ScramDelta.apply, with one Kafka quirk fixed (Kafka can drop an
+		// add when a removal empties its mechanism in the same delta): every change is applied
 		// before empty mechanisms are pruned, so an add never goes to a
 		// detached map. Keys are (mechanism, user), so pruning is implicit.
 		ch := make(map[image.ScramKey]*image.ScramCredential, len(d.scram))

@@ -15,7 +15,7 @@ import (
 
 // txReplayer replays log records as Kafka's MetadataBatchLoader does for
 // the final image: records between BeginTransaction and EndTransaction are
-// held until the end marker; AbortTransaction drops them (spec §10 #3).
+// held until the end marker; AbortTransaction drops them.
 type txReplayer struct {
 	d    *Delta
 	tx   []record.Record

@@ -48,7 +48,7 @@ func testImage(t testing.TB) *image.Image {
 	return img
 }
 
-// TestCheck: each row cites the Kafka rule (spec §7.2).
+// TestCheck: each row cites the Kafka rule.
 func TestCheck(t *testing.T) {
 	img := testImage(t)
 	rows := []struct {

@@ -28,7 +28,7 @@ const (
 
 // InvalidMetadata reports whether a partition or topic error code is one of
 // Kafka's InvalidMetadataException errors, on which the Java client requests
-// a metadata update (Metadata.handleMetadataResponse, spec §7.4).
+// a metadata update (Metadata.handleMetadataResponse).
 func InvalidMetadata(code int16) bool {
 	switch code {
 	case errUnknownTopicOrPartition, errLeaderNotAvailable, errNotLeaderOrFollower,
@@ -156,7 +156,7 @@ type merger struct {
 // Merge merges a Metadata answer of any version into the view and returns
 // the next view; the receiver is not modified. resp is not retained.
 //
-// Per partition (Kafka's Metadata.updateLatestMetadata, spec §7.4, with the
+// Per partition (Kafka's Metadata.updateLatestMetadata, with the
 // fixes other clients learnt the hard way):
 //
 //   - An answer with an older leader epoch does not replace a newer one; the

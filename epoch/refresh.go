@@ -15,7 +15,7 @@ import (
 )
 
 // Policy is when a client refreshes its metadata (Kafka's Metadata
-// timeToNextUpdate with the producer and consumer defaults, spec §7.4), plus
+// timeToNextUpdate with the producer and consumer defaults), plus
 // the jitter and the floor the refresh storms of the field call for. Zero
 // fields take the defaults.
 type Policy struct {

@@ -173,7 +173,7 @@ func principals(img *image.Image) []string {
 // TestGolden writes every answer for each golden image to
 // testdata/golden/<image>.txt and compares (go test -run TestGolden -update
 // rewrites them). These files are kmeta's own answers, kept only for what
-// Kafka's vectors cannot answer (see testdata/golden/README.md). The rules each case exercises are spec §6.2-6.7
+// Kafka's vectors cannot answer (see testdata/golden/README.md). The rules each case exercises are
 // (KafkaApis.handleTopicMetadataRequest, handleDescribeCluster,
 // DescribeTopicPartitionsRequestHandler, getCoordinator).
 func TestGolden(t *testing.T) {
