@@ -35,9 +35,6 @@ const (
 	DiffToken       DiffKind = "delegationToken"
 )
 
-var diffKindOrder = map[DiffKind]int{DiffFeature: 0, DiffBroker: 1, DiffController: 2, DiffTopic: 3, DiffPartition: 4,
-	DiffConfig: 5, DiffClientQuota: 6, DiffProducerIDs: 7, DiffACL: 8, DiffScram: 9, DiffToken: 10}
-
 // DiffOp says whether an entity was added, removed or changed.
 type DiffOp string
 

@@ -181,7 +181,7 @@ func jsonEndpoints(es []Endpoint) []jsonEndpoint {
 func jsonRanges(rs []VersionRange) []jsonRange {
 	out := make([]jsonRange, len(rs))
 	for i, r := range rs {
-		out[i] = jsonRange{r.Name, r.Min, r.Max}
+		out[i] = jsonRange(r)
 	}
 	return out
 }
@@ -203,7 +203,7 @@ func WriteJSON(w io.Writer, img *Image, opts JSONOptions) error {
 	}
 	p := img.provenance
 	out := jsonImage{
-		Provenance:     jsonProvenance{p.LastContainedOffset, p.LastContainedEpoch, p.LastContainedLogTimeMs, p.BatchAligned},
+		Provenance:     jsonProvenance(p),
 		NextProducerID: img.producerID,
 		Brokers:        []jsonBroker{}, Controllers: []jsonController{}, Topics: []jsonTopic{}, Configs: []jsonConfig{},
 		ClientQuotas: []jsonQuota{}, ACLs: []jsonACL{}, Scram: []jsonScram{}, Tokens: []jsonToken{},
@@ -260,7 +260,7 @@ func WriteJSON(w io.Writer, img *Image, opts JSONOptions) error {
 	for _, q := range img.quotas.Entities() {
 		jq := jsonQuota{Quotas: map[string]float64{}}
 		for _, p := range q.Parts() {
-			jq.Entity = append(jq.Entity, jsonEntityPart{p.Type, p.Name})
+			jq.Entity = append(jq.Entity, jsonEntityPart(p))
 		}
 		for _, v := range q.values {
 			jq.Quotas[v.Key] = v.Value

@@ -59,13 +59,6 @@ func (s *Simulator) newBuilder(t *topic, p *image.Partition, accept func(int32) 
 	return b
 }
 
-func (b *changeBuilder) setDirectory(broker int32, dir record.UUID) {
-	if b.targetDirs == nil {
-		b.targetDirs = map[int32]record.UUID{}
-	}
-	b.targetDirs[broker] = dir
-}
-
 func contains(l []int32, x int32) bool { return slices.Contains(l, x) }
 
 func containsAll(l, sub []int32) bool {
