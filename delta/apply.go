@@ -72,7 +72,7 @@ func (d *Delta) Apply(p image.Provenance) (*image.Image, error) {
 	if len(d.tokens) > 0 {
 		c.Tokens = c.Tokens.UpdateTokens(d.tokens)
 	}
-	return image.New(c, p), nil
+	return checked(image.New(c, p)), nil
 }
 
 // applyFeatures is FeaturesDelta.apply.

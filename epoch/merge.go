@@ -265,7 +265,7 @@ func (v *View) Merge(resp *kmsg.MetadataResponse, opts MergeOptions) (*View, Rep
 	if m.ids != nil {
 		next.ids = m.ids
 	}
-	return next, m.rep
+	return checkedView(next), m.rep
 }
 
 func (m *merger) event(e Event) { m.rep.Events = append(m.rep.Events, e) }
