@@ -89,6 +89,7 @@ const (
 var eventNames = [...]string{"", "TopicAdded", "TopicRecreated", "TopicDeleted", "PartitionsGrew",
 	"LeaderMoved", "StaleAnswer", "SuspectLeader", "RewindAccepted", "StaleTopicID", "ClusterIDChanged"}
 
+// String returns the kind's name.
 func (k EventKind) String() string {
 	if int(k) < len(eventNames) {
 		return eventNames[k]

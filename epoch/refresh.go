@@ -458,6 +458,7 @@ func (r *Refresher) flight(ctx context.Context, force bool) (*View, error) {
 // REBOOTSTRAP_REQUIRED 129 from KIP-1102).
 type AnswerError struct{ Code int16 }
 
+// Error names the answer's error code.
 func (e *AnswerError) Error() string {
 	return "epoch: metadata answer error code " + strconv.Itoa(int(e.Code))
 }

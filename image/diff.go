@@ -76,6 +76,9 @@ type Difference struct {
 	Fields []FieldChange `json:"fields,omitempty"`
 }
 
+// String returns the difference on one line: what happened to which
+// entity, then the fields that changed (sensitive values redacted as the
+// DiffOptions said).
 func (d Difference) String() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s %s %s", d.Op, d.Kind, d.Key)

@@ -33,6 +33,7 @@ const (
 	Kafka44
 )
 
+// String returns the release as Kafka names it, e.g. "4.3".
 func (r Release) String() string { return fmt.Sprintf("%d.%d", int(r)/10, int(r)%10) }
 
 // releaseOf is the release that introduced mv, the release a log written at
