@@ -11,6 +11,7 @@ import (
 	"reflect"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -97,7 +98,7 @@ var startedRE = regexp.MustCompile(`listener "([^"]*)", cluster "([^"]*)", on (1
 
 // startProxy runs examples/proxy -advertise on a loopback port for dir and
 // returns its address and listener; it is killed when the test ends.
-func startProxy(t *testing.T, dir string) (addr, listener string) {
+func startProxy(t *testing.T, dir string) (addr, listener string, brokers map[int32]string) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	cmd := exec.CommandContext(ctx, proxyBin, "-listen", "127.0.0.1:0", "-advertise", dir)
 	stderr, err := cmd.StderrPipe()
@@ -116,21 +117,34 @@ func startProxy(t *testing.T, dir string) (addr, listener string) {
 		}
 		close(lines)
 	}()
-	select {
-	case l, ok := <-lines:
-		m := startedRE.FindStringSubmatch(l)
-		if !ok || m == nil {
-			t.Fatalf("proxy did not start: %q", l)
-		}
-		go func() {
-			for range lines {
+	// -advertise opens one port per broker id ("proxy: broker N on ADDR")
+	// before it logs that it serves.
+	brokers = map[int32]string{}
+	timeout := time.After(30 * time.Second)
+	for {
+		select {
+		case l, ok := <-lines:
+			if !ok {
+				t.Fatal("proxy exited before serving")
 			}
-		}()
-		return m[3], m[1]
-	case <-time.After(30 * time.Second):
-		t.Fatal("proxy did not start within 30s")
+			if m := fwdBrokerRE.FindStringSubmatch(l); m != nil {
+				id, _ := strconv.Atoi(m[1])
+				brokers[int32(id)] = m[2]
+				continue
+			}
+			m := startedRE.FindStringSubmatch(l)
+			if m == nil {
+				t.Fatalf("proxy did not start: %q", l)
+			}
+			go func() {
+				for range lines {
+				}
+			}()
+			return m[3], m[1], brokers
+		case <-timeout:
+			t.Fatal("proxy did not start within 30s")
+		}
 	}
-	return "", ""
 }
 
 // kmetaView is the Metadata answer kmeta builds from the image (v12, all
@@ -207,7 +221,7 @@ func kafkaView(t *testing.T, jsonl, listener string) *view {
 	return v.norm(false)
 }
 
-func franzView(t *testing.T, addr string) (*view, *kadm.Client, *kgo.Client) {
+func franzView(t *testing.T, addr string, ports map[int32]string) (*view, *kadm.Client, *kgo.Client) {
 	cl, err := kgo.NewClient(kgo.SeedBrokers(addr), kgo.RequestRetries(2), kgo.RetryTimeout(5*time.Second))
 	if err != nil {
 		t.Fatal(err)
@@ -222,8 +236,8 @@ func franzView(t *testing.T, addr string) (*view, *kadm.Client, *kgo.Client) {
 	}
 	v := &view{Topics: map[string][]part{}}
 	for _, b := range md.Brokers {
-		if fmt.Sprintf("%s:%d", b.Host, b.Port) != addr {
-			t.Errorf("franz-go: broker %d at %s:%d, not the proxy %s", b.NodeID, b.Host, b.Port, addr)
+		if fmt.Sprintf("%s:%d", b.Host, b.Port) != ports[b.NodeID] {
+			t.Errorf("franz-go: broker %d at %s:%d, not its proxy port %s", b.NodeID, b.Host, b.Port, ports[b.NodeID])
 		}
 		v.Brokers = append(v.Brokers, b.NodeID)
 	}
@@ -256,7 +270,7 @@ func mapsKeys(m map[string][]part) func(func(string) bool) {
 
 func sortedCopy(s []string) []string { s = slices.Clone(s); slices.Sort(s); return s }
 
-func saramaView(t *testing.T, addr string, img *image.Image, listener string) *view {
+func saramaView(t *testing.T, addr string, ports map[int32]string, img *image.Image, listener string) *view {
 	cfg := sarama.NewConfig()
 	cfg.Version = sarama.V3_6_0_0
 	cfg.Net.DialTimeout, cfg.Net.ReadTimeout = 5*time.Second, 10*time.Second
@@ -268,8 +282,8 @@ func saramaView(t *testing.T, addr string, img *image.Image, listener string) *v
 	t.Cleanup(func() { cl.Close() })
 	v := &view{Topics: map[string][]part{}}
 	for _, b := range cl.Brokers() {
-		if b.Addr() != addr {
-			t.Errorf("sarama: broker %d at %s, not the proxy %s", b.ID(), b.Addr(), addr)
+		if b.Addr() != ports[b.ID()] {
+			t.Errorf("sarama: broker %d at %s, not its proxy port %s", b.ID(), b.Addr(), ports[b.ID()])
 		}
 		v.Brokers = append(v.Brokers, b.ID())
 	}
@@ -304,7 +318,7 @@ func saramaView(t *testing.T, addr string, img *image.Image, listener string) *v
 	return v.norm(false)
 }
 
-func kcatView(t *testing.T, addr string) *view {
+func kcatView(t *testing.T, addr string, ports map[int32]string) *view {
 	if _, err := exec.LookPath("kcat"); err != nil {
 		if os.Getenv("CI") != "" {
 			t.Fatal("kcat is not installed; .ci/run installs it")
@@ -337,8 +351,8 @@ func kcatView(t *testing.T, addr string) *view {
 	}
 	v := &view{Topics: map[string][]part{}}
 	for _, b := range md.Brokers {
-		if b.Name != addr {
-			t.Errorf("kcat: broker %d at %s, not the proxy %s", b.ID, b.Name, addr)
+		if b.Name != ports[b.ID] {
+			t.Errorf("kcat: broker %d at %s, not its proxy port %s", b.ID, b.Name, ports[b.ID])
 		}
 		v.Brokers = append(v.Brokers, b.ID)
 	}
@@ -401,14 +415,14 @@ func TestRealClients(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			addr, listener := startProxy(t, dir)
+			addr, listener, ports := startProxy(t, dir)
 			want := kmetaView(t, img, listener)
 			if strings.HasPrefix(d, "corpus/") {
 				k := kafkaView(t, filepath.Join(shared, "vectors", "corpus-images", "dirs", strings.TrimPrefix(d, "corpus/kraft/")+".image-records.jsonl"), listener)
 				compare(t, "kmeta's answer vs Kafka's image", want, k)
 			}
 			t.Run("franz-go", func(t *testing.T) {
-				got, adm, cl := franzView(t, addr)
+				got, adm, cl := franzView(t, addr, ports)
 				compare(t, "franz-go", got, want.clone().norm(true))
 				ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 				defer cancel()
@@ -437,10 +451,10 @@ func TestRealClients(t *testing.T) {
 				if len(want.Brokers) == 0 {
 					t.Skip("no alive broker in this image: sarama drops a broker whose Metadata answer lists none (its KAFKA-7924 rule), as it would with Kafka's own answer")
 				}
-				compare(t, "sarama", saramaView(t, addr, img, listener), want)
+				compare(t, "sarama", saramaView(t, addr, ports, img, listener), want)
 			})
 			t.Run("kcat", func(t *testing.T) {
-				compare(t, "kcat", kcatView(t, addr), want)
+				compare(t, "kcat", kcatView(t, addr, ports), want)
 			})
 		})
 	}

@@ -6,9 +6,9 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/kmeta-go/kmeta/history"
 	"github.com/kmeta-go/kmeta/image"
 	"github.com/kmeta-go/kmeta/image/redact"
+	"github.com/kmeta-go/kmeta/publisher/history"
 	"github.com/kmeta-go/kmeta/record"
 )
 

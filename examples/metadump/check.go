@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/kmeta-go/kmeta/history"
+	"github.com/kmeta-go/kmeta/publisher/history"
 	"github.com/kmeta-go/kmeta/record"
 )
 

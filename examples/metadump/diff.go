@@ -7,9 +7,9 @@ import (
 	"os"
 	"strings"
 
-	"github.com/kmeta-go/kmeta/history"
 	"github.com/kmeta-go/kmeta/image"
 	"github.com/kmeta-go/kmeta/image/redact"
+	"github.com/kmeta-go/kmeta/publisher/history"
 )
 
 // -diff A B: what differs from the image of A to the image of B

@@ -11,9 +11,9 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/kmeta-go/kmeta/history"
 	"github.com/kmeta-go/kmeta/image"
 	"github.com/kmeta-go/kmeta/image/redact"
+	"github.com/kmeta-go/kmeta/publisher/history"
 )
 
 // sensitiveConfig is Kafka's criterion for config values to hide

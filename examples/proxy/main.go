@@ -16,8 +16,20 @@
 //
 // The listener defaults to the first listener name (in name order) of the
 // lowest broker id. With -advertise every broker's endpoint on that listener
-// is rewritten to the proxy's own listen address, so clients keep talking to
-// the proxy (the proxy use case). The cluster id is -cluster-id, else the
+// is rewritten to a port of the proxy's own, one listening port per broker
+// id (free ports, or BASE+id with -broker-ports BASE), so clients keep
+// talking to the proxy and still see distinct brokers (librdkafka keys its
+// connections by address); the -listen address answers the same, as a
+// bootstrap address. With -serve-fenced an image of a stopped cluster
+// (every broker fenced) is answered as if its brokers were alive
+// (imagemode.go), and the output says so.
+//
+// With -upstream HOST:PORT[,...] it is instead a forwarding proxy in front
+// of a real cluster (upstream.go, forward.go): its cluster view comes from
+// upstream Metadata answers (epoch.Refresher), Metadata, DescribeCluster and
+// ApiVersions are answered from it, and every other request is forwarded to
+// the broker whose port the client dialled, with every broker address of
+// the answers rewritten to the proxy's ports (epoch/advertise). The cluster id is -cluster-id, else the
 // cluster.id of meta.properties beside the metadata directory, else
 // "kmeta-proxy".
 //
@@ -57,6 +69,7 @@ import (
 
 	"github.com/kmeta-go/kmeta/delta"
 	"github.com/kmeta-go/kmeta/delta/deltatest"
+	"github.com/kmeta-go/kmeta/epoch/advertise"
 	"github.com/kmeta-go/kmeta/image"
 	"github.com/kmeta-go/kmeta/image/answer"
 	"github.com/kmeta-go/kmeta/publisher"
@@ -85,6 +98,11 @@ type Server struct {
 	lim       Limits // see limits.go
 	stats     Stats  // see conn.go
 	connLog   connLog
+
+	// -advertise's per-broker ports and -serve-fenced (imagemode.go)
+	ports       *advertise.Map
+	closePorts  func()
+	serveFenced bool
 }
 
 // run parses args, loads the image and serves until the listener fails. If
@@ -92,14 +110,19 @@ type Server struct {
 func run(args []string, ready chan<- net.Addr) error {
 	fs := flag.NewFlagSet("proxy", flag.ContinueOnError)
 	listen := fs.String("listen", "127.0.0.1:9092", "address to listen on")
-	advertise := fs.Bool("advertise", false, "rewrite every broker's endpoint on the listener to the listen address")
+	advertise := fs.Bool("advertise", false, "advertise each broker at a port of its own on the listen host (one listener per broker id; -broker-ports BASE for BASE+id)")
 	listener := fs.String("listener", "", "listener whose endpoints to answer with (default: first listener of the lowest broker id)")
 	clusterID := fs.String("cluster-id", "", "cluster id (default: meta.properties beside the directory, else "+DefaultClusterID+")")
 	demo := fs.Bool("demo", false, "serve a simulated three-broker cluster instead of a directory")
 	follow := fs.Bool("follow", false, "keep following the directory for new records")
 	lim := limitFlags(fs)
+	up := upstreamFlags(fs)  // -upstream: forward to a real cluster (upstream.go)
+	imgCfg := imageFlags(fs) // -serve-fenced (imagemode.go)
 	if err := fs.Parse(args); err != nil {
 		return err
+	}
+	if up.seeds != "" {
+		return runUpstream(*listen, up, ready)
 	}
 	if *demo != (fs.NArg() == 0) || fs.NArg() > 1 {
 		return errors.New("usage: proxy -listen HOST:PORT [-advertise] [-listener NAME] [-cluster-id ID] [-follow] (METADATA_DIR | -demo)")
@@ -161,6 +184,12 @@ func run(args []string, ready chan<- net.Addr) error {
 		addr = ln.Addr().String()
 	}
 	s := NewServer(*listener, *clusterID, addr)
+	s.serveFenced = imgCfg.serveFenced
+	if *advertise {
+		host, _, _ := net.SplitHostPort(addr)
+		s.advertisePerBroker(host, up.brokerBase)
+		defer s.closePorts()
+	}
 	s.lim = *lim
 	s.memo.MaxBytes = lim.MemoBytes
 	if err := loader.Install(s); err != nil {
@@ -169,6 +198,9 @@ func run(args []string, ready chan<- net.Addr) error {
 	s.startEmpty(dir)
 	img := s.img.Load()
 	log.Printf("proxy: %d brokers, %d topics, listener %q, cluster %q, on %s", img.Cluster().NumBrokers(), img.Topics().Len(), s.opts.Listener, s.opts.ClusterID, ln.Addr())
+	if s.serveFenced {
+		log.Printf("proxy: -serve-fenced: fenced brokers are answered as alive and leaderless partitions as led by their first ISR (else eligible leader) replica; this is not the cluster's state")
+	}
 	if ready != nil {
 		ready <- ln.Addr()
 	}
@@ -187,11 +219,9 @@ func (s *Server) Name() string { return "proxy" }
 
 // OnUpdate takes the new image, rewritten with -advertise.
 func (s *Server) OnUpdate(_ *delta.Delta, img *image.Image, _ publisher.Manifest) error {
-	if s.advertise != "" {
-		var err error
-		if img, err = rewrite(img, s.opts.Listener, s.advertise); err != nil {
-			return err
-		}
+	img, err := s.prepare(img) // imagemode.go
+	if err != nil {
+		return err
 	}
 	s.img.Store(img)
 	return nil

@@ -65,10 +65,20 @@ func TestDemo(t *testing.T) {
 	if len(mr.Brokers) != 3 {
 		t.Fatalf("want 3 brokers, got %+v", mr.Brokers)
 	}
+	// -advertise (implied by -demo): each broker at a proxy port of its own
+	// on the listen host, none at the bootstrap port.
+	seen := map[int32]bool{}
 	for _, b := range mr.Brokers {
-		if b.Host != host || strconv.Itoa(int(b.Port)) != port {
-			t.Errorf("broker %d at %s:%d, not the proxy %s", b.NodeID, b.Host, b.Port, addr)
+		if b.Host != host || strconv.Itoa(int(b.Port)) == port || seen[b.Port] {
+			t.Errorf("broker %d at %s:%d, not a proxy port of its own on %s", b.NodeID, b.Host, b.Port, host)
 		}
+		seen[b.Port] = true
+		c, err := net.DialTimeout("tcp", net.JoinHostPort(b.Host, strconv.Itoa(int(b.Port))), 5*time.Second)
+		if err != nil {
+			t.Errorf("broker %d's port: %v", b.NodeID, err)
+			continue
+		}
+		c.Close()
 	}
 	topics := map[string]int{}
 	for _, tp := range mr.Topics {

@@ -8,10 +8,15 @@
 // listener the request came on, who sent it, the broker's configuration):
 //
 //	img := cache.Load()
+//	mv, _ := img.Features().MetadataVersion()
+//	az := authz.New(img.ACLs(), authz.Config{
+//	    SuperUsers:      []string{"User:admin"},
+//	    MetadataVersion: mv, // CIDR host patterns from 4.4-IV1
+//	})
 //	resp, create := answer.Metadata(img, req, &answer.Options{
 //	    Listener:   "PLAINTEXT",
 //	    ClusterID:  clusterID, // from meta.properties; not in the image
-//	    Authorizer: authz.New(img.ACLs(), authz.Config{SuperUsers: []string{"User:admin"}}),
+//	    Authorizer: az,
 //	    Principal:  "User:alice", Host: "10.0.0.7",
 //	})
 //	for _, t := range create { /* ask the controller to create t (auto-creation) */ }

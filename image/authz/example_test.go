@@ -67,7 +67,7 @@ func ExampleConfig_metadataVersion() {
 			Principal: "User:*", Host: "10.0.0.0/24", Operation: authz.OpRead, PermissionType: authz.PermissionAllow},
 	}, nil)
 	client := authz.Context{Principal: "User:alice", Host: "10.0.0.7"}
-	for _, mv := range []image.MetadataVersion{image.MV4_2_IV1, authz.MetadataVersion4_4_IV1} {
+	for _, mv := range []image.MetadataVersion{image.MV4_2_IV1, image.MV4_4_IV1} {
 		a := authz.New(acls, authz.Config{MetadataVersion: mv})
 		fmt.Printf("level %d: %t\n", mv, a.Authorize(client, authz.OpRead, authz.ResourceTopic, "orders"))
 	}

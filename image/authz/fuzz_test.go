@@ -62,7 +62,7 @@ func (f *fuzzInput) config() Config {
 		cfg.SuperUsers = []string{f.str(genCtxUsers)}
 	}
 	if c&4 != 0 {
-		cfg.MetadataVersion = MetadataVersion4_4_IV2
+		cfg.MetadataVersion = image.MV4_4_IV2
 	}
 	return cfg
 }

@@ -168,7 +168,7 @@ func (m *model) hostMatches(pattern, host string, deny bool) bool {
 	if !strings.Contains(pattern, "/") {
 		return false
 	}
-	if m.cfg.MetadataVersion < MetadataVersion4_4_IV1 && !deny {
+	if m.cfg.MetadataVersion < image.MV4_4_IV1 && !deny {
 		return false
 	}
 	switch modelInRange(host, pattern) {
@@ -692,6 +692,6 @@ func TestModelRandom(t *testing.T) {
 
 var modelConfigs = []Config{
 	{}, {AllowIfNoACLFound: true}, {SuperUsers: []string{"User:admin"}}, {SuperUsers: []string{" User:admin ; User:bob"}, AllowIfNoACLFound: true},
-	{MetadataVersion: MetadataVersion4_4_IV1}, {MetadataVersion: MetadataVersion4_4_IV2, AllowIfNoACLFound: true},
-	{MetadataVersion: MetadataVersion4_4_IV2, SuperUsers: []string{"admin"}},
+	{MetadataVersion: image.MV4_4_IV1}, {MetadataVersion: image.MV4_4_IV2, AllowIfNoACLFound: true},
+	{MetadataVersion: image.MV4_4_IV2, SuperUsers: []string{"admin"}},
 }

@@ -7,15 +7,6 @@ import (
 	"github.com/kmeta-go/kmeta/image"
 )
 
-// MetadataVersion4_4_IV1 is the metadata.version from which Kafka accepts
-// CIDR host patterns in ACLs (KIP-1276: MetadataVersion.IBP_4_4_IV1,
-// feature level 32, isCidrAclSupported).
-const MetadataVersion4_4_IV1 image.MetadataVersion = 32
-
-// MetadataVersion4_4_IV2 is metadata.version 4.4-IV2 (feature level 33,
-// MetadataVersion.IBP_4_4_IV2), the newest level of Kafka 4.4.
-const MetadataVersion4_4_IV2 image.MetadataVersion = 33
-
 // Config is the StandardAuthorizer's configuration.
 type Config struct {
 	// SuperUsers are principals allowed everything (super.users, e.g.
@@ -32,7 +23,7 @@ type Config struct {
 	AllowIfNoACLFound bool
 	// MetadataVersion is the image's metadata.version
 	// (img.Features().MetadataVersion()). From 4.4-IV1
-	// (MetadataVersion4_4_IV1) an ACL host containing "/" is a CIDR range,
+	// (image.MV4_4_IV1, MetadataVersion.isCidrAclSupported) an ACL host containing "/" is a CIDR range,
 	// matched as Kafka 4.4's StandardAuthorizerData.findResult matches it
 	// (CidrUtils.isInRange). Below that level, or when zero, no Kafka
 	// controller writes such an ACL; a Kafka 4.3 broker compares the host
@@ -123,7 +114,7 @@ func permissionFromCode(c int8) int8 {
 // Kafka decodes them to (see javaString).
 func New(acls *image.ACLs, cfg Config) *Standard {
 	s := &Standard{superUsers: superUserSet(cfg.SuperUsers), allowNone: cfg.AllowIfNoACLFound,
-		cidr: cfg.MetadataVersion >= MetadataVersion4_4_IV1, byType: map[int8]*typeIndex{}}
+		cidr: cfg.MetadataVersion.CidrACLSupported(), byType: map[int8]*typeIndex{}}
 	if acls == nil {
 		return s
 	}

@@ -94,7 +94,7 @@ func TestWildcardSessionPrincipal(t *testing.T) {
 // TestCIDRHosts: Kafka 4.4's findResult with CidrUtils.isInRange, and what
 // kmeta does below 4.4-IV1 (see Config.MetadataVersion).
 func TestCIDRHosts(t *testing.T) {
-	at44 := Config{MetadataVersion: MetadataVersion4_4_IV1}
+	at44 := Config{MetadataVersion: image.MV4_4_IV1}
 	type row struct {
 		pattern, host string
 		perm          int8
@@ -254,7 +254,7 @@ func TestConcurrentReaders(t *testing.T) {
 		acl(ResourceTopic, "ord", PatternPrefixed, "User:alice", "10.0.0.0/24", OpRead, PermissionAllow),
 		acl(ResourceTopic, "orders-x", PatternLiteral, "User:alice", "2001:db8::/32", OpRead, PermissionDeny),
 	}
-	s := New(acls(list...), Config{MetadataVersion: MetadataVersion4_4_IV2})
+	s := New(acls(list...), Config{MetadataVersion: image.MV4_4_IV2})
 	hosts := []string{"10.0.0.7", "10.0.1.7", "2001:db8:0:0:0:0:0:1"}
 	want := make([]bool, len(hosts))
 	for i, h := range hosts {

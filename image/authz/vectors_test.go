@@ -214,7 +214,7 @@ var vectorDirs = []struct {
 	stricter int
 }{
 	{"authz", image.MV4_2_IV1, 609},
-	{"authz-4.4", MetadataVersion4_4_IV2, 184},
+	{"authz-4.4", image.MV4_4_IV2, 184},
 }
 
 // TestKafkaAuthzVectors replays every decision of Kafka's StandardAuthorizer
@@ -294,7 +294,7 @@ func strictException(c *vectorCase, r vectorRow) string {
 // Kafka 4.4 denies, and it must deny some rows Kafka 4.4 allows through a
 // CIDR ALLOW.
 func TestKafkaAuthzVectorsBelowCIDRLevel(t *testing.T) {
-	cases := loadVectorCases(t, "authz-4.4", MetadataVersion4_4_IV1-1)
+	cases := loadVectorCases(t, "authz-4.4", image.MV4_4_IV1-1)
 	var rows, stricter int
 	for _, c := range cases {
 		s := New(acls(c.acls...), c.cfg)

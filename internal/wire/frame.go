@@ -43,9 +43,10 @@ type FrameReader struct {
 	IdleTimeout time.Duration // connections.max.idle.ms
 	ReadTimeout time.Duration // first byte to last of one frame
 
-	r   io.Reader
-	dl  deadliner
-	buf []byte
+	r    io.Reader
+	dl   deadliner
+	buf  []byte
+	size [4]byte // the size prefix; a field, so that reading it through io.Reader does not move it to the heap per frame
 }
 
 // NewFrameReader returns a reader of frames from r with Kafka's defaults
@@ -63,7 +64,7 @@ func NewFrameReader(r io.Reader) *FrameReader {
 // size below zero or above MaxBytes is an *Error wrapping ErrFrameSize; a
 // timeout is ErrIdle or ErrSlow.
 func (f *FrameReader) Next() ([]byte, error) {
-	var size [4]byte
+	size := f.size[:]
 	if err := f.deadline(f.IdleTimeout); err != nil {
 		return nil, err
 	}
@@ -79,7 +80,7 @@ func (f *FrameReader) Next() ([]byte, error) {
 	if _, err := io.ReadFull(f.r, size[1:]); err != nil {
 		return nil, f.cut(err)
 	}
-	n := int(int32(binary.BigEndian.Uint32(size[:])))
+	n := int(int32(binary.BigEndian.Uint32(size)))
 	max := f.MaxBytes
 	if max <= 0 {
 		max = DefaultMaxRequestBytes
@@ -101,7 +102,7 @@ func (f *FrameReader) Next() ([]byte, error) {
 			copy(nb, buf)
 			buf = nb
 		}
-		m, err := f.r.Read(buf[len(buf):cap(buf)])
+		m, err := f.r.Read(buf[len(buf):min(cap(buf), n)]) // never past this frame: the next may follow
 		buf = buf[:len(buf)+m]
 		if err != nil && len(buf) < n {
 			if err == io.EOF {

@@ -2,8 +2,6 @@ package wire
 
 import (
 	"encoding/binary"
-
-	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
 // Header is a request header (RequestHeaderData, versions 1 and 2).
@@ -25,12 +23,11 @@ type Header struct {
 // supported or not, so a client's newer ApiVersions header is read whole.
 // ok is false for an API key Kafka does not define.
 func headerVersion(key, version int16) (v int8, ok bool) {
-	req := kmsg.RequestForKey(key)
-	if req == nil {
+	flexible, known := IsFlexible(key, version)
+	switch {
+	case !known:
 		return 0, false
-	}
-	req.SetVersion(version)
-	if req.IsFlexible() {
+	case flexible:
 		return 2, true
 	}
 	return 1, true

@@ -9,8 +9,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/kmeta-go/kmeta/delta/deltatest"
-	"github.com/kmeta-go/kmeta/history"
 	"github.com/kmeta-go/kmeta/image"
+	"github.com/kmeta-go/kmeta/publisher/history"
 )
 
 func writeSim(t *testing.T, sim *deltatest.Simulator, opts deltatest.DirOptions) string {

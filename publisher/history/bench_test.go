@@ -8,8 +8,8 @@ import (
 	"time"
 
 	"github.com/kmeta-go/kmeta/delta/deltatest"
-	"github.com/kmeta-go/kmeta/history"
 	"github.com/kmeta-go/kmeta/internal/benchtest"
+	"github.com/kmeta-go/kmeta/publisher/history"
 )
 
 var (

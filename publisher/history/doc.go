@@ -14,7 +14,7 @@
 //
 //	findings, err := history.Check(dir, history.Options{})     // rejected records, broken invariants, in log order
 //
-// # Why here, and not a publisher
+// # Why beside the loader, and not a publisher
 //
 // A publisher (package publisher) is handed one delta per commit: it sees
 // what a batch or a transaction changed as a whole, not which record
@@ -32,8 +32,10 @@
 // abort fix, see package publisher); snapshots are loaded as the loader
 // loads them (delta.NewSnapshot, FinishSnapshot). The package sits above
 // delta and publisher (ImageAt feeds a publisher.Loader so that its images
-// are exactly the ones a broker would publish) and below the tools
-// (examples/metadump), which only print what it returns.
+// are exactly the ones a broker would publish), so it lives under
+// publisher as its companion: the loader replays a log for a broker, the
+// history replays it for a person. The tools (examples/metadump) only print
+// what it returns.
 //
 // # Bounded memory
 //

@@ -1,0 +1,517 @@
+package main
+
+import (
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"log"
+	"net"
+	"reflect"
+	"sync"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/kmeta-go/kmeta/epoch"
+	"github.com/kmeta-go/kmeta/epoch/advertise"
+	"github.com/kmeta-go/kmeta/internal/wire"
+)
+
+// errUpstreamMoved ends a client connection whose broker moved upstream.
+var errUpstreamMoved = errors.New("the broker moved upstream")
+
+// maxInFlight is how many requests of one connection may wait for their
+// answers (pipelining); the next one waits for the first.
+const maxInFlight = 64
+
+// maxResponseBytes bounds an upstream answer's frame (fetch.max.bytes is
+// 50 MiB by default).
+const maxResponseBytes = 256 << 20
+
+// pending is one request of a client connection waiting to be answered, in
+// the order it came.
+type pending struct {
+	local    []byte // a whole response frame the proxy built; nil for a forwarded request
+	key, ver int16
+	corr     int32 // the client's correlation id
+	upCorr   int32 // the id on the upstream connection
+	clientID string
+	rack     string // client.rack of the connection's last Fetch (with a Shaper)
+}
+
+// fconn is one client connection: requests are read in order, answered
+// locally or written to one upstream connection (to the broker of the port
+// the client dialled) with the proxy's own correlation ids, and answers are
+// written back in request order.
+type fconn struct {
+	f      *Forwarder
+	conn   net.Conn
+	broker int32 // -1: the bootstrap port (any broker)
+
+	up     net.Conn
+	upAddr string             // the upstream address c.up was dialled to
+	upEP   advertise.Endpoint // the same, for a broker port's connection
+	upBuf  []byte             // the last upstream answer, with its size prefix (reused)
+	upCorr int32
+	wbuf   []byte
+
+	mu     sync.Mutex // guards up (set by the reader) and closed, for close
+	closed bool
+	rack   string // client.rack from the last Fetch request (reader side)
+}
+
+// serveBroker serves the connections of broker id's port (-1: bootstrap).
+func (f *Forwarder) serveBroker(ln net.Listener, id int32) {
+	for {
+		conn, err := ln.Accept()
+		if err != nil {
+			if errors.Is(err, net.ErrClosed) {
+				return
+			}
+			var ne net.Error
+			if errors.As(err, &ne) && ne.Timeout() {
+				time.Sleep(10 * time.Millisecond)
+				continue
+			}
+			log.Printf("proxy: accept on broker %d port: %v", id, err)
+			return
+		}
+		go f.serveConn(conn, id)
+	}
+}
+
+func (f *Forwarder) serveConn(conn net.Conn, broker int32) {
+	c := &fconn{f: f, conn: conn, broker: broker}
+	items := make(chan pending, maxInFlight)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		c.writeLoop(items)
+	}()
+	err := c.readLoop(items)
+	close(items)
+	<-done
+	c.close()
+	if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, net.ErrClosed) {
+		log.Printf("proxy: %v (broker %d port): closed: %v", conn.RemoteAddr(), broker, err)
+	}
+}
+
+func (c *fconn) close() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.closed {
+		return
+	}
+	c.closed = true
+	c.conn.Close()
+	if c.up != nil {
+		c.up.Close()
+	}
+}
+
+func (c *fconn) client(id, rack string) *advertise.Client {
+	return &advertise.Client{ID: id, Rack: rack, Addr: c.conn.RemoteAddr().String()}
+}
+
+// readLoop reads the client's requests until the connection ends.
+func (c *fconn) readLoop(items chan<- pending) error {
+	fr := wire.NewFrameReader(c.conn)
+	fr.MaxBytes = wire.DefaultMaxRequestBytes
+	ctx := context.Background()
+	for {
+		frame, err := fr.Next()
+		if err != nil {
+			return err
+		}
+		h, err := wire.ParseHeader(frame)
+		if err != nil {
+			return err
+		}
+		if h.APIKey == 18 || h.APIKey == 3 || h.APIKey == 60 {
+			out, err := c.local(ctx, h, frame)
+			if err != nil {
+				return err
+			}
+			items <- pending{local: out}
+			continue
+		}
+		if !c.f.allowed(h.APIKey, h.APIVersion) {
+			c.f.stats.Refused.Add(1)
+			out, ok := refusal(h)
+			if !ok {
+				return fmt.Errorf("api %d v%d is not offered and has no error answer at that version", h.APIKey, h.APIVersion)
+			}
+			items <- pending{local: out}
+			continue
+		}
+		if h.APIKey == 1 && h.APIVersion >= 11 && c.f.rw.Shaper != nil {
+			if r := fetchRack(h, frame); r != "" {
+				c.rack = r
+			}
+		}
+		if err := c.forward(ctx, h, frame); err != nil {
+			c.f.stats.UpstreamFails.Add(1)
+			c.f.ref.RequestUpdate()
+			return fmt.Errorf("upstream for broker %d: %w", c.broker, err)
+		}
+		c.f.stats.Forwarded.Add(1)
+		if h.APIKey == 0 && produceAcks(h, frame) == 0 {
+			continue // acks=0: the broker sends no answer
+		}
+		items <- pending{key: h.APIKey, ver: h.APIVersion, corr: h.CorrelationID, upCorr: c.upCorr, clientID: h.ClientID, rack: c.rack}
+	}
+}
+
+// local answers ApiVersions, Metadata and DescribeCluster from the view.
+func (c *fconn) local(ctx context.Context, h wire.Header, frame []byte) ([]byte, error) {
+	c.f.stats.Local.Add(1)
+	if wire.IsUnsupportedApiVersions(h) {
+		resp := kmsg.NewPtrApiVersionsResponse()
+		resp.ErrorCode = errUnsupportedVersionCode
+		k := kmsg.NewApiVersionsResponseApiKey()
+		k.ApiKey, k.MaxVersion = 18, 3
+		resp.ApiKeys = append(resp.ApiKeys, k)
+		return c.respond(h, resp.AppendTo(nil)), nil
+	}
+	req, err := wire.DecodeBody(h, frame)
+	if err != nil {
+		return nil, err
+	}
+	cl := c.client(h.ClientID, c.rack)
+	var body []byte
+	switch r := req.(type) {
+	case *kmsg.ApiVersionsRequest:
+		body = c.f.apiVersionsAnswer(r).AppendTo(nil)
+	case *kmsg.MetadataRequest:
+		body = c.f.metadataAnswer(ctx, r, cl).AppendTo(nil)
+	case *kmsg.DescribeClusterRequest:
+		body = c.f.describeClusterAnswer(ctx, r, cl).AppendTo(nil)
+	default:
+		return nil, fmt.Errorf("api %d not answered locally", h.APIKey)
+	}
+	return c.respond(h, body), nil
+}
+
+func (c *fconn) respond(h wire.Header, body []byte) []byte {
+	if c.f.onResponse != nil {
+		c.f.onResponse(h.APIKey, h.APIVersion, body)
+	}
+	return wire.AppendResponse(nil, h, body)
+}
+
+// refusal is an UNSUPPORTED_VERSION answer to a request the proxy does not
+// offer, at the request's version, when kmsg can encode that version and the
+// response has a top-level error code; otherwise ok is false and the
+// connection is closed, as Kafka closes it on a version it does not know.
+func refusal(h wire.Header) ([]byte, bool) {
+	req := kmsg.RequestForKey(h.APIKey)
+	if req == nil || h.APIVersion < 0 || h.APIVersion > req.MaxVersion() {
+		return nil, false
+	}
+	resp := req.ResponseKind()
+	resp.SetVersion(h.APIVersion)
+	ec := reflect.ValueOf(resp).Elem().FieldByName("ErrorCode")
+	if !ec.IsValid() || ec.Kind() != reflect.Int16 {
+		return nil, false
+	}
+	ec.SetInt(errUnsupportedVersionCode)
+	return wire.AppendResponse(nil, h, resp.AppendTo(nil)), true
+}
+
+// upstreamAddrs is where requests of this connection may go: the upstream
+// endpoint of its broker, or every broker of the view (then the seeds) for
+// the bootstrap port, tried in turn.
+func (c *fconn) upstreamAddrs() ([]string, error) {
+	if c.broker >= 0 {
+		e, ok := c.f.amap.Lookup(c.broker)
+		if !ok || e.Upstream.Host == "" {
+			return nil, fmt.Errorf("broker %d has no upstream endpoint", c.broker)
+		}
+		c.upEP = e.Upstream
+		return []string{e.Upstream.String()}, nil
+	}
+	var out []string
+	for _, u := range c.f.upstreamAddrs() {
+		out = append(out, u.addr)
+	}
+	if len(out) == 0 {
+		return nil, errors.New("no upstream broker known")
+	}
+	return out, nil
+}
+
+// forward writes the request to the upstream connection (dialled on first
+// use) under the proxy's next correlation id.
+func (c *fconn) forward(ctx context.Context, h wire.Header, frame []byte) error {
+	if c.up != nil && c.broker >= 0 {
+		// The broker id moved to another host or port upstream (a broker
+		// replaced, or restarted elsewhere): end this connection once its
+		// answers are sent, as a restarted broker would, so that the client
+		// reconnects to the same proxy port and reaches the new endpoint.
+		if e, ok := c.f.amap.Lookup(c.broker); ok && e.Upstream != c.upEP {
+			return fmt.Errorf("%w: %s -> %s", errUpstreamMoved, c.upAddr, e.Upstream)
+		}
+	}
+	if c.up == nil {
+		addrs, err := c.upstreamAddrs()
+		if err != nil {
+			return err
+		}
+		var errs []error
+		for _, addr := range addrs {
+			dctx, cancel := context.WithTimeout(ctx, c.f.timeout)
+			up, err := c.f.dial(dctx, "tcp", addr)
+			cancel()
+			if err != nil {
+				errs = append(errs, err)
+				continue
+			}
+			c.mu.Lock()
+			c.up, c.upAddr = up, addr
+			closed := c.closed
+			c.mu.Unlock()
+			if closed {
+				up.Close()
+				return net.ErrClosed
+			}
+			break
+		}
+		if c.up == nil {
+			return errors.Join(errs...)
+		}
+	}
+	c.upCorr++
+	c.wbuf = binary.BigEndian.AppendUint32(c.wbuf[:0], uint32(len(frame)))
+	c.wbuf = append(c.wbuf, frame...)
+	binary.BigEndian.PutUint32(c.wbuf[8:], uint32(c.upCorr))
+	c.up.SetWriteDeadline(time.Now().Add(c.f.timeout))
+	_, err := c.up.Write(c.wbuf)
+	if cap(c.wbuf) > 1<<20 {
+		c.wbuf = nil
+	}
+	return err
+}
+
+// writeLoop writes the answers in request order.
+func (c *fconn) writeLoop(items <-chan pending) {
+	failed := false
+	for it := range items {
+		if failed {
+			continue // drain; the connection is closing
+		}
+		out := it.local
+		if out == nil {
+			var err error
+			out, err = c.answer(it)
+			if err != nil {
+				c.f.stats.UpstreamFails.Add(1)
+				c.f.ref.RequestUpdate()
+				log.Printf("proxy: %v (broker %d port): api %d v%d: %v", c.conn.RemoteAddr(), c.broker, it.key, it.ver, err)
+				failed = true
+				c.close()
+				continue
+			}
+		}
+		c.conn.SetWriteDeadline(time.Now().Add(c.f.timeout))
+		if _, err := c.conn.Write(out); err != nil {
+			failed = true
+			c.close()
+		}
+		if cap(c.upBuf) > maxKeptAnswer {
+			c.upBuf = nil
+		}
+	}
+}
+
+// answer reads the upstream answer of a forwarded request, rewrites the
+// addresses it may carry, feeds its errors and KIP-951 hints to the view,
+// and returns the frame to send to the client (the upstream frame itself,
+// with the client's correlation id, when nothing needs rewriting).
+func (c *fconn) answer(it pending) ([]byte, error) {
+	whole, err := c.readAnswer()
+	if err != nil {
+		return nil, err
+	}
+	frame := whole[4:]
+	if len(frame) < 4 {
+		return nil, errors.New("answer shorter than its header")
+	}
+	if corr := int32(binary.BigEndian.Uint32(frame)); corr != it.upCorr {
+		return nil, fmt.Errorf("answer for correlation id %d, want %d", corr, it.upCorr)
+	}
+	hsize, err := responseHeaderSize(it.key, it.ver, frame)
+	if err != nil {
+		return nil, err
+	}
+	body := frame[hsize:]
+	var resp kmsg.Response
+	switch it.key {
+	case 0, 1:
+		var sum advertise.Summary
+		if it.key == 0 {
+			sum, err = advertise.ScanProduce(it.ver, body)
+		} else {
+			sum, err = advertise.ScanFetch(it.ver, body)
+		}
+		if err != nil {
+			return nil, err
+		}
+		if sum.Errors == 0 && !sum.NodeEndpoints {
+			break // the common case: forwarded as it came
+		}
+		if resp, err = decodeResponse(it.key, it.ver, body); err != nil {
+			return nil, err
+		}
+		c.observe(resp)
+		if !sum.NodeEndpoints {
+			resp = nil
+		}
+	case 10, 78, 79:
+		if resp, err = decodeResponse(it.key, it.ver, body); err != nil {
+			return nil, err
+		}
+	case 19, 20, 37:
+		// CreateTopics, DeleteTopics, CreatePartitions: the client will ask
+		// for the topics next, and a view one backoff behind would answer
+		// the old partition count. Refresh now, before answering, as a
+		// broker answers only once the controller has committed.
+		if _, err := c.f.refresh(context.Background(), true); err != nil {
+			log.Printf("proxy: refresh after api %d: %v", it.key, err)
+		}
+	}
+	if resp != nil {
+		if !c.f.rw.Response(resp, c.client(it.clientID, it.rack)) {
+			return nil, fmt.Errorf("api %d v%d answer cannot be rewritten", it.key, it.ver)
+		}
+		c.f.stats.Rewritten.Add(1)
+		body = resp.AppendTo(nil)
+		out := make([]byte, 0, 4+hsize+len(body))
+		out = binary.BigEndian.AppendUint32(out, uint32(hsize+len(body)))
+		out = binary.BigEndian.AppendUint32(out, uint32(it.corr))
+		out = append(out, frame[4:hsize]...)
+		out = append(out, body...)
+		if c.f.onResponse != nil {
+			c.f.onResponse(it.key, it.ver, body)
+		}
+		return out, nil
+	}
+	if c.f.onResponse != nil {
+		c.f.onResponse(it.key, it.ver, body)
+	}
+	binary.BigEndian.PutUint32(frame, uint32(it.corr)) // the client's id, in place
+	return whole, nil
+}
+
+// readAnswer reads the next upstream answer, size prefix included, into the
+// connection's buffer (grown once to the largest answer, kept below
+// maxKeptAnswer): the one buffer of the forwarding path. The wait for its
+// first byte and for the rest are each bounded by -upstream-timeout.
+func (c *fconn) readAnswer() ([]byte, error) {
+	c.up.SetReadDeadline(time.Now().Add(c.f.timeout))
+	if cap(c.upBuf) < 4 {
+		c.upBuf = make([]byte, 0, 64<<10)
+	}
+	b := c.upBuf[:4]
+	if _, err := io.ReadFull(c.up, b); err != nil {
+		return nil, err
+	}
+	n := int(int32(binary.BigEndian.Uint32(b)))
+	if n < 4 || n > maxResponseBytes {
+		return nil, fmt.Errorf("upstream answer size %d", n)
+	}
+	if cap(c.upBuf) < 4+n {
+		c.upBuf = make([]byte, 4+n)
+		copy(c.upBuf, b)
+	}
+	b = c.upBuf[:4+n]
+	c.up.SetReadDeadline(time.Now().Add(c.f.timeout))
+	if _, err := io.ReadFull(c.up, b[4:]); err != nil {
+		return nil, err
+	}
+	return b, nil
+}
+
+// maxKeptAnswer is the largest answer buffer a connection keeps between
+// answers (a larger one is dropped after use).
+const maxKeptAnswer = 4 << 20
+
+// observe feeds a Produce or Fetch answer's errors and KIP-951 hints to the
+// view (epoch.Refresher.ObserveProduce/ObserveFetch), before the client
+// sees them, and asks for a refresh when they say the view is out of date.
+func (c *fconn) observe(resp kmsg.Response) {
+	var rep epoch.Report
+	switch r := resp.(type) {
+	case *kmsg.ProduceResponse:
+		rep = c.f.ref.ObserveProduce(r)
+	case *kmsg.FetchResponse:
+		rep = c.f.ref.ObserveFetch(r)
+	}
+	_ = rep
+	if c.f.ref.View().NeedsRefresh() {
+		c.f.ref.RequestUpdate()
+	}
+}
+
+func decodeResponse(key, ver int16, body []byte) (kmsg.Response, error) {
+	req := kmsg.RequestForKey(key)
+	if req == nil {
+		return nil, fmt.Errorf("api %d unknown", key)
+	}
+	resp := req.ResponseKind()
+	resp.SetVersion(ver)
+	if err := resp.ReadFrom(body); err != nil {
+		return nil, fmt.Errorf("api %d v%d answer: %w", key, ver, err)
+	}
+	return resp, nil
+}
+
+// produceAcks reads the acks of a Produce request (after the transactional
+// id from v3), or -2 if it cannot.
+func produceAcks(h wire.Header, frame []byte) int16 {
+	b := frame[h.Size:]
+	if h.APIVersion >= 3 {
+		if h.Version >= 2 {
+			n, k := binary.Uvarint(b)
+			if k <= 0 || n > uint64(len(b)) {
+				return -2
+			}
+			b = b[k:]
+			if n > 0 {
+				if int(n-1) > len(b) {
+					return -2
+				}
+				b = b[n-1:]
+			}
+		} else {
+			if len(b) < 2 {
+				return -2
+			}
+			n := int(int16(binary.BigEndian.Uint16(b)))
+			b = b[2:]
+			if n > 0 {
+				if n > len(b) {
+					return -2
+				}
+				b = b[n:]
+			}
+		}
+	}
+	if len(b) < 2 {
+		return -2
+	}
+	return int16(binary.BigEndian.Uint16(b))
+}
+
+// fetchRack is the RackID of a Fetch request (v11+, KIP-392), decoded only
+// for the client's rack; "" if absent or unreadable.
+func fetchRack(h wire.Header, frame []byte) string {
+	req := kmsg.NewPtrFetchRequest()
+	req.Version = h.APIVersion
+	if err := req.ReadFrom(frame[h.Size:]); err != nil {
+		return ""
+	}
+	return req.Rack
+}

@@ -1,0 +1,114 @@
+package main
+
+import (
+	"context"
+	"log"
+	"net"
+	"reflect"
+	"strconv"
+	"sync"
+	"sync/atomic"
+
+	"github.com/twmb/franz-go/pkg/kmsg"
+)
+
+// verifier is -verify: every answer the forwarder sends is decoded again and
+// every broker address in it (any Host/Port pair of the response, found by
+// reflection, so an API whose answer gains an address field is covered
+// too) is checked to be one of the proxy's own ports; every upstream
+// connection's local address is logged, so that a test can tell the proxy's
+// connections to the cluster from a client's.
+type verifier struct {
+	f         *Forwarder
+	bootstrap string
+	checked   atomic.Int64
+	addrs     atomic.Int64
+	leaks     atomic.Int64
+	mu        sync.Mutex
+	byKey     map[int16]int64
+}
+
+func newVerifier(f *Forwarder, bootstrap string) *verifier {
+	v := &verifier{f: f, bootstrap: bootstrap, byKey: map[int16]int64{}}
+	f.onResponse = v.check
+	dial := f.dial
+	f.dial = func(ctx context.Context, network, addr string) (net.Conn, error) {
+		c, err := dial(ctx, network, addr)
+		if err == nil {
+			log.Printf("proxy: verify: upstream connection %s -> %s", c.LocalAddr(), addr)
+		}
+		return c, err
+	}
+	return v
+}
+
+func (v *verifier) check(key, version int16, body []byte) {
+	req := kmsg.RequestForKey(key)
+	if req == nil {
+		log.Printf("proxy: verify: LEAK? answer of unknown api %d", key)
+		v.leaks.Add(1)
+		return
+	}
+	resp := req.ResponseKind()
+	resp.SetVersion(version)
+	if err := resp.ReadFrom(body); err != nil {
+		log.Printf("proxy: verify: api %d v%d answer does not decode: %v", key, version, err)
+		v.leaks.Add(1)
+		return
+	}
+	own := v.f.ports.Addrs()
+	ok := map[string]bool{v.bootstrap: true}
+	for _, a := range own {
+		ok[a] = true
+	}
+	walkAddrs(reflect.ValueOf(resp), func(host string, port int32) {
+		v.addrs.Add(1)
+		if host == "" && port <= 0 {
+			return // an error entry (FindCoordinator's -1 node)
+		}
+		if a := net.JoinHostPort(host, itoa(port)); !ok[a] {
+			v.leaks.Add(1)
+			log.Printf("proxy: verify: LEAK api %d v%d: address %s is not one of the proxy's ports", key, version, a)
+		}
+	})
+	v.checked.Add(1)
+	v.mu.Lock()
+	v.byKey[key]++
+	v.mu.Unlock()
+}
+
+func (v *verifier) summary() {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	log.Printf("proxy: verify: %d answers decoded (by api key %v), %d broker addresses, %d leaks", v.checked.Load(), v.byKey, v.addrs.Load(), v.leaks.Load())
+}
+
+func itoa(p int32) string { return strconv.Itoa(int(p)) }
+
+// walkAddrs calls f for every struct reachable from v that has a string
+// field Host and an int32 field Port.
+func walkAddrs(v reflect.Value, f func(string, int32)) {
+	switch v.Kind() {
+	case reflect.Pointer, reflect.Interface:
+		if !v.IsNil() {
+			walkAddrs(v.Elem(), f)
+		}
+	case reflect.Slice, reflect.Array:
+		if v.Type().Elem().Kind() == reflect.Uint8 {
+			return
+		}
+		for i := range v.Len() {
+			walkAddrs(v.Index(i), f)
+		}
+	case reflect.Struct:
+		h, p := v.FieldByName("Host"), v.FieldByName("Port")
+		if h.IsValid() && p.IsValid() && h.Kind() == reflect.String && p.Kind() == reflect.Int32 {
+			f(h.String(), int32(p.Int()))
+		}
+		for i := range v.NumField() {
+			if v.Type().Field(i).IsExported() {
+				walkAddrs(v.Field(i), f)
+			}
+		}
+	}
+}

@@ -1,0 +1,142 @@
+package main
+
+import (
+	"context"
+
+	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/kmeta-go/kmeta/epoch"
+	"github.com/kmeta-go/kmeta/epoch/advertise"
+	"github.com/kmeta-go/kmeta/record"
+)
+
+// Kafka error codes of the forwarder's own answers (Errors).
+const (
+	errUnknownTopicOrPartition = 3
+	errLeaderNotAvailable      = 5
+	errUnsupportedVersionCode  = 35
+)
+
+// metadataAnswer answers a Metadata request from the view, as a broker
+// would from its metadata cache (KafkaApis.handleTopicMetadataRequest): the
+// topics asked for (all when Topics is null), UNKNOWN_TOPIC_OR_PARTITION for
+// a topic the view does not hold after a refresh the policy allows, and the
+// view's brokers rewritten to the proxy's ports for this client.
+func (f *Forwarder) metadataAnswer(ctx context.Context, req *kmsg.MetadataRequest, c *advertise.Client) *kmsg.MetadataResponse {
+	var names []string
+	for _, t := range req.Topics {
+		if t.Topic != nil {
+			names = append(names, *t.Topic)
+		}
+	}
+	f.ref.Need(names...)
+	// A client asks for metadata when it believes its own is out of date;
+	// the view is refreshed if the policy allows (its backoff and
+	// MinInterval bound the refreshes of any number of clients).
+	f.ref.RequestUpdate()
+	v, _ := f.refresh(ctx, false) // on failure the last view is served: it never goes back
+	resp := kmsg.NewPtrMetadataResponse()
+	resp.Version = req.Version
+	if id, ok := v.ClusterID(); ok {
+		resp.ClusterID = &id
+	}
+	resp.ControllerID = v.ControllerID()
+	for _, b := range v.Brokers() {
+		mb := kmsg.NewMetadataResponseBroker()
+		mb.NodeID, mb.Host, mb.Port, mb.Rack = b.NodeID, b.Host, b.Port, b.Rack
+		resp.Brokers = append(resp.Brokers, mb)
+	}
+	f.rw.Metadata(resp, c)
+	if req.Topics == nil {
+		for t := range v.Topics() {
+			resp.Topics = append(resp.Topics, topicAnswer(t))
+		}
+		return resp
+	}
+	for _, rt := range req.Topics {
+		var t *epoch.Topic
+		var ok bool
+		if rt.Topic != nil {
+			t, ok = v.Topic(*rt.Topic)
+		} else {
+			t, ok = v.TopicByID(record.UUID(rt.TopicID))
+		}
+		if !ok {
+			mt := kmsg.NewMetadataResponseTopic()
+			mt.Topic, mt.TopicID, mt.ErrorCode = rt.Topic, rt.TopicID, errUnknownTopicOrPartition
+			resp.Topics = append(resp.Topics, mt)
+			continue
+		}
+		resp.Topics = append(resp.Topics, topicAnswer(t))
+	}
+	return resp
+}
+
+// topicAnswer is one topic of the view as a Metadata answer carries it. A
+// partition the view knows no leader for is LEADER_NOT_AVAILABLE with
+// leader -1, as a broker answers it; otherwise the view's leader at its
+// leader epoch, which never goes below one already served.
+func topicAnswer(t *epoch.Topic) kmsg.MetadataResponseTopic {
+	mt := kmsg.NewMetadataResponseTopic()
+	name := t.Name()
+	mt.Topic = &name
+	mt.TopicID = t.ID()
+	mt.IsInternal = t.IsInternal()
+	mt.ErrorCode = t.ErrorCode()
+	mt.Partitions = make([]kmsg.MetadataResponseTopicPartition, 0, t.NumPartitions())
+	for p := range t.Partitions() {
+		mp := kmsg.NewMetadataResponseTopicPartition()
+		mp.Partition = p.ID
+		mp.Leader, mp.LeaderEpoch = p.Leader, p.LeaderEpoch
+		mp.ErrorCode = p.ErrorCode
+		if !p.HasLeader() {
+			mp.Leader = -1
+			if mp.ErrorCode == 0 {
+				mp.ErrorCode = errLeaderNotAvailable
+			}
+		}
+		mp.Replicas = p.Replicas()
+		mp.ISR = p.ISR()
+		mp.OfflineReplicas = p.OfflineReplicas()
+		mt.Partitions = append(mt.Partitions, mp)
+	}
+	return mt
+}
+
+// describeClusterAnswer answers DescribeCluster from the view
+// (KafkaApis.handleDescribeCluster): the view's brokers rewritten, its
+// controller id and cluster id. Controllers (EndpointType 2) are not
+// reachable through a broker proxy and are answered with none.
+func (f *Forwarder) describeClusterAnswer(ctx context.Context, req *kmsg.DescribeClusterRequest, c *advertise.Client) *kmsg.DescribeClusterResponse {
+	v, _ := f.refresh(ctx, false)
+	resp := kmsg.NewPtrDescribeClusterResponse()
+	resp.Version = req.Version
+	if req.Version >= 1 {
+		resp.EndpointType = req.EndpointType
+	}
+	if id, ok := v.ClusterID(); ok {
+		resp.ClusterID = id
+	}
+	resp.ControllerID = v.ControllerID()
+	if req.Version >= 1 && req.EndpointType == 2 {
+		return resp
+	}
+	for _, b := range v.Brokers() {
+		db := kmsg.NewDescribeClusterResponseBroker()
+		db.NodeID, db.Host, db.Port, db.Rack = b.NodeID, b.Host, b.Port, b.Rack
+		resp.Brokers = append(resp.Brokers, db)
+	}
+	f.rw.DescribeCluster(resp, c)
+	return resp
+}
+
+// apiVersionsAnswer is upstream's ApiVersions answer narrowed to what the
+// proxy can parse and rewrite (advertise.Intersect), at the request's
+// version, with upstream's features.
+func (f *Forwarder) apiVersionsAnswer(req *kmsg.ApiVersionsRequest) *kmsg.ApiVersionsResponse {
+	up := f.versions.Load()
+	resp := kmsg.NewPtrApiVersionsResponse()
+	*resp = *up
+	resp.Version = req.Version
+	return resp
+}
