@@ -52,7 +52,8 @@ func (d *Delta) Apply(p image.Provenance) (*image.Image, error) {
 		b.PutACLs(put, removed)
 	}
 	if len(d.scram) > 0 {
-		// ScramDelta.apply, with spec §10 #5 fixed: every change is applied
+		// ScramDelta.apply, with one Kafka quirk fixed (Kafka can drop an
+		// add when a removal empties its mechanism in the same delta): every change is applied
 		// before empty mechanisms are pruned, so an add never goes to a
 		// detached map. Keys are (mechanism, user), so pruning is implicit.
 		ch := make(map[image.ScramKey]*image.ScramCredential, len(d.scram))
@@ -69,7 +70,7 @@ func (d *Delta) Apply(p image.Provenance) (*image.Image, error) {
 	if len(d.tokens) > 0 {
 		b.PutTokens(d.tokens)
 	}
-	return b.Image(p), nil
+	return checked(b.Image(p)), nil
 }
 
 // applyFeatures is FeaturesDelta.apply.

@@ -10,13 +10,13 @@ import (
 	"testing"
 
 	"github.com/kmeta-go/kmeta/image"
-	"github.com/kmeta-go/kmeta/internal/imagetest"
+	"github.com/kmeta-go/kmeta/image/imagetest"
 	"github.com/kmeta-go/kmeta/record"
 )
 
 // The benchmarks below mirror Kafka's JMH classes in jmh/metadata
 // (TopicsImageSnapshotLoadBenchmark, TopicsImageSingleRecordChangeBenchmark,
-// TopicsImageZonalOutageBenchmark; spec §9.1): totalTopicCount ∈ {12 500,
+// TopicsImageZonalOutageBenchmark): totalTopicCount ∈ {12 500,
 // 25 000, 50 000, 100 000}, 10 partitions per topic, replication factor 3,
 // 10 000 replicas per broker → 36, 75, 150, 300 brokers; the leader of
 // successive partitions round-robins over the brokers, replicas are

@@ -67,8 +67,8 @@ func (d *Delta) ChangedPartitions(id record.UUID) []int32 {
 	return out
 }
 
-// PartitionGrowth is a topic that gained partitions (scenario 3 of
-// docs/scenarios.md: producers hashing keys modulo the old count keep doing
+// PartitionGrowth is a topic that gained partitions (when a topic doubles
+// its partitions, producers hashing keys modulo the old count keep doing
 // so until their next metadata refresh, and per-key order is lost across the
 // change).
 type PartitionGrowth struct {
@@ -186,14 +186,15 @@ type LocalChanges struct {
 	// changed.
 	Followers []PartitionInfo
 	// Directories: the broker's replica directory where it changed
-	// (compared by value; spec §10 #6 fixes Java's reference comparison).
+	// (compared by value, where Kafka's TopicsDelta.localChanges compares
+	// directory Uuids by reference).
 	// As in Kafka, a replica the broker did not hold before gets no entry
 	// unless the partition itself is new to the delta's topic.
 	Directories map[TopicPartition]record.UUID
 }
 
 // LocalChanges computes what broker must do, following
-// TopicsDelta.localChanges (spec §3.8): for each changed partition, compared
+// TopicsDelta.localChanges: for each changed partition, compared
 // with the same partition of that TopicDelta's base topic (absent for a
 // topic created by a TopicRecord in this delta, so a snapshot that
 // re-asserts a topic reports all its local partitions again), then every

@@ -8,14 +8,14 @@ import (
 	"testing"
 
 	"github.com/kmeta-go/kmeta/image"
-	"github.com/kmeta-go/kmeta/internal/imagetest"
+	"github.com/kmeta-go/kmeta/image/imagetest"
 	"github.com/kmeta-go/kmeta/internal/sharedtest"
 	"github.com/kmeta-go/kmeta/record"
 )
 
 // txReplayer replays log records as Kafka's MetadataBatchLoader does for
 // the final image: records between BeginTransaction and EndTransaction are
-// held until the end marker; AbortTransaction drops them (spec §10 #3).
+// held until the end marker; AbortTransaction drops them.
 type txReplayer struct {
 	d    *Delta
 	tx   []record.Record

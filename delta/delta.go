@@ -71,7 +71,7 @@ func (e *RecordError) Unwrap() []error { return []error{ErrRejected, e.Err} }
 //
 // A Delta is not safe for concurrent use; the images it reads and makes are.
 // A record that Replay rejects leaves the Delta exactly as it was, so the
-// caller may skip it and go on, as Kafka's loader does (spec §10 #1).
+// caller may skip it and go on, as Kafka's loader does.
 type Delta struct {
 	base     *image.Image
 	snapshot bool
@@ -669,7 +669,7 @@ func (d *Delta) replayPartitionChange(r *record.PartitionChangeRecord) error {
 
 // replayRemoveTopic follows TopicsDelta.replay(RemoveTopicRecord) and
 // MetadataDelta's removal of the topic's configs. A topic created and
-// removed within the delta leaves no trace. Quirk fixed (spec §10 #7):
+// removed within the delta leaves no trace. Quirk fixed:
 // Kafka clears the configs only when the base image holds some for the
 // topic, so configs written in the same delta survive; kmeta clears them
 // regardless.

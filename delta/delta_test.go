@@ -189,7 +189,7 @@ func TestApplyTwice(t *testing.T) {
 	require.Equal(t, []int32{0}, pc3.ISR())
 }
 
-// TestScramDeltaRemoveAndAddSameMechanism: spec §10 #5. Kafka's
+// TestScramDeltaRemoveAndAddSameMechanism: a Kafka quirk fixed. Kafka's
 // ScramDelta.apply can lose an add when a removal empties the mechanism in
 // the same delta; kmeta applies every change, then prunes.
 func TestScramDeltaRemoveAndAddSameMechanism(t *testing.T) {
@@ -209,7 +209,7 @@ func TestScramDeltaRemoveAndAddSameMechanism(t *testing.T) {
 	require.True(t, okB)
 }
 
-// TestConfigurationsDeltaRemoveTopicClearsNewConfigs: spec §10 #7. Kafka
+// TestConfigurationsDeltaRemoveTopicClearsNewConfigs: a Kafka quirk fixed. Kafka
 // keeps configs written in the same delta for a topic created and deleted
 // in it; kmeta deletes them.
 func TestConfigurationsDeltaRemoveTopicClearsNewConfigs(t *testing.T) {

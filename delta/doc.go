@@ -29,9 +29,10 @@
 // .merge, ClusterDelta, ConfigurationsDelta, ClientQuotasDelta, AclsDelta,
 // ScramDelta, DelegationTokenDelta, FeaturesDelta), named in the doc comment
 // of its replay method. Where Kafka has a bug the fix is deliberate and
-// documented: SCRAM removals and adds in one delta (spec §10 #5), configs of
-// a topic created and deleted in one delta (§10 #7), directories compared by
-// value in LocalChanges (§10 #6). Records Kafka would accept but that
+// documented: SCRAM removals and adds in one delta, configs of
+// a topic created and deleted in one delta (ConfigurationsDelta), directories
+// compared by value in LocalChanges (TopicsDelta.localChanges compares them
+// by reference). Records Kafka would accept but that
 // contradict the image (a partition of an unknown topic, a topic name taken
 // by another id, a change to an unknown broker or another broker epoch) are
 // rejected with a *RecordError, which names the record's offset (given to

@@ -24,13 +24,13 @@
 // The image stands for the broker's local partition state (Kafka's
 // Partition object, which a broker updates from the same image), so the
 // rules are those of Partition.checkCurrentLeaderEpoch and
-// ReplicaManager.getPartitionOrError (spec §7.2) with "hosted here" meaning
+// ReplicaManager.getPartitionOrError with "hosted here" meaning
 // "this broker is a replica in the image".
 //
 // # Client side
 //
 // Proxies and clients build their cluster view from Metadata answers and
-// KIP-951 error hints, not from the log (spec §7.3–§7.5). A View is an
+// KIP-951 error hints, not from the log. A View is an
 // immutable value: Merge turns a view and one kmsg.MetadataResponse (any
 // version) into the next view, sharing every unchanged topic, and reports
 // what changed; the receiver is never modified, so readers need no lock:
@@ -89,7 +89,7 @@
 // simulator (delta/deltatest) with answers built by image/answer.
 //
 // KeyPartition is Kafka's default partitioner for keyed records
-// (Utils.murmur2, spec §7.5); KeyMove and MovedFraction tell which keys move
+// (Utils.murmur2); KeyMove and MovedFraction tell which keys move
 // when a topic's partitions grow.
 //
 // Deliberate differences from the Java client:

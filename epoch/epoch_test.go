@@ -7,7 +7,7 @@ import (
 
 	"github.com/kmeta-go/kmeta/delta"
 	"github.com/kmeta-go/kmeta/image"
-	"github.com/kmeta-go/kmeta/kafkaerr"
+	"github.com/kmeta-go/kmeta/image/kafkaerr"
 	"github.com/kmeta-go/kmeta/record"
 )
 
@@ -49,7 +49,7 @@ func testImage(t testing.TB) *image.Image {
 	return img
 }
 
-// TestCheck: each row cites the Kafka rule (spec §7.2).
+// TestCheck: each row cites the Kafka rule.
 func TestCheck(t *testing.T) {
 	img := testImage(t)
 	rows := []struct {

@@ -110,56 +110,12 @@ func dumpView(v *View) string {
 	return b.String()
 }
 
-// checkView checks a View's own consistency: the name and id maps agree,
-// the refresh counts are right, and the order hint names current topics.
+// checkView checks a View's own consistency (viewInvariants, the check the
+// invariants build tag runs after every Merge).
 func checkView(t *testing.T, v *View) {
 	t.Helper()
-	refreshing := 0
-	n := 0
-	for tp := range v.tab.all() {
-		name := tp.name
-		n++
-		if got := v.tab.get(name); got != tp {
-			t.Fatalf("topic %q not found under its name", name)
-		}
-		if tp.id != record.ZeroUUID && v.ids[tp.id] != name {
-			t.Fatalf("id of %q maps to %q", name, v.ids[tp.id])
-		}
-		if tp.NeedsRefresh() {
-			refreshing++
-		}
-		pending := 0
-		for i := range tp.parts {
-			p := &tp.parts[i]
-			if p.ID != int32(i) {
-				t.Fatalf("%s: partition %d at index %d", name, p.ID, i)
-			}
-			if p.Flags&NeedsRefresh != 0 {
-				pending++
-			}
-			if (p.lists == nil) != (int(p.nRep)+int(p.nISR)+int(p.nOff) == 0) {
-				t.Fatalf("%s/%d: lists %p for %d + %d + %d", name, i, p.lists, p.nRep, p.nISR, p.nOff)
-			}
-		}
-		if pending != tp.pending {
-			t.Fatalf("%s: pending %d, counted %d", name, tp.pending, pending)
-		}
-	}
-	if refreshing != v.refreshing {
-		t.Fatalf("refreshing %d, counted %d", v.refreshing, refreshing)
-	}
-	if n != v.tab.n {
-		t.Fatalf("table counts %d topics, holds %d", v.tab.n, n)
-	}
-	for id, name := range v.ids {
-		if tp := v.tab.get(name); tp == nil || tp.id != id {
-			t.Fatalf("id %x maps to %q, which does not have it", id, name)
-		}
-	}
-	for i, s := range v.order {
-		if s < -1 || int(s) >= v.tab.slots() {
-			t.Fatalf("order hint %d: slot %d out of [-1, %d)", i, s, v.tab.slots())
-		}
+	if err := viewInvariants(v); err != nil {
+		t.Fatal(err)
 	}
 }
 

@@ -84,8 +84,7 @@ func copyString(s *string) *string {
 }
 
 // ApplyHints applies partition errors and KIP-951 leader hints under the
-// same epoch rule as Merge (Kafka's Metadata.updatePartitionLeadership, spec
-// §7.3): a hint is taken only when it names both a leader and an epoch, the
+// same epoch rule as Merge (Kafka's Metadata.updatePartitionLeadership): a hint is taken only when it names both a leader and an epoch, the
 // epoch is strictly greater than the highest the view has seen for the
 // partition (or the view has seen none), the leader's node is known (from
 // nodes or the view's brokers) and the partition is in the view. It then

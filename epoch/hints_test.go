@@ -24,7 +24,7 @@ func produceAnswer(topic string, p int32, code int16, leader, epoch int32, nodes
 	return r
 }
 
-// TestKIP951Hints: Metadata.updatePartitionLeadership's rule, spec §7.3.
+// TestKIP951Hints: Metadata.updatePartitionLeadership's rule.
 func TestKIP951Hints(t *testing.T) {
 	base, _ := NewView(ViewConfig{}).Merge(answer(12, topicAnswer("t", 1, part(0, 1, 5))), MergeOptions{})
 	cases := []struct {

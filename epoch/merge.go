@@ -8,7 +8,7 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kmsg"
 
-	"github.com/kmeta-go/kmeta/kafkaerr"
+	"github.com/kmeta-go/kmeta/image/kafkaerr"
 	"github.com/kmeta-go/kmeta/record"
 )
 
@@ -31,7 +31,7 @@ const (
 
 // InvalidMetadata reports whether a partition or topic error code is one of
 // Kafka's InvalidMetadataException errors, on which the Java client requests
-// a metadata update (Metadata.handleMetadataResponse, spec §7.4).
+// a metadata update (Metadata.handleMetadataResponse).
 func InvalidMetadata(code int16) bool {
 	switch code {
 	case errUnknownTopicOrPartition, errLeaderNotAvailable, errNotLeaderOrFollower,
@@ -92,6 +92,7 @@ const (
 var eventNames = [...]string{"", "TopicAdded", "TopicRecreated", "TopicDeleted", "PartitionsGrew",
 	"LeaderMoved", "StaleAnswer", "SuspectLeader", "RewindAccepted", "StaleTopicID", "ClusterIDChanged"}
 
+// String returns the kind's name.
 func (k EventKind) String() string {
 	if int(k) < len(eventNames) {
 		return eventNames[k]
@@ -159,7 +160,7 @@ type merger struct {
 // Merge merges a Metadata answer of any version into the view and returns
 // the next view; the receiver is not modified. resp is not retained.
 //
-// Per partition (Kafka's Metadata.updateLatestMetadata, spec §7.4, with the
+// Per partition (Kafka's Metadata.updateLatestMetadata, with the
 // fixes other clients learnt the hard way):
 //
 //   - An answer with an older leader epoch does not replace a newer one; the
@@ -268,7 +269,7 @@ func (v *View) Merge(resp *kmsg.MetadataResponse, opts MergeOptions) (*View, Rep
 	if m.ids != nil {
 		next.ids = m.ids
 	}
-	return next, m.rep
+	return checkedView(next), m.rep
 }
 
 func (m *merger) event(e Event) { m.rep.Events = append(m.rep.Events, e) }

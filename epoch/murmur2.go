@@ -1,6 +1,6 @@
 package epoch
 
-// Murmur2 is Kafka's 32-bit murmur2 hash of data (Utils.murmur2, spec §7.5):
+// Murmur2 is Kafka's 32-bit murmur2 hash of data (Utils.murmur2):
 // seed 0x9747b28c, m 0x5bd1e995, r 24, little-endian 4-byte chunks, the tail
 // bytes taken unsigned, with int32 wrap-around.
 func Murmur2(data []byte) int32 {

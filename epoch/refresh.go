@@ -15,7 +15,7 @@ import (
 )
 
 // Policy is when a client refreshes its metadata (Kafka's Metadata
-// timeToNextUpdate with the producer and consumer defaults, spec §7.4), plus
+// timeToNextUpdate with the producer and consumer defaults), plus
 // the jitter and the floor the refresh storms of the field call for. Zero
 // fields take the defaults.
 type Policy struct {
@@ -458,6 +458,7 @@ func (r *Refresher) flight(ctx context.Context, force bool) (*View, error) {
 // REBOOTSTRAP_REQUIRED 129 from KIP-1102).
 type AnswerError struct{ Code int16 }
 
+// Error names the answer's error code.
 func (e *AnswerError) Error() string {
 	return "epoch: metadata answer error code " + strconv.Itoa(int(e.Code))
 }

@@ -16,7 +16,7 @@ var t0 = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 func half() float64 { return 0.5 } // jitter factor 1.0
 
 // TestBackoffKIP580: ExponentialBackoff with Kafka's client defaults
-// (retry.backoff.ms 100, retry.backoff.max.ms 1000), spec §7.4, computed
+// (retry.backoff.ms 100, retry.backoff.max.ms 1000), computed
 // in milliseconds with doubles and truncation as Java does.
 func TestBackoffKIP580(t *testing.T) {
 	p := Policy{}.WithDefaults()

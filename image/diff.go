@@ -76,6 +76,9 @@ type Difference struct {
 	Fields []FieldChange `json:"fields,omitempty"`
 }
 
+// String returns the difference on one line: what happened to which
+// entity, then the fields that changed (sensitive values redacted as the
+// DiffOptions said).
 func (d Difference) String() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s %s %s", d.Op, d.Kind, d.Key)
@@ -103,8 +106,9 @@ func (d Difference) String() string {
 // DiffOptions control Diff.
 type DiffOptions struct {
 	// Sensitive reports whether a config's value is a secret (as in
-	// JSONOptions); nil treats every config value as not sensitive.
-	// internal/redact.IsSensitive is Kafka's criterion.
+	// JSONOptions); nil treats every config value as sensitive, as Kafka's
+	// NodeStringifier does by default (MetadataNodeRedactionCriteria.Strict).
+	// redact.IsSensitive (package image/redact) is Kafka's Normal criterion.
 	Sensitive func(resourceType int8, name string) bool
 	// Unredacted prints secrets: sensitive config values, SCRAM salts,
 	// keys and iterations, delegation token owners, renewers and
@@ -394,7 +398,7 @@ func configFields(img *Image, opts DiffOptions) map[string]fields {
 	for res, es := range img.configs.resources() {
 		var f fields
 		for _, e := range es {
-			if opts.Sensitive != nil && opts.Sensitive(int8(res.Type), e.Name) {
+			if opts.Sensitive == nil || opts.Sensitive(int8(res.Type), e.Name) {
 				f = append(f, secret(e.Name, strconv.Quote(e.Value), opts))
 			} else {
 				f = append(f, plain(e.Name, strconv.Quote(e.Value)))

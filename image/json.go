@@ -16,8 +16,11 @@ const Redacted = "[redacted]"
 type JSONOptions struct {
 	// Sensitive reports whether the config key name of a resource type
 	// (ConfigResource.Type id) holds a secret; its value is then printed as
-	// Redacted. Nil treats every config value as not sensitive.
-	// internal/redact.IsSensitive is Kafka's criterion.
+	// Redacted. Nil treats every config value as sensitive, as Kafka's
+	// NodeStringifier does when given no criteria
+	// (MetadataNodeRedactionCriteria.Strict). redact.IsSensitive (package
+	// image/redact) is Kafka's Normal criterion: PASSWORD-typed and unknown
+	// configs only.
 	Sensitive func(resourceType int8, name string) bool
 	// Unredacted prints secrets (SCRAM salts and keys, delegation token ids,
 	// sensitive config values) in clear. The default redacts them.
@@ -178,7 +181,7 @@ func jsonEndpoints(es []Endpoint) []jsonEndpoint {
 func jsonRanges(rs []VersionRange) []jsonRange {
 	out := make([]jsonRange, len(rs))
 	for i, r := range rs {
-		out[i] = jsonRange{r.Name, r.Min, r.Max}
+		out[i] = jsonRange(r)
 	}
 	return out
 }
@@ -189,7 +192,8 @@ func jsonRanges(rs []VersionRange) []jsonRange {
 // credentials and delegation tokens, in a deterministic order. Secrets are
 // redacted unless opts.Unredacted: SCRAM salts, stored and server keys,
 // delegation token ids (with the server's secret they make the token's
-// HMAC), and config values opts.Sensitive reports.
+// HMAC), and config values opts.Sensitive reports (every config value when
+// it is nil).
 func WriteJSON(w io.Writer, img *Image, opts JSONOptions) error {
 	secret := func(s string) string {
 		if opts.Unredacted {
@@ -199,7 +203,7 @@ func WriteJSON(w io.Writer, img *Image, opts JSONOptions) error {
 	}
 	p := img.provenance
 	out := jsonImage{
-		Provenance:     jsonProvenance{p.LastContainedOffset, p.LastContainedEpoch, p.LastContainedLogTimeMs, p.BatchAligned},
+		Provenance:     jsonProvenance(p),
 		NextProducerID: img.producerID,
 		Brokers:        []jsonBroker{}, Controllers: []jsonController{}, Topics: []jsonTopic{}, Configs: []jsonConfig{},
 		ClientQuotas: []jsonQuota{}, ACLs: []jsonACL{}, Scram: []jsonScram{}, Tokens: []jsonToken{},
@@ -246,7 +250,7 @@ func WriteJSON(w io.Writer, img *Image, opts JSONOptions) error {
 		jc := jsonConfig{ResourceType: int8(res.Type), ResourceName: res.Name, Configs: map[string]string{}}
 		for _, e := range es {
 			v := e.Value
-			if opts.Sensitive != nil && opts.Sensitive(int8(res.Type), e.Name) {
+			if opts.Sensitive == nil || opts.Sensitive(int8(res.Type), e.Name) {
 				v = secret(v)
 			}
 			jc.Configs[e.Name] = v
@@ -256,7 +260,7 @@ func WriteJSON(w io.Writer, img *Image, opts JSONOptions) error {
 	for _, q := range img.quotas.Entities() {
 		jq := jsonQuota{Quotas: map[string]float64{}}
 		for _, p := range q.Parts() {
-			jq.Entity = append(jq.Entity, jsonEntityPart{p.Type, p.Name})
+			jq.Entity = append(jq.Entity, jsonEntityPart(p))
 		}
 		for _, v := range q.values {
 			jq.Quotas[v.Key] = v.Value

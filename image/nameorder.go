@@ -8,7 +8,7 @@ import (
 
 // nameOrder is a Topics value's topics sorted by name, computed on first
 // use. Kafka's answers that walk every topic (all-topics Metadata,
-// DescribeTopicPartitions) list them by name in kmeta (spec §10 #8); sorting
+// DescribeTopicPartitions) list them by name in kmeta; sorting
 // on every request cost about a quarter of an all-topics Metadata answer.
 // A Topics value never changes, so its order is computed once, by the
 // first reader that needs it, and published with an atomic pointer (readers

@@ -23,7 +23,7 @@ type WriteOptions struct {
 	// Kafka's default loss handler.
 	OnLoss func(what string) error
 	// OnDrop, if set, is told about data Kafka drops silently: ELR lists
-	// when ELR is not enabled (spec §10 #12: kept silent as in Kafka, but
+	// when ELR is not enabled (kept silent as in Kafka, but
 	// observable).
 	OnDrop func(what string)
 }
@@ -34,7 +34,7 @@ type Emit func(r record.Record, version int16) error
 // Write writes the image as records, in Kafka's order (MetadataImage.write):
 // features, cluster, topics, configs, client quotas, producer ids, ACLs,
 // SCRAM credentials, delegation tokens. Record versions follow the
-// metadata.version (spec §5.1). Like Kafka 4.x, no ZkMigrationStateRecord is
+// metadata.version. Like Kafka 4.x, no ZkMigrationStateRecord is
 // written. Below 3.3-IV0 (and for an image without metadata.version) no
 // FeatureLevelRecord is written and finalized features are a loss, as Kafka
 // 3.x wrote such images.

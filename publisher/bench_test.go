@@ -13,7 +13,7 @@ import (
 )
 
 // The publish benchmarks use a cluster shaped like Kafka's JMH metadata
-// benchmarks (spec §9.1) at 100 000 topics × 10 partitions = 1 M
+// benchmarks at 100 000 topics × 10 partitions = 1 M
 // partitions, RF 3, 300 brokers, round-robin leaders.
 const (
 	benchTopics     = 100000

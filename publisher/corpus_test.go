@@ -4,7 +4,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/kmeta-go/kmeta/internal/imagetest"
+	"github.com/kmeta-go/kmeta/image/imagetest"
 	"github.com/kmeta-go/kmeta/internal/sharedtest"
 	"github.com/kmeta-go/kmeta/publisher"
 	"github.com/kmeta-go/kmeta/publisher/dirfollow"

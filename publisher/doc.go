@@ -27,7 +27,7 @@
 // Package publisher/dirfollow does all of this for a __cluster_metadata-0
 // directory.
 //
-// The rules are Kafka's (spec §4):
+// The rules are Kafka's:
 //
 //   - Nothing is published until the loader has caught up: the high
 //     watermark is known, the image reaches it, and a record has been seen
@@ -37,7 +37,7 @@
 //     defers publication until its EndTransactionRecord.
 //   - An AbortTransactionRecord discards the transaction's records at once.
 //     Kafka discards them only when the Abort ends a commit and publishes
-//     them when more records follow it in the same commit (spec §10 #3);
+//     them when more records follow it in the same commit;
 //     kmeta fixes this on purpose: an aborted transaction leaves no trace.
 //   - A snapshot is a delta from the current image that deletes whatever the
 //     snapshot does not re-assert (delta.NewSnapshot, FinishSnapshot).
@@ -90,7 +90,7 @@
 //   - Cache: the latest image behind an atomic pointer. Load never blocks
 //     nor allocates; an image once loaded never changes.
 //   - SnapshotGenerator: writes a snapshot after 20 MiB of log or an hour
-//     (Kafka's defaults, spec §5.3) through a SnapshotEmitter; DirEmitter
+//     (Kafka's defaults) through a SnapshotEmitter; DirEmitter
 //     writes a .checkpoint that Kafka reads.
 //   - Func: a function as a publisher.
 //
@@ -103,16 +103,16 @@
 //	img, err := l.WaitForOffset(ctx, offset) // block until an image containing offset is published
 //
 // WaitForOffset is a broker's wait to be caught up to its own
-// RegisterBrokerRecord before it asks to be unfenced (spec §4.5, §8): it
+// RegisterBrokerRecord before it asks to be unfenced: it
 // returns once every publisher has been given an image containing offset.
 //
 // # Observing
 //
 // Options.Logger takes a *slog.Logger. Options.Hooks is a struct of optional
 // callbacks (batch loaded, commit handled, snapshot loaded, published,
-// caught up, leader changed, fault) that carry Kafka's loader metrics (spec
-// §4.8): offset and epoch of the last published image, batch and publish
-// times (per batch, spec §10 #4), publisher errors, replay errors.
+// caught up, leader changed, fault) that carry Kafka's loader metrics
+// (MetadataLoaderMetrics, BrokerServerMetrics): offset and epoch of the last published image, batch and publish
+// times (per batch), publisher errors, replay errors.
 // Loader.Stats returns the same counters at any time. No metrics library is
 // imported.
 package publisher

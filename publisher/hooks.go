@@ -8,7 +8,7 @@ import (
 )
 
 // ReplayErrorMode says what the loader does with a record it cannot replay
-// (spec §10 #1).
+// (Kafka's MetadataLoader reports the fault and skips the record).
 type ReplayErrorMode int8
 
 const (
@@ -43,11 +43,12 @@ type Options struct {
 // Hooks are optional callbacks, in the style of pebble's EventListener: set
 // the ones you need. They run on the loader's goroutine, during the
 // operation that raised them: keep them short and do not call back into the
-// loader's input methods. Together they carry the metrics of Kafka's MetadataLoader
-// and broker-metadata-metrics (spec §4.8).
+// loader's input methods. Together they carry the metrics of Kafka's
+// MetadataLoader and broker-metadata-metrics.
 type Hooks struct {
 	// BatchLoaded: one log batch was replayed (MetadataBatchSizes and
-	// MetadataBatchProcessingTimeUs, measured per batch: spec §10 #4).
+	// MetadataBatchProcessingTimeUs, measured per batch, where Kafka's
+	// MetadataLoader records the whole commit's time for each batch).
 	BatchLoaded func(BatchInfo)
 	// CommitHandled: one commit (HandleCommit, or LoadBatch...Commit) was
 	// handled, published or not.
@@ -114,7 +115,7 @@ type PublishInfo struct {
 }
 
 // Stats are the loader's counters and position, read at any time with
-// Loader.Stats (spec §4.8).
+// Loader.Stats.
 type Stats struct {
 	// LastApplied is the provenance of the last published image
 	// (last-applied-record-offset and -timestamp); LastContainedOffset is

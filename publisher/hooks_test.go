@@ -13,9 +13,9 @@ import (
 )
 
 // TestHooksCarryTheLoaderMetrics: the hooks and Stats carry what Kafka's
-// loader metrics say (spec §4.8): batch sizes and per-batch times
-// (MetadataBatchSizes, MetadataBatchProcessingTimeUs, per batch as spec
-// §10 #4 recommends), last-applied offset and time, CurrentMetadataVersion,
+// loader metrics say: batch sizes and per-batch times
+// (MetadataBatchSizes, MetadataBatchProcessingTimeUs, per batch rather than
+// per commit as Kafka's MetadataLoader records them), last-applied offset and time, CurrentMetadataVersion,
 // HandleLoadSnapshotCount, CurrentControllerId, load and apply error counts.
 func TestHooksCarryTheLoaderMetrics(t *testing.T) {
 	var batches []BatchInfo

@@ -171,7 +171,7 @@ func (l *Loader) usable() error {
 }
 
 // resetToImage is MetadataBatchLoader.resetToImage, with Kafka 4.x's
-// hasSeenRecord = !image.isEmpty() (spec §10 #15).
+// hasSeenRecord = !image.isEmpty().
 func (l *Loader) resetToImage(img *image.Image) {
 	p := img.Provenance()
 	l.img = img
@@ -427,7 +427,7 @@ func (l *Loader) logManifest(p image.Provenance) Manifest {
 // An AbortTransactionRecord discards the open transaction's records at once
 // (a fresh delta over the current image). Kafka only discards them when the
 // Abort is the last record of a commit; records that follow an Abort in the
-// same commit make Kafka publish the aborted records too (spec §4.3, §10 #3).
+// same commit make Kafka publish the aborted records too.
 // kmeta fixes that on purpose: an aborted transaction leaves no trace.
 func (l *Loader) replay(off int64, r record.Record) error {
 	switch r.(type) {
@@ -768,7 +768,7 @@ func (l *Loader) Watch() (*image.Image, <-chan struct{}) {
 // WaitForOffset returns the first published image that contains offset
 // (its LastContainedOffset is at least offset): the broker's wait to be
 // caught up to its own registration record before it asks to be unfenced
-// (spec §4.5, §8). It returns ctx's error if ctx ends first, and ErrClosed if
+// (BrokerLifecycleManager's wait for its registration to be replayed). It returns ctx's error if ctx ends first, and ErrClosed if
 // the loader is closed first. Every publisher has been given the image when
 // it returns.
 func (l *Loader) WaitForOffset(ctx context.Context, offset int64) (*image.Image, error) {

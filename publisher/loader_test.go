@@ -70,7 +70,7 @@ func TestMetadataLoaderStillNeedToCatchUp(t *testing.T) {
 }
 
 // TestCatchUpNeedsARecord: an image that holds nothing does not count as
-// caught up (Kafka 4.x hasSeenRecord = !image.isEmpty(), spec §10 #15): a
+// caught up (Kafka 4.x hasSeenRecord = !image.isEmpty()): a
 // log of control batches only publishes nothing.
 func TestCatchUpNeedsARecord(t *testing.T) {
 	l := NewLoader(Options{})
@@ -320,7 +320,7 @@ func TestMetadataBatchLoaderTransactions(t *testing.T) {
 
 // TestAbortedTransactionLeavesNoTrace: an aborted transaction's records are
 // never published, also when more records follow the Abort in the same
-// commit (spec §10 #3: Kafka's MetadataBatchLoader keeps them then; kmeta
+// commit (Kafka's MetadataBatchLoader keeps them then; kmeta
 // discards them on purpose). The offsets still advance.
 func TestAbortedTransactionLeavesNoTrace(t *testing.T) {
 	tests := []struct {
@@ -565,7 +565,7 @@ func TestReplayErrors(t *testing.T) {
 	}
 }
 
-// TestControllerFailoverIsInvisible (docs/scenarios.md story 4): a new raft
+// TestControllerFailoverIsInvisible (a QuorumController failover): a new raft
 // leader epoch with a LeaderChange control record and no data change leaves
 // every topic, broker and partition as it was; the publishers see an update
 // with no change and the readers the same answers; the log position and the

@@ -9,7 +9,7 @@ import (
 
 	"github.com/kmeta-go/kmeta/delta"
 	"github.com/kmeta-go/kmeta/image"
-	"github.com/kmeta-go/kmeta/internal/imagetest"
+	"github.com/kmeta-go/kmeta/image/imagetest"
 	"github.com/kmeta-go/kmeta/record"
 )
 

@@ -13,8 +13,7 @@ import (
 	"github.com/kmeta-go/kmeta/record"
 )
 
-// Kafka's snapshot-trigger defaults (KRaftConfigs / MetadataLogConfig,
-// spec §5.3).
+// Kafka's snapshot-trigger defaults (KRaftConfigs / MetadataLogConfig).
 const (
 	// DefaultMaxBytesBetweenSnapshots is
 	// metadata.log.max.record.bytes.between.snapshots: 20 MiB.
@@ -129,7 +128,7 @@ type GeneratedSnapshot struct {
 }
 
 // SnapshotGenerator is the publisher that writes a snapshot after enough
-// log (Kafka's SnapshotGenerator, spec §5.3): a SNAPSHOT manifest (a
+// log (Kafka's SnapshotGenerator): a SNAPSHOT manifest (a
 // snapshot loaded, or its first full-image update) resets its counters; each
 // LOG_DELTA adds its bytes, and when they reach MaxBytes, or else when
 // MaxInterval has passed since the last snapshot, it emits one. Time is

@@ -189,14 +189,13 @@ func BenchmarkEncode(b *testing.B) {
 				b.Skip(err)
 			}
 			type dec struct {
-				base       int64
-				epoch      int32
-				time       int64
-				control    bool
-				recs       []Record
-				vers       []int16
-				ctl        []ControlRecord
-				controlTyp []ControlType
+				base    int64
+				epoch   int32
+				time    int64
+				control bool
+				recs    []Record
+				vers    []int16
+				ctl     []ControlRecord
 			}
 			var batches []dec
 			var batch Batch

@@ -1463,7 +1463,7 @@ func (m *VotersRecordVoter) Default() {
 }
 
 func (m *VotersRecordVoter) isDefault() bool {
-	return len(m.UnknownTags) == 0 && !(m.VoterID != 0) && !(m.VoterDirectoryID != (UUID{})) && !(len(m.Endpoints) != 0) && !(!m.KRaftVersionFeature.isDefault())
+	return len(m.UnknownTags) == 0 && !(m.VoterID != 0) && !(m.VoterDirectoryID != (UUID{})) && !(len(m.Endpoints) != 0) && m.KRaftVersionFeature.isDefault()
 }
 
 func (m *VotersRecordVoter) validate(v int16) error {
@@ -2251,7 +2251,7 @@ func (m *RegisterBrokerRecord) Default() {
 }
 
 func (m *RegisterBrokerRecord) isDefault() bool {
-	return len(m.UnknownTags) == 0 && !(m.BrokerID != 0) && !(m.IsMigratingZKBroker) && !(m.IncarnationID != (UUID{})) && !(m.BrokerEpoch != 0) && !(len(m.EndPoints) != 0) && !(len(m.Features) != 0) && !(m.Rack == nil || *m.Rack != "") && !(!m.Fenced) && !(m.InControlledShutdown) && !(len(m.LogDirs) != 0) && !(m.CordonedLogDirs != nil)
+	return len(m.UnknownTags) == 0 && !(m.BrokerID != 0) && !m.IsMigratingZKBroker && !(m.IncarnationID != (UUID{})) && !(m.BrokerEpoch != 0) && !(len(m.EndPoints) != 0) && !(len(m.Features) != 0) && !(m.Rack == nil || *m.Rack != "") && m.Fenced && !m.InControlledShutdown && !(len(m.LogDirs) != 0) && !(m.CordonedLogDirs != nil)
 }
 
 func (m *RegisterBrokerRecord) validate(v int16) error {
@@ -6113,7 +6113,7 @@ func (m *ClientQuotaRecord) Default() {
 }
 
 func (m *ClientQuotaRecord) isDefault() bool {
-	return len(m.UnknownTags) == 0 && !(len(m.Entity) != 0) && !(m.Key != "") && !(m.Value != 0) && !(m.Remove)
+	return len(m.UnknownTags) == 0 && !(len(m.Entity) != 0) && !(m.Key != "") && !(m.Value != 0) && !m.Remove
 }
 
 func (m *ClientQuotaRecord) validate(v int16) error {
@@ -9074,7 +9074,7 @@ func (m *RegisterControllerRecord) Default() {
 }
 
 func (m *RegisterControllerRecord) isDefault() bool {
-	return len(m.UnknownTags) == 0 && !(m.ControllerID != 0) && !(m.IncarnationID != (UUID{})) && !(m.ZKMigrationReady) && !(len(m.EndPoints) != 0) && !(len(m.Features) != 0)
+	return len(m.UnknownTags) == 0 && !(m.ControllerID != 0) && !(m.IncarnationID != (UUID{})) && !m.ZKMigrationReady && !(len(m.EndPoints) != 0) && !(len(m.Features) != 0)
 }
 
 func (m *RegisterControllerRecord) validate(v int16) error {

@@ -32,7 +32,7 @@ type BrokerSpec struct {
 func (s *Simulator) checkPeriod() int64 { return max(s.session/8, 1) }
 
 // RegisterBroker registers a broker (QuorumController.registerBroker →
-// ClusterControlManager.registerBroker, spec §2.1): a fenced
+// ClusterControlManager.registerBroker): a fenced
 // RegisterBrokerRecord whose epoch is the offset of the operation's first
 // record, preceded in 4.x by the clean-up records of a new incarnation. The
 // broker then heartbeats: it is unfenced at its next heartbeat (Advance) or
@@ -241,8 +241,8 @@ func (s *Simulator) registered(id int32) (*broker, error) {
 }
 
 // UnfenceBroker is the heartbeat that takes a fenced broker to UNFENCED
-// (ReplicationControlManager.processBrokerHeartbeat, handleBrokerUnfenced,
-// spec §2.2): the unfence record (UnfenceBrokerRecord below 3.3-IV2,
+// (ReplicationControlManager.processBrokerHeartbeat, handleBrokerUnfenced):
+// the unfence record (UnfenceBrokerRecord below 3.3-IV2,
 // BrokerRegistrationChangeRecord v0 Fenced=-1 from it), then leaders for the
 // leaderless partitions this broker can lead; from 4.3-IV0 the heartbeat
 // also carries the broker's cordoned log directories, and when they differ
@@ -276,12 +276,12 @@ func (s *Simulator) UnfenceBroker(id int32) error {
 	return s.commit(recs, false)
 }
 
-// FenceBroker fences a broker (ReplicationControlManager.handleBrokerFenced,
-// spec §2.2, §4.5): the broker leaves every ISR it can leave, its
+// FenceBroker fences a broker (ReplicationControlManager.handleBrokerFenced):
+// the broker leaves every ISR it can leave, its
 // leaderships move to the first acceptable ISR member in replica order,
 // then the fence record (FenceBrokerRecord below 3.3-IV2,
 // BrokerRegistrationChangeRecord v0 Fenced=1 from it). Like Kafka it writes
-// the fence record even for a broker already fenced (spec §10 #2). The
+// the fence record even for a broker already fenced. The
 // broker keeps heartbeating unless it was crashed.
 func (s *Simulator) FenceBroker(id int32) error {
 	b, err := s.registered(id)
@@ -306,7 +306,7 @@ func (s *Simulator) fenceRecord(b *broker) image.VersionedRecord {
 
 // BeginControlledShutdown is the heartbeat with wantShutDown that takes an
 // unfenced broker into CONTROLLED_SHUTDOWN
-// (ReplicationControlManager.handleBrokerInControlledShutdown, spec §2.4):
+// (ReplicationControlManager.handleBrokerInControlledShutdown):
 // BrokerRegistrationChangeRecord v1 InControlledShutdown=1 (from 3.3-IV3,
 // unless already set), then the broker leaves the ISRs and its leaderships
 // move.
@@ -361,7 +361,7 @@ func (s *Simulator) CrashBroker(id int32) error {
 }
 
 // UnregisterBroker is the UnregisterBroker admin request
-// (ReplicationControlManager.handleBrokerUnregistered, spec §2.5).
+// (ReplicationControlManager.handleBrokerUnregistered).
 func (s *Simulator) UnregisterBroker(id int32) error {
 	b, err := s.registered(id)
 	if err != nil {
@@ -466,7 +466,7 @@ func (s *Simulator) brokerIDs() []int32 {
 	return ids
 }
 
-// Failover makes another controller active (scenario 4 of scenarios.md):
+// Failover makes another controller active (QuorumController failover):
 // a new raft leader epoch begins with its LeaderChange control batch, and the
 // controller's soft state starts over (every registered broker's session
 // restarts now). No metadata record is written. newLeader 0 keeps the

@@ -17,7 +17,7 @@ const (
 )
 
 // changeBuilder is Kafka's PartitionChangeBuilder
-// (controller/PartitionChangeBuilder, kafka-controller-spec.md §4.2): it
+// (controller/PartitionChangeBuilder): it
 // turns a partition's registration and the targets a caller sets into the
 // PartitionChangeRecord the controller writes, or none.
 type changeBuilder struct {
@@ -59,13 +59,6 @@ func (s *Simulator) newBuilder(t *topic, p *image.Partition, accept func(int32) 
 	return b
 }
 
-func (b *changeBuilder) setDirectory(broker int32, dir record.UUID) {
-	if b.targetDirs == nil {
-		b.targetDirs = map[int32]record.UUID{}
-	}
-	b.targetDirs[broker] = dir
-}
-
 func contains(l []int32, x int32) bool { return slices.Contains(l, x) }
 
 func containsAll(l, sub []int32) bool {
@@ -92,7 +85,7 @@ func (b *changeBuilder) isValidLeader(r int32) bool {
 }
 
 // canElectLastKnownLeader is PartitionChangeBuilder.canElectLastKnownLeader
-// (spec §4.3): ELR on, target ISR and ELR empty, exactly one last known
+// (KIP-966): ELR on, target ISR and ELR empty, exactly one last known
 // leader, and that broker acceptable. The simulator also requires it to be
 // a target replica: after a reassignment removed it, Kafka's acceptor would
 // look up its directory (PartitionRegistration.directory) and throw, failing
@@ -175,7 +168,7 @@ func (b *changeBuilder) completeReassignmentIfNeeded() {
 }
 
 // maybePopulateTargetELR is PartitionChangeBuilder.maybePopulateTargetElr;
-// the candidate set iterates as Java's HashSet does (§9.2).
+// the candidate set iterates as Java's HashSet does (hashOrder).
 func (b *changeBuilder) maybePopulateTargetELR() {
 	if !b.elr {
 		return
@@ -269,7 +262,7 @@ func (b *changeBuilder) build() *record.PartitionChangeRecord {
 	// (KAFKA-15021). Releases up to 3.7 compared the target ISR, so a
 	// partition whose ISR could not shrink (its last member leaving with ELR
 	// off) still got a {Leader: current} record; 3.8 compares the record's
-	// ISR (kafka-controller-spec.md §4.5, §10 #10).
+	// ISR.
 	if b.s.mv < image.MV3_6_IV0 && rec.Leader == image.NoLeaderChange {
 		if b.s.release <= Kafka37 {
 			if !containsAll(b.targetISR, p.ISR()) {

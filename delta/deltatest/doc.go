@@ -67,8 +67,7 @@
 // (KIP-1312). The features formatted by default follow Feature.defaultLevel,
 // share.version 2 from 4.4-IV0 included.
 //
-// The rules and their sources are in kafka-controller-spec.md; each method
-// names the Kafka class it follows. The test TestCorpusBrokerEventsMatchKafkaController
+// Each method names the Kafka controller class and method it follows. The test TestCorpusBrokerEventsMatchKafkaController
 // checks the simulator against Kafka's own controller: for every broker
 // fencing, unfencing and controlled shutdown in the real metadata logs of
 // the shared corpus (kraft and kraft-2: Kafka 3.2 to 4.2; the Kafka 4.3
@@ -102,7 +101,7 @@
 //
 // # Scenarios
 //
-// The stories of docs/scenarios.md: ReconnectionStorm (a broker leading
+// The stories: ReconnectionStorm (a broker leading
 // about 500 partitions crashes; detection after the session timeout),
 // BrokerFallsBehind (a stalled broker's lagging view against the cluster's),
 // DoublePartitions (a topic grows from 6 to 12 partitions), ControllerFailover
@@ -112,7 +111,7 @@
 //
 //   - Record order inside one operation: Kafka iterates partitions in the
 //     order of its TimelineHashMap indexes, which depends on the whole
-//     history (spec §9.3); the simulator uses the canonical order (topic id,
+//     history; the simulator uses the canonical order (topic id,
 //     then partition). The set of records is the same.
 //   - Placement: Kafka's Random is unseeded; the simulator's is seeded
 //     (Config.Seed), so placements are reproducible, not Kafka's.

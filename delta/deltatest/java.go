@@ -9,12 +9,12 @@ import (
 )
 
 // This file emulates the pieces of the JDK whose behaviour leaks into the
-// records Kafka's controller writes (kafka-controller-spec.md §9):
+// records Kafka's controller writes:
 // java.util.Random (the replica placer's draws), Collections.shuffle,
 // String.hashCode and the iteration order of java.util.HashMap/HashSet.
 
 // javaRandom is java.util.Random: a 48-bit linear congruential generator
-// (§9.4).
+// (the constants of java.util.Random.next).
 type javaRandom struct{ seed int64 }
 
 const (
@@ -77,7 +77,7 @@ func tableSizeFor(n int) int {
 // hashOrder returns keys (given in insertion order, no duplicates) in the
 // iteration order of a java.util.HashMap or HashSet whose table started at
 // initialCapacity and grew by doubling whenever its size passed 0.75 of the
-// capacity (§9.1): buckets ascending, insertion order within a bucket.
+// capacity (HashMap.resize): buckets ascending, insertion order within a bucket.
 // Treeified buckets are not modelled.
 func hashOrder[K any](keys []K, hash func(K) int32, initialCapacity int) []K {
 	capacity := tableSizeFor(max(initialCapacity, 1))

@@ -36,7 +36,7 @@ func TestJavaStringHash(t *testing.T) {
 }
 
 // TestHashOrder: small Integer keys iterate ascending in a 16-slot table;
-// ids >= 16 iterate by id mod 16, ties in insertion order (spec §9.1).
+// ids >= 16 iterate by id mod 16, ties in insertion order.
 func TestHashOrder(t *testing.T) {
 	got := hashOrder([]int32{17, 1, 33, 2, 16}, intHash, 16)
 	if want := []int32{16, 17, 1, 33, 2}; !slices.Equal(got, want) {

@@ -23,7 +23,7 @@ const (
 )
 
 // AlterConfigs is IncrementalAlterConfigs for one resource
-// (ConfigurationControlManager.incrementalAlterConfigs, spec §5.4): each
+// (ConfigurationControlManager.incrementalAlterConfigs): each
 // change sets a key (non-nil value) or deletes it (nil). A ConfigRecord is
 // written for every key whose value changes, and for every key of a BROKER
 // resource (KAFKA-14136), in Java HashMap order of the keys; with ELR on, a
@@ -96,7 +96,7 @@ func (s *Simulator) DeleteTopicConfig(topicName, key string) error {
 }
 
 // quotaEntityOrder is the HashMap order of the entity types in a
-// ClientQuotaRecord: client-id, then user, then ip (spec §5.7).
+// ClientQuotaRecord: client-id, then user, then ip.
 // It is -1 for any other type.
 func quotaEntityOrder(typ string) int {
 	switch typ {
@@ -111,7 +111,7 @@ func quotaEntityOrder(typ string) int {
 }
 
 // AlterClientQuota is AlterClientQuotas for one entity and key
-// (ClientQuotaControlManager.alterClientQuotas, spec §5.7): value nil
+// (ClientQuotaControlManager.alterClientQuotas): value nil
 // removes the key (a record only if it exists); otherwise a record only if
 // the value changes. A part with a nil Name is the default entity.
 func (s *Simulator) AlterClientQuota(entity []image.QuotaEntityPart, key string, value *float64) error {
@@ -159,8 +159,8 @@ func (s *Simulator) AlterClientQuota(entity []image.QuotaEntityPart, key string,
 	return s.commit([]image.VersionedRecord{vr(r, 0)}, true)
 }
 
-// CreateACL is CreateAcls for one binding (AclControlManager.createAcls,
-// spec §5.8): an AccessControlEntryRecord with a fresh random id, or
+// CreateACL is CreateAcls for one binding (AclControlManager.createAcls):
+// an AccessControlEntryRecord with a fresh random id, or
 // nothing when an identical ACL exists. It returns the id (of the existing
 // ACL when there is one). acl.ID is ignored.
 func (s *Simulator) CreateACL(acl image.ACL) (record.UUID, error) {
@@ -204,7 +204,7 @@ const (
 )
 
 // UpsertScramCredential is AlterUserScramCredentials with one upsertion
-// (ScramControlManager, spec §5.9, MV >= 3.5-IV2): a
+// (ScramControlManager, MV >= 3.5-IV2): a
 // UserScramCredentialRecord with a random salt, StoredKey =
 // H(HMAC(SaltedPassword, "Client Key")) and ServerKey =
 // HMAC(SaltedPassword, "Server Key") (RFC 5802).
@@ -263,7 +263,7 @@ const (
 )
 
 // CreateDelegationToken is CreateDelegationToken
-// (DelegationTokenControlManager, spec §5.10, MV >= 3.6-IV2): owner and
+// (DelegationTokenControlManager, MV >= 3.6-IV2): owner and
 // renewers are principals ("User:alice"); maxLifetime 0 means 7 days. It
 // returns the token id.
 func (s *Simulator) CreateDelegationToken(owner string, renewers []string, maxLifetime time.Duration) (string, error) {
@@ -324,7 +324,7 @@ func (s *Simulator) ExpireDelegationToken(id string, period time.Duration) error
 func uuidString(u record.UUID) string { return u.String() }
 
 // AllocateProducerIDs is AllocateProducerIds from broker
-// (ProducerIdControlManager.generateNextProducerId, spec §5.6): the block
+// (ProducerIdControlManager.generateNextProducerId): the block
 // [next, next+1000) and a ProducerIdsRecord pointing past it. It returns
 // the first id of the block.
 func (s *Simulator) AllocateProducerIDs(broker int32) (int64, error) {
@@ -339,7 +339,7 @@ func (s *Simulator) AllocateProducerIDs(broker int32) (int64, error) {
 }
 
 // SetFeature is UpdateFeatures for one feature (FeatureControlManager
-// .updateFeatures, spec §5.3): a FeatureLevelRecord (level 0 removes the
+// .updateFeatures): a FeatureLevelRecord (level 0 removes the
 // feature). metadata.version may only be raised. Enabling
 // eligible.leader.replicas.version (4.x) is prefixed by the ELR safety
 // records: the cluster min.insync.replicas if none is set and deletions of

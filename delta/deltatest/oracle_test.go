@@ -19,13 +19,13 @@ import (
 // The oracle: Kafka's own controller. Every batch of the corpus logs that
 // changes a broker's state (BrokerRegistrationChangeRecord fencing,
 // unfencing or entering controlled shutdown; Fence/UnfenceBrokerRecord in
-// the 3.2 logs) is split into operations (kafka-controller-spec.md §1.2:
+// the 3.2 logs) is split into operations (QuorumController's
 // raft packs several operations into one batch; an operation is a contiguous
 // run of records) and for each broker event the simulator, started from the
 // image just before the event (FromImage), performs the same event. Its
 // records must equal Kafka's as a set (the order of PartitionChangeRecords
 // inside one operation follows the controller's TimelineHashMap history,
-// §9.3, which the simulator's canonical mode does not reproduce).
+// which the simulator's canonical mode does not reproduce).
 
 type eventKind int
 
@@ -259,7 +259,7 @@ type oracleStats struct {
 // corpus logs, the simulator writes the PartitionChangeRecords (and the
 // broker record) Kafka's QuorumController wrote (ReplicationControlManager
 // .handleBrokerFenced, handleBrokerUnfenced, handleBrokerInControlledShutdown
-// and PartitionChangeBuilder, kafka-controller-spec.md §2.2, §4).
+// and PartitionChangeBuilder).
 func TestCorpusBrokerEventsMatchKafkaController(t *testing.T) {
 	total := 0
 	for _, cl := range corpusLogs(t) {

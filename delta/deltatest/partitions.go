@@ -14,7 +14,7 @@ func (s *Simulator) activeAcceptor(p *image.Partition) func(int32) bool {
 }
 
 // AlterPartition is an AlterPartition request from the partition's leader
-// (ReplicationControlManager.alterPartition, spec §4.6) proposing isr, with
+// (ReplicationControlManager.alterPartition) proposing isr, with
 // the leader reporting its recovery done (RECOVERED). The usual record
 // carries Isr (plus Leader = current below 3.6-IV0 when the ISR shrinks, ELR
 // changes, and the completion of a reassignment when the new ISR allows it).
@@ -79,7 +79,7 @@ func (s *Simulator) ShrinkISR(topicName string, part int32, broker int32) error 
 }
 
 // Reassign starts (or changes) the reassignment of a partition to target
-// (ReplicationControlManager.changePartitionReassignment, spec §4.7):
+// (ReplicationControlManager.changePartitionReassignment):
 // Replicas = target then the removed replicas, with RemovingReplicas and
 // AddingReplicas sorted. The reassignment completes in the same record if
 // the ISR already allows it, else through later AlterPartition requests
@@ -186,7 +186,7 @@ func (s *Simulator) CancelReassignment(topicName string, part int32) error {
 }
 
 // ElectPreferredLeader is ElectLeaders with PREFERRED for one partition
-// (spec §4.8): ErrElectionNotNeeded when replicas[0] already leads,
+// (ReplicationControlManager.electLeaders): ErrElectionNotNeeded when replicas[0] already leads,
 // ErrLeaderNotAvailable when no record results.
 func (s *Simulator) ElectPreferredLeader(topicName string, part int32) error {
 	return s.electLeader(topicName, part, electionPreferred)

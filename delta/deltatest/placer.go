@@ -161,7 +161,7 @@ type rackList struct {
 }
 
 // newRackList is the RackList constructor: fresh copies of the cached
-// lists, then the random draws of §9.4.
+// lists, then the random draws of the RackList constructor.
 func newRackList(rnd *javaRandom, c *brokerCache) *rackList {
 	rl := &rackList{rnd: rnd, rackOrder: c.rackOrder, numUnfenced: c.numUnfenced, numTotal: c.numTotal}
 	rl.racks = make([]rack, len(c.rackKeys))
@@ -231,7 +231,7 @@ func (rl *rackList) place(out []int32) error {
 }
 
 // placeReplicas is StripedReplicaPlacer.place for count partitions of
-// replication factor rf (kafka-controller-spec.md §3.3).
+// replication factor rf.
 func placeReplicas(rnd *javaRandom, c *brokerCache, count, rf int) ([][]int32, error) {
 	rl := newRackList(rnd, c)
 	if rf <= 0 {

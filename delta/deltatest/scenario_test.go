@@ -20,7 +20,7 @@ func leaderships(img *image.Image, broker int32) int {
 	return n
 }
 
-// TestReconnectionStorm: scenarios.md §1. Broker 4 led about 500
+// TestReconnectionStorm: a broker crash. Broker 4 led about 500
 // partitions; it is fenced one session timeout (9 s, detected by the
 // periodic check every 9 s / 8) after its last heartbeat, in one operation
 // that moves every leadership to the first live ISR member in replica order
@@ -76,7 +76,7 @@ func TestReconnectionStorm(t *testing.T) {
 	}
 }
 
-// TestBrokerFallsBehind: scenarios.md §2. The stalled broker's own image
+// TestBrokerFallsBehind: a stalled broker. The stalled broker's own image
 // still says it leads; the controller fenced it after the session timeout
 // and moved its leaderships; the lagging view's leader epochs are older.
 func TestBrokerFallsBehind(t *testing.T) {
@@ -104,7 +104,7 @@ func TestBrokerFallsBehind(t *testing.T) {
 	}
 }
 
-// TestDoublePartitions: scenarios.md §3; the delta reports the growth.
+// TestDoublePartitions: a topic doubles its partitions; the delta reports the growth.
 func TestDoublePartitions(t *testing.T) {
 	sc, err := DoublePartitions(1)
 	if err != nil {
@@ -116,7 +116,7 @@ func TestDoublePartitions(t *testing.T) {
 	}
 }
 
-// TestControllerFailover: scenarios.md §4: a new raft leader epoch and a
+// TestControllerFailover: a QuorumController failover: a new raft leader epoch and a
 // LeaderChange control batch, no data change.
 func TestControllerFailover(t *testing.T) {
 	sc, err := ControllerFailover(1)

@@ -42,7 +42,8 @@ func (s *Simulator) ImageAsOf(t time.Time) (*image.Image, error) {
 	return s.ImageLagging(n)
 }
 
-// Scenario is one of the stories of docs/scenarios.md played on a
+// Scenario is one of the stories below (a crash, a stalled broker, doubled
+// partitions, a controller failover) played on a
 // simulator: the image just before the event, the image after it, and the
 // delta between them as a metadata publisher would receive it.
 type Scenario struct {

@@ -13,8 +13,7 @@ import (
 )
 
 // Release is the Apache Kafka release whose controller the simulator
-// imitates where releases differ at the same metadata.version
-// (kafka-controller-spec.md §7).
+// imitates where releases differ at the same metadata.version.
 type Release int
 
 // The releases the simulator knows.
@@ -34,6 +33,7 @@ const (
 	Kafka44
 )
 
+// String returns the release as Kafka names it, e.g. "4.3".
 func (r Release) String() string { return fmt.Sprintf("%d.%d", int(r)/10, int(r)%10) }
 
 // releaseOf is the release that introduced mv, the release a log written at
@@ -91,7 +91,7 @@ type Config struct {
 	Seed int64
 	// ControllerID is the active controller's node id (the raft leader of
 	// LeaderChange records and the node whose configs the controller reads as
-	// its own, spec §4.1). 0 means 3000.
+	// its own). 0 means 3000.
 	ControllerID int32
 	// SessionTimeout is broker.session.timeout.ms (0: 9 s); HeartbeatInterval
 	// broker.heartbeat.interval.ms (0: 2 s).
@@ -607,8 +607,7 @@ func (s *Simulator) leaderChange() {
 	s.nextOffset++
 }
 
-// bootstrap writes ActivationRecordsGenerator.recordsForEmptyLog
-// (kafka-controller-spec.md §5.1).
+// bootstrap writes ActivationRecordsGenerator.recordsForEmptyLog.
 func (s *Simulator) bootstrap() error {
 	var recs []image.VersionedRecord
 	tx := s.mv >= image.MV3_6_IV1
@@ -835,7 +834,7 @@ func (s *Simulator) replay(r record.Record, offset int64) error {
 }
 
 // sortedTopics returns the topic ids in the simulator's canonical order
-// (kafka-controller-spec.md §9.3 "canonical" mode): by id bytes.
+// (the canonical mode, not Java's HashMap order): by id bytes.
 func (s *Simulator) sortedTopics() []record.UUID {
 	if s.sorted == nil {
 		s.sorted = make([]record.UUID, 0, len(s.topics))
@@ -863,7 +862,7 @@ func (s *Simulator) staticMinISR() int { return max(s.cfg.MinInSyncReplicas, 1) 
 
 // resolveConfig is KafkaConfigSchema.resolveEffectiveTopicConfig for the
 // controller: the topic's config, the controller node's dynamic config, the
-// cluster default, then the controller's static value (spec §4.1).
+// cluster default, then the controller's static value.
 func (s *Simulator) resolveConfig(t *topic, key string) (string, bool) {
 	if v, ok := s.configs[configKey{configTopic, t.name}][key]; ok {
 		return v, true
@@ -929,7 +928,7 @@ func (s *Simulator) hasOnlineDir(id int32, dir record.UUID) bool {
 	return b != nil && b.reg.HasOnlineDir(dir)
 }
 
-// defaultDir is ClusterControlManager.defaultDir (spec §3.1).
+// defaultDir is ClusterControlManager.defaultDir.
 func (s *Simulator) defaultDir(id int32) record.UUID {
 	if d, ok := s.brokerCache().defaultDirs[id]; ok {
 		return d
@@ -971,7 +970,7 @@ func (s *Simulator) leaderAcceptor(p *image.Partition, remove, add, unclean int3
 
 // generateLeaderAndIsrUpdates is ReplicationControlManager
 // .generateLeaderAndIsrUpdates over the partitions sel picks, in canonical
-// order (spec §4.4).
+// order.
 func (s *Simulator) generateLeaderAndIsrUpdates(remove, add, unclean int32, sel func(*image.Partition) bool) []image.VersionedRecord {
 	var out []image.VersionedRecord
 	v := s.mv.PartitionRecordVersion()

@@ -27,7 +27,7 @@ type TopicSpec struct {
 }
 
 // CreateTopic is CreateTopics with one topic (ReplicationControlManager
-// .createTopic, spec §3.1): TopicRecord, ConfigRecords (in Java HashMap
+// .createTopic): TopicRecord, ConfigRecords (in Java HashMap
 // order of their names), ClearElrRecord if ELR is on and min.insync.replicas
 // is set, then PartitionRecords 0..n-1 with leader = first active replica,
 // ISR = active replicas, epochs 0. Releases up to 3.3 wrote the configs
@@ -234,7 +234,7 @@ func validateTopicName(name string) error {
 }
 
 // CreatePartitions grows a topic to count partitions
-// (ReplicationControlManager.createPartitions, spec §3.2): PartitionRecords
+// (ReplicationControlManager.createPartitions): PartitionRecords
 // for the new ids only. assignment, if non-nil, gives the replicas of the
 // new partitions.
 func (s *Simulator) CreatePartitions(name string, count int, assignment [][]int32) error {
@@ -269,7 +269,7 @@ func (s *Simulator) CreatePartitions(name string, count int, assignment [][]int3
 	return s.commit(s.appendPartitionRecords(nil, t.id, cur, a, assignment == nil), true)
 }
 
-// DeleteTopic is DeleteTopics with one topic (spec §5.5): one
+// DeleteTopic is DeleteTopics with one topic: one
 // RemoveTopicRecord; partitions and configs go with it.
 func (s *Simulator) DeleteTopic(name string) error {
 	t, err := s.topicByName(name)

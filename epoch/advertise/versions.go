@@ -16,74 +16,76 @@ import (
 // the controllers' listeners (KIP-853) that a broker proxy cannot reach.
 // A version newer than this table (a kmsg upgrade adding fields) is not
 // offered until the table is checked against it.
-var rewritable = map[int16]int16{
-	0:  13, // Produce: NodeEndpoints (KIP-951, v10+) rewritten
-	1:  18, // Fetch: NodeEndpoints (KIP-951, v16+) rewritten
-	2:  11, // ListOffsets
-	3:  13, // Metadata: Brokers rewritten
-	8:  10, // OffsetCommit
-	9:  10, // OffsetFetch
-	10: 6,  // FindCoordinator: coordinators rewritten
-	11: 9,  // JoinGroup
-	12: 4,  // Heartbeat
-	13: 5,  // LeaveGroup
-	14: 5,  // SyncGroup
-	15: 6,  // DescribeGroups
-	16: 5,  // ListGroups
-	17: 1,  // SaslHandshake
-	18: 5,  // ApiVersions (answered by the proxy itself)
-	19: 7,  // CreateTopics
-	20: 6,  // DeleteTopics
-	21: 2,  // DeleteRecords
-	22: 5,  // InitProducerId
-	23: 4,  // OffsetForLeaderEpoch
-	24: 5,  // AddPartitionsToTxn
-	25: 4,  // AddOffsetsToTxn
-	26: 5,  // EndTxn
-	28: 6,  // TxnOffsetCommit
-	29: 3,  // DescribeAcls
-	30: 3,  // CreateAcls
-	31: 3,  // DeleteAcls
-	32: 4,  // DescribeConfigs
-	33: 2,  // AlterConfigs
-	34: 2,  // AlterReplicaLogDirs
-	35: 5,  // DescribeLogDirs
-	36: 2,  // SaslAuthenticate
-	37: 3,  // CreatePartitions
-	38: 3,  // CreateDelegationToken
-	39: 2,  // RenewDelegationToken
-	40: 2,  // ExpireDelegationToken
-	41: 3,  // DescribeDelegationToken
-	42: 3,  // DeleteGroups
-	43: 2,  // ElectLeaders
-	44: 1,  // IncrementalAlterConfigs
-	45: 1,  // AlterPartitionReassignments
-	46: 0,  // ListPartitionReassignments
-	47: 0,  // OffsetDelete
-	48: 1,  // DescribeClientQuotas
-	49: 1,  // AlterClientQuotas
-	50: 0,  // DescribeUserScramCredentials
-	51: 0,  // AlterUserScramCredentials
-	57: 2,  // UpdateFeatures
-	60: 2,  // DescribeCluster: brokers rewritten, controllers through Rewriter.Controllers
-	61: 0,  // DescribeProducers
-	65: 0,  // DescribeTransactions
-	66: 2,  // ListTransactions
-	68: 1,  // ConsumerGroupHeartbeat (KIP-848)
-	69: 1,  // ConsumerGroupDescribe
-	71: 0,  // GetTelemetrySubscriptions
-	72: 0,  // PushTelemetry
-	74: 1,  // ListConfigResources
-	75: 0,  // DescribeTopicPartitions: broker ids only
-	76: 1,  // ShareGroupHeartbeat
-	77: 1,  // ShareGroupDescribe
-	78: 2,  // ShareFetch: NodeEndpoints rewritten
-	79: 2,  // ShareAcknowledge: NodeEndpoints rewritten
-	88: 1,  // StreamsGroupHeartbeat
-	89: 1,  // StreamsGroupDescribe
-	90: 1,  // DescribeShareGroupOffsets
-	91: 0,  // AlterShareGroupOffsets
-	92: 0,  // DeleteShareGroupOffsets
+// Entries hold the highest version plus one, so that a zero entry means
+// "not offered" (an array, not a map: the table is read-only state).
+var rewritable = [...]int16{
+	0:  14, // Produce: NodeEndpoints (KIP-951, v10+) rewritten
+	1:  19, // Fetch: NodeEndpoints (KIP-951, v16+) rewritten
+	2:  12, // ListOffsets
+	3:  14, // Metadata: Brokers rewritten
+	8:  11, // OffsetCommit
+	9:  11, // OffsetFetch
+	10: 7,  // FindCoordinator: coordinators rewritten
+	11: 10, // JoinGroup
+	12: 5,  // Heartbeat
+	13: 6,  // LeaveGroup
+	14: 6,  // SyncGroup
+	15: 7,  // DescribeGroups
+	16: 6,  // ListGroups
+	17: 2,  // SaslHandshake
+	18: 6,  // ApiVersions (answered by the proxy itself)
+	19: 8,  // CreateTopics
+	20: 7,  // DeleteTopics
+	21: 3,  // DeleteRecords
+	22: 6,  // InitProducerId
+	23: 5,  // OffsetForLeaderEpoch
+	24: 6,  // AddPartitionsToTxn
+	25: 5,  // AddOffsetsToTxn
+	26: 6,  // EndTxn
+	28: 7,  // TxnOffsetCommit
+	29: 4,  // DescribeAcls
+	30: 4,  // CreateAcls
+	31: 4,  // DeleteAcls
+	32: 5,  // DescribeConfigs
+	33: 3,  // AlterConfigs
+	34: 3,  // AlterReplicaLogDirs
+	35: 6,  // DescribeLogDirs
+	36: 3,  // SaslAuthenticate
+	37: 4,  // CreatePartitions
+	38: 4,  // CreateDelegationToken
+	39: 3,  // RenewDelegationToken
+	40: 3,  // ExpireDelegationToken
+	41: 4,  // DescribeDelegationToken
+	42: 4,  // DeleteGroups
+	43: 3,  // ElectLeaders
+	44: 2,  // IncrementalAlterConfigs
+	45: 2,  // AlterPartitionReassignments
+	46: 1,  // ListPartitionReassignments
+	47: 1,  // OffsetDelete
+	48: 2,  // DescribeClientQuotas
+	49: 2,  // AlterClientQuotas
+	50: 1,  // DescribeUserScramCredentials
+	51: 1,  // AlterUserScramCredentials
+	57: 3,  // UpdateFeatures
+	60: 3,  // DescribeCluster: brokers rewritten, controllers through Rewriter.Controllers
+	61: 1,  // DescribeProducers
+	65: 1,  // DescribeTransactions
+	66: 3,  // ListTransactions
+	68: 2,  // ConsumerGroupHeartbeat (KIP-848)
+	69: 2,  // ConsumerGroupDescribe
+	71: 1,  // GetTelemetrySubscriptions
+	72: 1,  // PushTelemetry
+	74: 2,  // ListConfigResources
+	75: 1,  // DescribeTopicPartitions: broker ids only
+	76: 2,  // ShareGroupHeartbeat
+	77: 2,  // ShareGroupDescribe
+	78: 3,  // ShareFetch: NodeEndpoints rewritten
+	79: 3,  // ShareAcknowledge: NodeEndpoints rewritten
+	88: 2,  // StreamsGroupHeartbeat
+	89: 2,  // StreamsGroupDescribe
+	90: 2,  // DescribeShareGroupOffsets
+	91: 1,  // AlterShareGroupOffsets
+	92: 1,  // DeleteShareGroupOffsets
 }
 
 // carriesAddress reports the keys whose responses carry broker addresses,
@@ -106,8 +108,10 @@ func CarriesAddress(key int16) bool { return carriesAddress(key) }
 // proxy may pass to a client after Rewriter.Response; ok is false for APIs a
 // proxy must not offer.
 func Rewritable(key int16) (max int16, ok bool) {
-	max, ok = rewritable[key]
-	return max, ok
+	if key < 0 || int(key) >= len(rewritable) || rewritable[key] == 0 {
+		return 0, false
+	}
+	return rewritable[key] - 1, true
 }
 
 // VersionsFunc gives the version range of an API key that one side (the

@@ -23,9 +23,9 @@ import (
 
 	"github.com/kmeta-go/kmeta/image"
 	"github.com/kmeta-go/kmeta/image/answer"
-	"github.com/kmeta-go/kmeta/internal/dirload"
-	"github.com/kmeta-go/kmeta/internal/imagetest"
+	"github.com/kmeta-go/kmeta/image/imagetest"
 	"github.com/kmeta-go/kmeta/internal/sharedtest"
+	"github.com/kmeta-go/kmeta/publisher/dirfollow"
 )
 
 // part is one partition as every client can report it.
@@ -168,7 +168,7 @@ func kmetaView(t *testing.T, img *image.Image, listener string) *view {
 	return v.norm(false)
 }
 
-// kafkaView applies spec §6's answer rules to Kafka's own image of the
+// kafkaView applies KafkaApis.handleTopicMetadataRequest's answer rules to Kafka's own image of the
 // directory (corpus-images/dirs): alive brokers with the listener; leader -1
 // when the leader is not registered or lacks the listener.
 func kafkaView(t *testing.T, jsonl, listener string) *view {
@@ -404,14 +404,14 @@ var interopDirs = []string{
 // TestRealClients: franz-go, sarama and kcat each see, through the proxy,
 // exactly the brokers, topics, partitions, leaders, replicas and ISR of the
 // Metadata answer kmeta builds from the image; for corpus directories that
-// answer agrees with Kafka's own image of the directory under spec §6's
-// rules; the group coordinator franz-go and sarama find is kmeta's.
+// answer agrees with Kafka's own image of the directory under
+// KafkaApis.handleTopicMetadataRequest's rules; the group coordinator franz-go and sarama find is kmeta's.
 func TestRealClients(t *testing.T) {
 	shared := sharedtest.Dir(t)
 	for _, d := range interopDirs {
 		t.Run(strings.SplitN(strings.TrimPrefix(d, "corpus/kraft/"), "/", 2)[0], func(t *testing.T) {
 			dir := filepath.Join(shared, d)
-			img, err := dirload.Load(dir)
+			img, err := dirfollow.LoadImage(dir)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kmeta-go/kmeta/internal/kafkalog"
+	"github.com/kmeta-go/kmeta/delta/deltatest/kafkalog"
 	"github.com/kmeta-go/kmeta/internal/sharedtest"
 	"github.com/kmeta-go/kmeta/record"
 )
@@ -230,7 +230,7 @@ func TestImageDamagedLengthOneAnswer(t *testing.T) {
 }
 
 // TestImageEveryDirectoryState: `metadump -image DIR` answers promptly on
-// every state a live node's directory passes through (internal/kafkalog
+// every state a live node's directory passes through (delta/deltatest/kafkalog
 // writes them as Kafka's log layer does): it prints an image, exits 0, and
 // exits 1 only where a batch is cut short at the end, which it names.
 func TestImageEveryDirectoryState(t *testing.T) {

@@ -9,8 +9,7 @@ import (
 	"strings"
 
 	"github.com/kmeta-go/kmeta/image"
-	"github.com/kmeta-go/kmeta/internal/dirload"
-	"github.com/kmeta-go/kmeta/internal/redact"
+	"github.com/kmeta-go/kmeta/image/redact"
 	"github.com/kmeta-go/kmeta/publisher"
 	"github.com/kmeta-go/kmeta/publisher/dirfollow"
 	"github.com/kmeta-go/kmeta/record"
@@ -28,7 +27,7 @@ func loadImage(path string) (*image.Image, error) {
 		return nil, err
 	}
 	if st.IsDir() {
-		img, err := dirload.Load(path)
+		img, err := dirfollow.LoadImage(path)
 		return img, wrapLoadError(path, err, nil)
 	}
 	l := publisher.NewLoader(publisher.Options{FaultHandler: func(*publisher.Loader, *publisher.Fault) {}})

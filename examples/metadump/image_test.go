@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/kmeta-go/kmeta/internal/imagetest"
+	"github.com/kmeta-go/kmeta/image/imagetest"
 	"github.com/kmeta-go/kmeta/internal/sharedtest"
 	"github.com/stretchr/testify/require"
 )

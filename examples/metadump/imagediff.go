@@ -7,7 +7,7 @@ import (
 	"slices"
 
 	"github.com/kmeta-go/kmeta/image"
-	"github.com/kmeta-go/kmeta/internal/redact"
+	"github.com/kmeta-go/kmeta/image/redact"
 )
 
 // diffImages lists what changed from image a to image b, one line each:

@@ -37,7 +37,7 @@
 //
 // Sensitive values print as "[redacted]", as Kafka's metadata image printers
 // hide them with MetadataNodeRedactionCriteria.Normal: the values of configs
-// that Kafka types as PASSWORD or does not know (internal/redact holds Kafka's
+// that Kafka types as PASSWORD or does not know (image/redact holds Kafka's
 // config schema), SCRAM salt, stored key, server key and iterations, and the
 // owner, requester, renewers and timestamps of delegation tokens.
 //
@@ -96,7 +96,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/kmeta-go/kmeta/internal/redact"
+	"github.com/kmeta-go/kmeta/image/redact"
 	"github.com/kmeta-go/kmeta/record"
 )
 

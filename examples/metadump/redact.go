@@ -5,7 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 
-	"github.com/kmeta-go/kmeta/internal/redact"
+	"github.com/kmeta-go/kmeta/image/redact"
 	"github.com/kmeta-go/kmeta/record"
 )
 

@@ -9,7 +9,7 @@ import (
 	"strings"
 
 	"github.com/kmeta-go/kmeta/image"
-	"github.com/kmeta-go/kmeta/internal/redact"
+	"github.com/kmeta-go/kmeta/image/redact"
 	"github.com/kmeta-go/kmeta/record"
 )
 

@@ -94,7 +94,7 @@ func (f *Forwarder) serveConn(conn net.Conn, broker int32) {
 	close(items)
 	<-done
 	c.close()
-	if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, net.ErrClosed) {
+	if !errors.Is(err, io.EOF) && !errors.Is(err, net.ErrClosed) { // readLoop returns only when the connection ends
 		log.Printf("proxy: %v (broker %d port): closed: %v", conn.RemoteAddr(), broker, err)
 	}
 }

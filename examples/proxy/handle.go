@@ -10,8 +10,8 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/kmeta-go/kmeta/image"
+	"github.com/kmeta-go/kmeta/image/kafkaerr"
 	"github.com/kmeta-go/kmeta/internal/wire"
-	"github.com/kmeta-go/kmeta/kafkaerr"
 )
 
 // Kafka error codes the proxy answers with (Errors), as kmsg's int16.

@@ -12,10 +12,10 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kmsg"
 
-	"github.com/kmeta-go/kmeta/internal/dirload"
 	"github.com/kmeta-go/kmeta/internal/sharedtest"
 	"github.com/kmeta-go/kmeta/internal/wire"
 	"github.com/kmeta-go/kmeta/publisher"
+	"github.com/kmeta-go/kmeta/publisher/dirfollow"
 )
 
 // TestDemo serves the simulated cluster: three brokers, all advertised as the
@@ -112,7 +112,7 @@ func TestClusterIDFromMetaProperties(t *testing.T) {
 // the advertised address.
 func TestHandle(t *testing.T) {
 	dir := sharedtest.Path(t, "vectors", "snapshots", "mv-4.0-IV0-kraft0", "__cluster_metadata-0")
-	img, err := dirload.Load(dir)
+	img, err := dirfollow.LoadImage(dir)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,7 +9,7 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kmsg"
 
-	"github.com/kmeta-go/kmeta/internal/kafkalog"
+	"github.com/kmeta-go/kmeta/delta/deltatest/kafkalog"
 )
 
 // metadata sends one Metadata v12 request (all topics) to addr and returns
@@ -51,7 +51,7 @@ func metadata(t *testing.T, addr string) *kmsg.MetadataResponse {
 
 // TestAdvertiseEveryDirectoryState: `proxy -advertise DIR` starts and
 // answers Metadata on every state a live node's directory passes through
-// (internal/kafkalog writes them as Kafka's log layer does): the brokers and
+// (delta/deltatest/kafkalog writes them as Kafka's log layer does): the brokers and
 // topics the directory holds, none for a directory with no record yet. (With
 // -follow, a directory with no record yet is waited for instead, as a broker
 // waits for its first metadata: TestFollowWaitsForFirstImage.)

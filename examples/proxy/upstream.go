@@ -12,7 +12,6 @@ import (
 	"os"
 	"os/signal"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"syscall"
 	"time"
@@ -63,7 +62,6 @@ type Forwarder struct {
 	rw    *advertise.Rewriter
 	ports *brokerPorts
 
-	apiMu    sync.Mutex
 	versions atomic.Pointer[kmsg.ApiVersionsResponse] // upstream's, intersected
 
 	clusterID atomic.Pointer[string]

@@ -13,7 +13,7 @@ import (
 	"github.com/kmeta-go/kmeta/record"
 )
 
-// benchImage is KRaftMetadataRequestBenchmark's cluster (spec §9.1): brokers
+// benchImage is KRaftMetadataRequestBenchmark's cluster: brokers
 // 0-4 with one PLAINTEXT endpoint host_<id>:9092, epoch 100, unfenced;
 // topics topic-<n> with random-like ids, every partition with replicas = ISR
 // = [0, 1, 3], leader partitionCount % 5 (0 for every size), leader epoch 0.

@@ -7,7 +7,7 @@ import (
 
 	"github.com/kmeta-go/kmeta/image"
 	"github.com/kmeta-go/kmeta/image/authz"
-	"github.com/kmeta-go/kmeta/kafkaerr"
+	"github.com/kmeta-go/kmeta/image/kafkaerr"
 )
 
 // Endpoint types of DescribeCluster (KIP-919, EndpointType).

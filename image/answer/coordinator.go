@@ -5,8 +5,8 @@ import (
 
 	"github.com/kmeta-go/kmeta/image"
 	"github.com/kmeta-go/kmeta/image/authz"
+	"github.com/kmeta-go/kmeta/image/kafkaerr"
 	"github.com/kmeta-go/kmeta/internal/javahash"
-	"github.com/kmeta-go/kmeta/kafkaerr"
 )
 
 // Coordinator key types (FindCoordinatorRequest.CoordinatorType).

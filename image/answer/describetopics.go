@@ -8,7 +8,7 @@ import (
 
 	"github.com/kmeta-go/kmeta/image"
 	"github.com/kmeta-go/kmeta/image/authz"
-	"github.com/kmeta-go/kmeta/kafkaerr"
+	"github.com/kmeta-go/kmeta/image/kafkaerr"
 )
 
 // DescribeTopicPartitions answers a DescribeTopicPartitions request (v0,

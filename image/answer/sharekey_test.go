@@ -5,7 +5,7 @@ import (
 
 	"github.com/kmeta-go/kmeta/delta"
 	"github.com/kmeta-go/kmeta/image"
-	"github.com/kmeta-go/kmeta/kafkaerr"
+	"github.com/kmeta-go/kmeta/image/kafkaerr"
 	"github.com/kmeta-go/kmeta/record"
 )
 

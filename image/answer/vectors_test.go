@@ -15,10 +15,10 @@ import (
 
 	"github.com/kmeta-go/kmeta/image"
 	"github.com/kmeta-go/kmeta/image/authz"
-	"github.com/kmeta-go/kmeta/internal/dirload"
-	"github.com/kmeta-go/kmeta/internal/imagetest"
+	"github.com/kmeta-go/kmeta/image/imagetest"
+	"github.com/kmeta-go/kmeta/image/kafkaerr"
 	"github.com/kmeta-go/kmeta/internal/sharedtest"
-	"github.com/kmeta-go/kmeta/kafkaerr"
+	"github.com/kmeta-go/kmeta/publisher/dirfollow"
 )
 
 // vectorCase is one row of an input's INDEX.tsv in vectors/answers: a
@@ -398,7 +398,7 @@ func TestKafkaAnswerVectors(t *testing.T) {
 				tally.skipped = append(tally.skipped, name+" (Kafka 4.3.1 gives no answers: "+in["loaded_by"]+")")
 				t.Skipf("Kafka 4.3.1 gives no answers for this input: %s", in["loaded_by"])
 			}
-			img, err := dirload.LoadPath(filepath.Join(shared, in["path"]))
+			img, err := dirfollow.LoadPath(filepath.Join(shared, in["path"]))
 			if err != nil {
 				if newerKafka(in) {
 					tally.skipped = append(tally.skipped, fmt.Sprintf("%s (kmeta cannot load it yet: %v)", name, err))

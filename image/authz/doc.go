@@ -17,7 +17,7 @@
 //	    authz.OpDescribe, authz.ResourceTopic, "orders")
 //
 // Every decision of Kafka's own StandardAuthorizer in the decision tables
-// Kafka 4.3.1 and 4.4 wrote (../shared/vectors/authz and authz-4.4) is
+// Kafka 4.3.1 and 4.4 wrote (kmeta's tests replay them where present) is
 // kmeta's, except where kmeta is deliberately stricter: where Kafka's code
 // and its documentation disagree, or where Kafka's code throws or loops,
 // kmeta denies (see Standard.Authorize). It never allows what Kafka denies.

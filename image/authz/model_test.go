@@ -359,10 +359,10 @@ func modelParse6(s string) (netip.Addr, tri) {
 // of the exemplar's name, "*"). It stops at a DENY, as checkSection does.
 func (m *model) wildcardScanFails(ctx Context, op, rt int8, name string) bool {
 	type sacl struct {
-		a                          image.ACL
-		rt, pt, op, perm           int8
-		name, principal, host      []uint16
-		literal, nameIsLiteralStar bool
+		a                     image.ACL
+		rt, pt, op, perm      int8
+		name, principal, host []uint16
+		literal               bool
 	}
 	u := func(s string) []uint16 { return utf16.Encode([]rune(s)) }
 	cmp := func(a, b []uint16) int { // String.compareTo

@@ -179,6 +179,21 @@ func defaultLit(f *field) string {
 	return "0"
 }
 
+// negate returns the Go expression that is true when expr is false, without
+// the double negation !(!x) that staticcheck (SA4013) reports.
+func negate(expr string) string {
+	if strings.ContainsAny(expr, " ()") {
+		if rest, ok := strings.CutPrefix(expr, "!"); ok && !strings.ContainsAny(rest, " ") {
+			return rest
+		}
+		return "!(" + expr + ")"
+	}
+	if rest, ok := strings.CutPrefix(expr, "!"); ok {
+		return rest
+	}
+	return "!" + expr
+}
+
 func defaultIsNull(f *field) bool { return f.hasDef && f.def == "null" }
 
 // nonDefault returns a Go expression that is true when m.F differs from the
@@ -274,7 +289,7 @@ func (g *gen) structType(s *strct) {
 	} else {
 		var parts []string
 		for _, f := range s.fields {
-			parts = append(parts, "!("+nonDefault(f)+")")
+			parts = append(parts, negate(nonDefault(f)))
 		}
 		g.p("return len(m.UnknownTags) == 0 && %s", strings.Join(parts, " && "))
 	}

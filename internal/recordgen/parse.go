@@ -428,7 +428,7 @@ func check(msgs []*message) error {
 		}
 		for _, s := range m.structs {
 			if prev, ok := goNames[s.goName]; ok {
-				return fmt.Errorf("Go type %s used by %s and %s: give one a gotype", s.goName, prev, m.name)
+				return fmt.Errorf("the Go type %s is used by %s and %s: give one a gotype", s.goName, prev, m.name)
 			}
 			goNames[s.goName] = m.name
 			tags := map[int]bool{}

@@ -2,18 +2,19 @@ package wire
 
 import "github.com/twmb/franz-go/pkg/kmsg"
 
+// flexibleTable holds, per API key, the first flexible version of its
+// request; -1 for a key kmsg does not define.
+type flexibleTable [256]int16
+
 // flexibleFrom is, per API key kmsg knows, the first flexible version of
 // its request (the messages' "flexibleVersions"; 32767 for none), computed
-// once so that per-request header handling allocates no kmsg request.
-var flexibleFrom = func() []int16 {
-	var out []int16
-	for key := int16(0); ; key++ {
-		req := kmsg.RequestForKey(key)
+// once so that per-request header handling allocates no kmsg request. An
+// array (a value), not a slice: read-only package state.
+var flexibleFrom flexibleTable = func() (out flexibleTable) {
+	for key := range out {
+		out[key] = -1 // no such key
+		req := kmsg.RequestForKey(int16(key))
 		if req == nil {
-			if key > 100 {
-				return out
-			}
-			out = append(out, -1) // no such key
 			continue
 		}
 		from := int16(32767)
@@ -24,8 +25,9 @@ var flexibleFrom = func() []int16 {
 				break
 			}
 		}
-		out = append(out, from)
+		out[key] = from
 	}
+	return out
 }()
 
 // IsFlexible reports whether version of the API key is a flexible version

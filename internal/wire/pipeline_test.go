@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"encoding/binary"
 	"testing"
-
-	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
 // TestFrameReaderPipelined reads frames sent back to back in one write, a
@@ -31,5 +29,3 @@ func TestFrameReaderPipelined(t *testing.T) {
 		}
 	}
 }
-
-var kmsgRequestForKey = kmsg.RequestForKey

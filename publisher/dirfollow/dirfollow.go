@@ -24,6 +24,9 @@
 //	l.Install(cache)
 //	if err := dirfollow.Load(l, dir); err != nil { ... }
 //	img := cache.Load()
+//
+// LoadImage does the same in one call and returns the image; LoadPath also
+// takes a single snapshot, log segment or bootstrap.checkpoint file.
 package dirfollow
 
 import (

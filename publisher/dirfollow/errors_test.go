@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kmeta-go/kmeta/internal/kafkalog"
+	"github.com/kmeta-go/kmeta/delta/deltatest/kafkalog"
 	"github.com/kmeta-go/kmeta/publisher"
 	"github.com/kmeta-go/kmeta/publisher/dirfollow"
 	"github.com/kmeta-go/kmeta/record"

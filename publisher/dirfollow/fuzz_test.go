@@ -5,8 +5,8 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/kmeta-go/kmeta/delta/deltatest/kafkalog"
 	"github.com/kmeta-go/kmeta/image"
-	"github.com/kmeta-go/kmeta/internal/kafkalog"
 	"github.com/kmeta-go/kmeta/publisher"
 	"github.com/kmeta-go/kmeta/publisher/dirfollow"
 	"github.com/kmeta-go/kmeta/record"

@@ -11,8 +11,8 @@ import (
 	"time"
 
 	"github.com/kmeta-go/kmeta/delta/deltatest"
+	"github.com/kmeta-go/kmeta/delta/deltatest/kafkalog"
 	"github.com/kmeta-go/kmeta/internal/benchtest"
-	"github.com/kmeta-go/kmeta/internal/kafkalog"
 	"github.com/kmeta-go/kmeta/publisher"
 	"github.com/kmeta-go/kmeta/publisher/dirfollow"
 	"github.com/kmeta-go/kmeta/record"
@@ -32,7 +32,7 @@ func heap() uint64 {
 // TestSoakFollowOneHour (behind -dirfollow.soak): one simulated hour of
 // churn on 3 000 partitions (a broker fenced and unfenced every 9 s, every
 // leadership moving with it, preferred leaders rebalanced), written by
-// internal/kafkalog with a segment roll every 4 MiB, a snapshot every
+// delta/deltatest/kafkalog with a segment roll every 4 MiB, a snapshot every
 // 20 MiB of log with retention deleting the segments and snapshots below
 // it, and two truncations of an uncommitted suffix, while a live follower
 // reads. At the end the follower's image is a fresh Load's; with the

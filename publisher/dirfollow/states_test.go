@@ -14,8 +14,8 @@ import (
 	"time"
 
 	"github.com/kmeta-go/kmeta/delta/deltatest"
+	"github.com/kmeta-go/kmeta/delta/deltatest/kafkalog"
 	"github.com/kmeta-go/kmeta/image"
-	"github.com/kmeta-go/kmeta/internal/kafkalog"
 	"github.com/kmeta-go/kmeta/publisher"
 	"github.com/kmeta-go/kmeta/publisher/dirfollow"
 	"github.com/kmeta-go/kmeta/record"
@@ -267,7 +267,7 @@ func mustSnapshot(t *testing.T, l *kafkalog.Log, c *cluster) record.SnapshotID {
 }
 
 // TestFollowEveryDirectoryState: a follower goroutine reads a directory
-// while a Kafka-like writer (internal/kafkalog, driven by the simulator)
+// while a Kafka-like writer (delta/deltatest/kafkalog, driven by the simulator)
 // takes it through every state Kafka's log layer leaves it in; after each
 // step the follower's image is the image a fresh Load of the directory
 // builds, within stepLimit. Run under -race: readers and the writer work at

@@ -53,6 +53,7 @@ func (p Point) Offset() (int64, bool) { return p.offset, !p.byTime }
 // Time returns the point's time, false for an offset point.
 func (p Point) Time() (time.Time, bool) { return p.time, p.byTime }
 
+// String returns the point as ParsePoint reads it.
 func (p Point) String() string {
 	if p.byTime {
 		return p.time.UTC().Format(time.RFC3339Nano)

@@ -27,6 +27,7 @@ const (
 
 var severityNames = [...]string{"info", "warning", "error"}
 
+// String returns the severity's name.
 func (s Severity) String() string {
 	if int(s) < len(severityNames) {
 		return severityNames[s]

@@ -256,10 +256,10 @@ func TestCheckCorpus(t *testing.T) {
 // TestCheckSnapshotMismatch: a snapshot that is not the image of the log
 // at its offset is an error at that snapshot.
 func TestCheckSnapshotMismatch(t *testing.T) {
-	sim, dir := healthyCluster(t)
+	sim, _ := healthyCluster(t)
 	sim.MustCreateTopic("audit", 1, 1)
 	last := sim.Batches()[len(sim.Batches())-1]
-	dir = writeSim(t, sim, deltatest.DirOptions{})
+	dir := writeSim(t, sim, deltatest.DirOptions{})
 	good, err := sim.ImageAt(last.LastOffset())
 	require.NoError(t, err)
 	bld := image.NewBuilder(good)

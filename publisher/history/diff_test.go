@@ -14,7 +14,7 @@ import (
 
 	"github.com/kmeta-go/kmeta/delta/deltatest"
 	"github.com/kmeta-go/kmeta/image"
-	"github.com/kmeta-go/kmeta/internal/redact"
+	"github.com/kmeta-go/kmeta/image/redact"
 	"github.com/kmeta-go/kmeta/publisher/history"
 	"github.com/kmeta-go/kmeta/record"
 )

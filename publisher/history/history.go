@@ -79,6 +79,7 @@ const (
 
 var brokerEventNames = [...]string{"", "registered", "unregistered", "fenced", "unfenced", "controlled-shutdown", "directories"}
 
+// String returns the kind's name.
 func (k BrokerEventKind) String() string {
 	if int(k) < len(brokerEventNames) {
 		return brokerEventNames[k]
@@ -104,6 +105,7 @@ const (
 
 var brokerStateNames = [...]string{"unregistered", "fenced", "unfenced", "shutting-down"}
 
+// String returns the state's name.
 func (s BrokerState) String() string {
 	if int(s) < len(brokerStateNames) {
 		return brokerStateNames[s]
@@ -269,6 +271,7 @@ const (
 
 var topicEventNames = [...]string{"", "created", "grown", "deleted"}
 
+// String returns the kind's name.
 func (k TopicEventKind) String() string {
 	if int(k) < len(topicEventNames) {
 		return topicEventNames[k]
@@ -314,6 +317,7 @@ const (
 
 var changeNames = [...]string{"", "config", "client-quota", "acl", "scram", "delegation-token", "feature", "controller", "producer-ids", "zk-migration", "transaction"}
 
+// String returns the kind's name.
 func (k ChangeKind) String() string {
 	if int(k) < len(changeNames) {
 		return changeNames[k]

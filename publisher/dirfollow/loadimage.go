@@ -1,4 +1,4 @@
-package dirload
+package dirfollow
 
 import (
 	"errors"
@@ -13,9 +13,42 @@ import (
 	"github.com/kmeta-go/kmeta/record"
 )
 
-// LoadPath builds the image of whatever path names the way Kafka's
+// LoadImage reads dir, a __cluster_metadata-0 directory or the log directory
+// that holds one, and returns the image a broker's loader publishes for it
+// at start-up, in one call: a publisher.Loader fed by Load (the latest
+// snapshot, then the log after it, metadata transactions respected), read
+// back from a publisher.Cache. It is Load for callers that want the image
+// and not the loader. When the directory loaded but something was left out
+// (records the loader skipped, a batch cut short at the end) it returns the
+// image together with the *LoadError that lists them. A directory with no
+// record at all gives the empty image.
+func LoadImage(dir string) (*image.Image, error) {
+	if st, err := os.Stat(filepath.Join(dir, record.MetadataPartitionDir)); err == nil && st.IsDir() {
+		dir = filepath.Join(dir, record.MetadataPartitionDir)
+	}
+	l := publisher.NewLoader(publisher.Options{})
+	defer l.Close()
+	cache := publisher.NewCache("dirfollow.LoadImage")
+	if err := l.Install(cache); err != nil {
+		return nil, err
+	}
+	err := Load(l, dir)
+	var le *LoadError
+	if err != nil && !errors.As(err, &le) {
+		return nil, err
+	}
+	img := cache.Load()
+	if img == nil {
+		// Nothing published: the directory holds no record (a loader
+		// publishes only once it has seen one, as MetadataLoader does).
+		img = l.Image()
+	}
+	return img, err
+}
+
+// LoadPath builds, in one call, the image of whatever path names the way Kafka's
 // MetadataLoader builds it, through kmeta's loader: a directory as a broker
-// loads it at start-up (Load), a snapshot as MetadataLoader.loadSnapshot
+// loads it at start-up (LoadImage), a snapshot as MetadataLoader.loadSnapshot
 // does, a log segment as the commits of MetadataLoader.handleCommit with
 // every batch committed (transactions respected), and a bootstrap.checkpoint
 // as its records loaded like a snapshot (BootstrapDirectory.read).
@@ -25,11 +58,11 @@ func LoadPath(path string) (*image.Image, error) {
 		return nil, err
 	}
 	if st.IsDir() {
-		return Load(path)
+		return LoadImage(path)
 	}
 	l := publisher.NewLoader(publisher.Options{})
 	defer l.Close()
-	cache := publisher.NewCache("dirload")
+	cache := publisher.NewCache("dirfollow.LoadPath")
 	if err := l.Install(cache); err != nil {
 		return nil, err
 	}

@@ -45,5 +45,9 @@
 //		value = redact.Redacted
 //	}
 //
+// image.WriteJSON and image.Diff take the config question as
+// JSONOptions.Sensitive and DiffOptions.Sensitive: left nil they hide every
+// config value (Strict, Kafka's default); redact.IsSensitive gives Normal.
+//
 // ConfigType reports a config's ConfigDef type where KafkaSchema knows it.
 package redact

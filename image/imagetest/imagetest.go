@@ -1,6 +1,10 @@
-// Package imagetest holds helpers shared by the image and delta tests:
-// reading Kafka's JSON record lines and comparing written-back images with
-// Kafka's the way vectors/README.md prescribes.
+// Package imagetest is test support for comparing images with Kafka's: it
+// reads the JSON record lines Kafka's own code prints for an image (one
+// record per line in the JSON form of Kafka's generated *RecordJsonConverter
+// classes) and compares an image's written-back records with them, record
+// for record, in the order of Kafka's MetadataImage.write. kmeta's tests use
+// it against the output of Kafka's Java code; embedders can use it against
+// their own.
 package imagetest
 
 import (

@@ -1,4 +1,4 @@
-package dirload
+package dirfollow_test
 
 import (
 	"bufio"
@@ -7,8 +7,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/kmeta-go/kmeta/internal/imagetest"
+	"github.com/kmeta-go/kmeta/image/imagetest"
 	"github.com/kmeta-go/kmeta/internal/sharedtest"
+	"github.com/kmeta-go/kmeta/publisher/dirfollow"
 )
 
 // corpusDirs lists the directories of a corpus-images*/dirs/INDEX.tsv.
@@ -34,7 +35,7 @@ func TestLoadCorpusDirsEqualKafka(t *testing.T) {
 	for _, folder := range sharedtest.CorpusFolders(t) {
 		for _, d := range corpusDirs(t, folder.Images) {
 			t.Run(folder.Name+"/"+d, func(t *testing.T) {
-				img, err := Load(filepath.Join(folder.Root, d))
+				img, err := dirfollow.LoadImage(filepath.Join(folder.Root, d))
 				if err != nil {
 					t.Fatal(err)
 				}

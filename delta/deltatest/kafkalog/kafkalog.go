@@ -13,9 +13,9 @@
 // truncation to a snapshot (truncateFullyAndStartAt). It also writes a
 // batch in two pieces, as a reader may see an append in progress.
 //
-// It is test support, nobody's public API, and writes no Kafka code: the
-// files are what those Kafka classes leave on disk, written with the record
-// package.
+// It is test support for readers of a live directory (like its parent
+// deltatest), and holds no Kafka code: the files are what those Kafka
+// classes leave on disk, written with the record package.
 package kafkalog
 
 import (
