@@ -31,11 +31,9 @@ func (e *loadError) Error() string {
 
 func (e *loadError) Unwrap() error { return e.err }
 
-// wrapLoadError names path in err. offsetOf maps the offset the loader
-// reports to the record's offset in the file (a bootstrap.checkpoint is
-// handed to the loader as a list whose indexes are not the file's offsets);
-// nil keeps it.
-func wrapLoadError(path string, err error, offsetOf func(int64) int64) error {
+// wrapLoadError names path in err (dirfollow.LoadPath has already put the
+// record's offset in the file into a *publisher.ReplayError).
+func wrapLoadError(path string, err error) error {
 	if err == nil {
 		return nil
 	}
@@ -44,9 +42,6 @@ func wrapLoadError(path string, err error, offsetOf func(int64) int64) error {
 		return &loadError{path: path, offset: -1, err: err}
 	}
 	off := re.Offset
-	if offsetOf != nil {
-		off = offsetOf(off)
-	}
 	why := re.Err
 	var de *delta.RecordError
 	if errors.As(err, &de) {

@@ -52,6 +52,14 @@ func LoadImage(dir string) (*image.Image, error) {
 // does, a log segment as the commits of MetadataLoader.handleCommit with
 // every batch committed (transactions respected), and a bootstrap.checkpoint
 // as its records loaded like a snapshot (BootstrapDirectory.read).
+//
+// As with LoadImage, records the loader skipped (Kafka's broker skips a
+// record its replay rejects) are returned with the image in a *LoadError,
+// each a *RecordError naming the file, the batch's byte position and the
+// record's offset. An error that stops the load is returned as the loader
+// reports it; a *publisher.ReplayError in it carries the record's offset in
+// the file (for a bootstrap.checkpoint too, whose records the loader sees as
+// a list).
 func LoadPath(path string) (*image.Image, error) {
 	st, err := os.Stat(path)
 	if err != nil {
@@ -60,8 +68,20 @@ func LoadPath(path string) (*image.Image, error) {
 	if st.IsDir() {
 		return LoadImage(path)
 	}
-	l := publisher.NewLoader(publisher.Options{})
+	l := publisher.NewLoader(publisher.Options{FaultHandler: func(*publisher.Loader, *publisher.Fault) {}})
 	defer l.Close()
+	skipped := &LoadError{Dir: path}
+	batchPos := int64(-1)
+	stop := l.WatchFaults(func(f *publisher.Fault) {
+		if f.Kind != publisher.FaultReplay && f.Kind != publisher.FaultApply && f.Kind != publisher.FaultControl {
+			return
+		}
+		skipped.Count++
+		if len(skipped.Problems) < 100 {
+			skipped.Problems = append(skipped.Problems, &RecordError{File: path, Position: batchPos, Offset: f.Offset, Err: f})
+		}
+	})
+	defer stop()
 	cache := publisher.NewCache("dirfollow.LoadPath")
 	if err := l.Install(cache); err != nil {
 		return nil, err
@@ -82,6 +102,11 @@ func LoadPath(path string) (*image.Image, error) {
 			s.Records = append(s.Records, r)
 		}
 		if err := l.LoadSnapshot(s); err != nil {
+			// The loader names a snapshot's record by its index in the list.
+			var re *publisher.ReplayError
+			if errors.As(err, &re) && re.Offset >= 0 && re.Offset < int64(len(entries)) {
+				re.Offset = entries[re.Offset].Offset
+			}
 			return nil, err
 		}
 		l.SetHighWatermark(0)
@@ -110,6 +135,7 @@ func LoadPath(path string) (*image.Image, error) {
 			if err != nil {
 				return nil, err
 			}
+			batchPos = b.Position
 			if err := l.LoadRecordBatch(b); err != nil {
 				return nil, err
 			}
@@ -120,5 +146,12 @@ func LoadPath(path string) (*image.Image, error) {
 		}
 		l.SetHighWatermark(next)
 	}
-	return cache.Load(), nil
+	img := cache.Load()
+	if img == nil {
+		img = l.Image()
+	}
+	if skipped.Count > 0 {
+		return img, skipped
+	}
+	return img, nil
 }
