@@ -66,7 +66,19 @@ func startBrowser(t *testing.T, width, height int) *browser {
 	if bin == "" {
 		t.Skip("chromium is not installed (apt-get install -y chromium; .ci/run installs it): the report's browser test is skipped")
 	}
-	profile := t.TempDir()
+	// Not t.TempDir: Chromium's helper processes can still be writing the
+	// profile when the browser's main process has exited, and TempDir's
+	// cleanup fails the test then. The profile is removed once they are
+	// gone (a few tries), and left behind in the temp dir if not.
+	profile, err := os.MkdirTemp("", "metadump-chromium-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		for i := 0; i < 20 && os.RemoveAll(profile) != nil; i++ {
+			time.Sleep(100 * time.Millisecond)
+		}
+	})
 	cmd := exec.Command(bin, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
 		"--disable-background-networking", "--disable-component-update", "--disable-sync", "--disable-extensions",
 		"--disable-dev-shm-usage", "--user-data-dir="+profile, "--remote-debugging-address=127.0.0.1",
