@@ -45,7 +45,7 @@ func (v *View) ApplyProduce(resp *kmsg.ProduceResponse) (*View, Report) {
 	}
 	nodes := make([]Broker, 0, len(resp.Brokers))
 	for _, b := range resp.Brokers {
-		nodes = append(nodes, Broker{NodeID: b.NodeID, Host: b.Host, Port: b.Port, Rack: copyString(b.Rack)})
+		nodes = append(nodes, NewBroker(b.NodeID, b.Host, b.Port, b.Rack))
 	}
 	return v.ApplyHints(hints, nodes)
 }
@@ -73,17 +73,9 @@ func (v *View) ApplyFetch(resp *kmsg.FetchResponse) (*View, Report) {
 	}
 	nodes := make([]Broker, 0, len(resp.Brokers))
 	for _, b := range resp.Brokers {
-		nodes = append(nodes, Broker{NodeID: b.NodeID, Host: b.Host, Port: b.Port, Rack: copyString(b.Rack)})
+		nodes = append(nodes, NewBroker(b.NodeID, b.Host, b.Port, b.Rack))
 	}
 	return v.ApplyHints(hints, nodes)
-}
-
-func copyString(s *string) *string {
-	if s == nil {
-		return nil
-	}
-	c := *s
-	return &c
 }
 
 // ApplyHints applies partition errors and KIP-951 leader hints under the
@@ -130,29 +122,29 @@ func (v *View) ApplyHints(hints []Hint, nodes []Broker) (*View, Report) {
 		}
 		p := *cur
 		took := false
-		if h.LeaderID >= 0 && h.LeaderEpoch >= 0 && (p.SeenEpoch < 0 || h.LeaderEpoch > p.SeenEpoch) {
+		if h.LeaderID >= 0 && h.LeaderEpoch >= 0 && (p.seenEpoch < 0 || h.LeaderEpoch > p.seenEpoch) {
 			node, known := findNode(nodes, h.LeaderID)
 			if !known {
 				node, known = v.Broker(h.LeaderID)
 			}
 			if known {
-				if h.LeaderID != p.Leader {
-					rep.Events = append(rep.Events, Event{Kind: LeaderMoved, Topic: name, Partition: p.ID,
-						Before: p.Leader, After: h.LeaderID, Epoch: h.LeaderEpoch})
+				if h.LeaderID != p.leader {
+					rep.Events = append(rep.Events, Event{Kind: LeaderMoved, Topic: name, Partition: p.id,
+						Before: p.leader, After: h.LeaderID, Epoch: h.LeaderEpoch})
 				}
-				p.Leader, p.LeaderEpoch, p.SeenEpoch = h.LeaderID, h.LeaderEpoch, h.LeaderEpoch
-				p.Flags &^= NoLeader | EpochUnknown | Stale | Suspect | NeedsRefresh | Missing
+				p.leader, p.leaderEpoch, p.seenEpoch = h.LeaderID, h.LeaderEpoch, h.LeaderEpoch
+				p.flags &^= NoLeader | EpochUnknown | Stale | Suspect | NeedsRefresh | Missing
 				p.setStreak(streak{})
-				p.ErrorCode = 0
+				p.errorCode = 0
 				rep.Progress = true
 				took = true
-				if _, dup := findNode(usedNodes, node.NodeID); !dup {
+				if _, dup := findNode(usedNodes, node.nodeID); !dup {
 					usedNodes = append(usedNodes, node)
 				}
 			}
 		}
 		if !took && epoch.InvalidMetadata(kafkaerr.Code(h.ErrorCode)) {
-			p.Flags |= NeedsRefresh
+			p.flags |= NeedsRefresh
 		}
 		if p.sameScalars(cur) {
 			continue
@@ -187,8 +179,8 @@ func (v *View) ApplyHints(hints []Hint, nodes []Broker) (*View, Report) {
 	if len(usedNodes) > 0 {
 		bs := append([]Broker(nil), v.brokers...)
 		for _, n := range usedNodes {
-			i := sort.Search(len(bs), func(i int) bool { return bs[i].NodeID >= n.NodeID })
-			if i < len(bs) && bs[i].NodeID == n.NodeID {
+			i := sort.Search(len(bs), func(i int) bool { return bs[i].nodeID >= n.nodeID })
+			if i < len(bs) && bs[i].nodeID == n.nodeID {
 				bs[i] = n
 			} else {
 				bs = append(bs, Broker{})
@@ -204,7 +196,7 @@ func (v *View) ApplyHints(hints []Hint, nodes []Broker) (*View, Report) {
 
 func findNode(nodes []Broker, id int32) (Broker, bool) {
 	for _, n := range nodes {
-		if n.NodeID == id {
+		if n.nodeID == id {
 			return n, true
 		}
 	}
@@ -222,13 +214,13 @@ func (v *View) MarkRefresh(topic string, partitions ...int32) *View {
 	var nt *Topic
 	for _, id := range partitions {
 		p, ok := t.Partition(id)
-		if !ok || p.Flags&NeedsRefresh != 0 {
+		if !ok || p.flags&NeedsRefresh != 0 {
 			continue
 		}
 		if nt == nil {
 			nt = t.clone()
 		}
-		nt.parts[id].Flags |= NeedsRefresh
+		nt.parts[id].flags |= NeedsRefresh
 	}
 	if nt == nil {
 		return v

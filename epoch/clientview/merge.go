@@ -307,7 +307,7 @@ func (m *merger) mergeBrokers(resp *kmsg.MetadataResponse) {
 	same := len(resp.Brokers) == len(m.brokers)
 	for i := 0; same && i < len(resp.Brokers); i++ {
 		b := &resp.Brokers[i]
-		j := sort.Search(len(m.brokers), func(j int) bool { return m.brokers[j].NodeID >= b.NodeID })
+		j := sort.Search(len(m.brokers), func(j int) bool { return m.brokers[j].nodeID >= b.NodeID })
 		same = j < len(m.brokers) && m.brokers[j].equal(b.NodeID, b.Host, b.Port, b.Rack)
 	}
 	if same {
@@ -316,12 +316,7 @@ func (m *merger) mergeBrokers(resp *kmsg.MetadataResponse) {
 	bs := make([]Broker, 0, len(resp.Brokers))
 	for i := range resp.Brokers {
 		b := &resp.Brokers[i]
-		nb := Broker{NodeID: b.NodeID, Host: b.Host, Port: b.Port}
-		if b.Rack != nil {
-			r := *b.Rack
-			nb.Rack = &r
-		}
-		bs = append(bs, nb)
+		bs = append(bs, NewBroker(b.NodeID, b.Host, b.Port, b.Rack))
 	}
 	m.brokers = sortBrokers(bs)
 	m.changed = true
@@ -329,10 +324,10 @@ func (m *merger) mergeBrokers(resp *kmsg.MetadataResponse) {
 
 // sortBrokers sorts by node id, the last entry of a duplicated id winning.
 func sortBrokers(bs []Broker) []Broker {
-	sort.SliceStable(bs, func(i, j int) bool { return bs[i].NodeID < bs[j].NodeID })
+	sort.SliceStable(bs, func(i, j int) bool { return bs[i].nodeID < bs[j].nodeID })
 	out := bs[:0]
 	for i := range bs {
-		if len(out) > 0 && out[len(out)-1].NodeID == bs[i].NodeID {
+		if len(out) > 0 && out[len(out)-1].nodeID == bs[i].nodeID {
 			out[len(out)-1] = bs[i]
 			continue
 		}
@@ -557,7 +552,7 @@ func (m *merger) fill(nt *Topic, rt *kmsg.MetadataResponseTopic, _ *Topic) {
 }
 
 func placeholder(id int32) Partition {
-	return Partition{ID: id, Leader: -1, LeaderEpoch: -1, SeenEpoch: -1, Flags: Missing | NeedsRefresh}
+	return Partition{id: id, leader: -1, leaderEpoch: -1, seenEpoch: -1, flags: Missing | NeedsRefresh}
 }
 
 // mergeInto merges an answer about the same incarnation into old.
@@ -646,57 +641,57 @@ func (m *merger) mergePartition(cur *Partition, ap *kmsg.MetadataResponseTopicPa
 	reliable := m.version >= 9 && ep >= 0
 	listsChanged := false
 	switch {
-	case p.Flags&Missing != 0:
+	case p.flags&Missing != 0:
 		// First description of this partition.
 		if leader >= 0 {
-			p.Leader = leader
+			p.leader = leader
 		}
-		p.LeaderEpoch, p.SeenEpoch = -1, -1
+		p.leaderEpoch, p.seenEpoch = -1, -1
 		if reliable {
-			p.SeenEpoch = ep
+			p.seenEpoch = ep
 			if leader >= 0 {
-				p.LeaderEpoch = ep
+				p.leaderEpoch = ep
 			}
 		}
-		p.Flags = 0
+		p.flags = 0
 		if leader < 0 {
-			p.Flags |= NoLeader
+			p.flags |= NoLeader
 		} else if !reliable {
-			p.Flags |= EpochUnknown
+			p.flags |= EpochUnknown
 		}
 		listsChanged = m.setLists(&p, ap)
 		m.rep.Progress = true
-		p.ErrorCode = ap.ErrorCode
+		p.errorCode = ap.ErrorCode
 		p.setStreak(streak{})
 	case !reliable && leader < 0:
 		// twmb/franz-go#1331: "no leader, no epoch" is not a rewind. Keep the
 		// last known leader and epoch; ask again soon.
-		p.Flags |= NoLeader
-		p.ErrorCode = ap.ErrorCode
+		p.flags |= NoLeader
+		p.errorCode = ap.ErrorCode
 	case !reliable:
 		// KAFKA-9212 / librdkafka#4796: take the leader without an epoch.
-		if leader != p.Leader || p.Flags&NoLeader != 0 {
-			if leader != p.Leader {
-				m.event(Event{Kind: LeaderMoved, Topic: topic, Partition: p.ID, Before: p.Leader, After: leader, Epoch: -1})
+		if leader != p.leader || p.flags&NoLeader != 0 {
+			if leader != p.leader {
+				m.event(Event{Kind: LeaderMoved, Topic: topic, Partition: p.id, Before: p.leader, After: leader, Epoch: -1})
 			}
 			m.rep.Progress = true
-			p.Leader, p.LeaderEpoch = leader, -1
-			p.Flags |= EpochUnknown
+			p.leader, p.leaderEpoch = leader, -1
+			p.flags |= EpochUnknown
 		}
-		p.Flags &^= NoLeader | Stale | Suspect
+		p.flags &^= NoLeader | Stale | Suspect
 		listsChanged = m.setLists(&p, ap)
-		p.ErrorCode = ap.ErrorCode
+		p.errorCode = ap.ErrorCode
 		p.setStreak(streak{})
-	case ep > p.SeenEpoch:
+	case ep > p.seenEpoch:
 		m.rep.Progress = true
 		listsChanged = m.accept(&p, ap, leader, ep, topic)
-	case ep == p.SeenEpoch:
+	case ep == p.seenEpoch:
 		switch {
 		case leader < 0,
-			p.Flags&NoLeader != 0, // the view knew no leader at this epoch
-			p.LeaderEpoch != ep,   // nor had a leader named at this epoch
-			leader == p.Leader:
-			if leader >= 0 && (leader != p.Leader || p.LeaderEpoch != ep || p.Flags&NoLeader != 0) {
+			p.flags&NoLeader != 0, // the view knew no leader at this epoch
+			p.leaderEpoch != ep,   // nor had a leader named at this epoch
+			leader == p.leader:
+			if leader >= 0 && (leader != p.leader || p.leaderEpoch != ep || p.flags&NoLeader != 0) {
 				m.rep.Progress = true
 			}
 			listsChanged = m.accept(&p, ap, leader, ep, topic)
@@ -706,10 +701,10 @@ func (m *merger) mergePartition(cur *Partition, ap *kmsg.MetadataResponseTopicPa
 	default:
 		listsChanged = m.refuse(&p, ap, leader, ep, Stale, topic)
 	}
-	if p.Flags&NoLeader != 0 || epoch.InvalidMetadata(kafkaerr.Code(p.ErrorCode)) || p.Flags&(Stale|Suspect) != 0 {
-		p.Flags |= NeedsRefresh
+	if p.flags&NoLeader != 0 || epoch.InvalidMetadata(kafkaerr.Code(p.errorCode)) || p.flags&(Stale|Suspect) != 0 {
+		p.flags |= NeedsRefresh
 	} else {
-		p.Flags &^= NeedsRefresh
+		p.flags &^= NeedsRefresh
 	}
 	return p, listsChanged || !p.sameScalars(cur)
 }
@@ -717,17 +712,17 @@ func (m *merger) mergePartition(cur *Partition, ap *kmsg.MetadataResponseTopicPa
 // accept takes an answer at epoch ep ≥ SeenEpoch (or forced by an escape).
 func (m *merger) accept(p *Partition, ap *kmsg.MetadataResponseTopicPartition, leader, ep int32, topic string) bool {
 	if leader >= 0 {
-		if leader != p.Leader {
-			m.event(Event{Kind: LeaderMoved, Topic: topic, Partition: p.ID, Before: p.Leader, After: leader, Epoch: ep})
+		if leader != p.leader {
+			m.event(Event{Kind: LeaderMoved, Topic: topic, Partition: p.id, Before: p.leader, After: leader, Epoch: ep})
 		}
-		p.Leader, p.LeaderEpoch = leader, ep
-		p.Flags &^= NoLeader | EpochUnknown
+		p.leader, p.leaderEpoch = leader, ep
+		p.flags &^= NoLeader | EpochUnknown
 	} else {
-		p.Flags |= NoLeader
+		p.flags |= NoLeader
 	}
-	p.SeenEpoch = ep
-	p.Flags &^= Stale | Suspect
-	p.ErrorCode = ap.ErrorCode
+	p.seenEpoch = ep
+	p.flags &^= Stale | Suspect
+	p.errorCode = ap.ErrorCode
 	p.setStreak(streak{})
 	return m.setLists(p, ap)
 }
@@ -752,17 +747,17 @@ func (m *merger) refuse(p *Partition, ap *kmsg.MetadataResponseTopicPartition, l
 		s = streak{epoch: ep, leader: leader, node: node, n: 1}
 	}
 	if m.rewind > 0 && int(s.n) >= m.rewind && (s.node < 0 || s.multi) {
-		m.event(Event{Kind: RewindAccepted, Topic: topic, Partition: p.ID, Before: p.SeenEpoch, After: ep})
+		m.event(Event{Kind: RewindAccepted, Topic: topic, Partition: p.id, Before: p.seenEpoch, After: ep})
 		m.rep.Progress = true
 		return m.accept(p, ap, leader, ep, topic)
 	}
 	p.setStreak(s)
-	p.Flags |= flag
+	p.flags |= flag
 	m.rep.Refused++
 	if flag == Suspect {
-		m.event(Event{Kind: SuspectLeader, Topic: topic, Partition: p.ID, Before: p.Leader, After: leader, Epoch: ep})
+		m.event(Event{Kind: SuspectLeader, Topic: topic, Partition: p.id, Before: p.leader, After: leader, Epoch: ep})
 	} else {
-		m.event(Event{Kind: StaleAnswer, Topic: topic, Partition: p.ID, Before: p.SeenEpoch, After: ep})
+		m.event(Event{Kind: StaleAnswer, Topic: topic, Partition: p.id, Before: p.seenEpoch, After: ep})
 	}
 	return false
 }
@@ -787,8 +782,8 @@ func (t *Topic) settledPrefix(aps []kmsg.MetadataResponseTopicPartition) int {
 // (with no flags set, NeedsRefresh is clear, so the error code is not one of
 // epoch.InvalidMetadata's: mergePartition sets NeedsRefresh for those).
 func (p *Partition) unchangedBy(ap *kmsg.MetadataResponseTopicPartition) bool {
-	if p.Flags != 0 || p.streakN != 0 || ap.ErrorCode != p.ErrorCode || ap.Leader != p.Leader ||
-		ap.LeaderEpoch != p.LeaderEpoch || p.LeaderEpoch != p.SeenEpoch || p.Leader < 0 || p.LeaderEpoch < 0 {
+	if p.flags != 0 || p.streakN != 0 || ap.ErrorCode != p.errorCode || ap.Leader != p.leader ||
+		ap.LeaderEpoch != p.leaderEpoch || p.leaderEpoch != p.seenEpoch || p.leader < 0 || p.leaderEpoch < 0 {
 		return false
 	}
 	nr, ni := int(p.nRep), int(p.nISR)
@@ -847,7 +842,7 @@ func (m *merger) setLists(p *Partition, ap *kmsg.MetadataResponseTopicPartition)
 func clip(l []int32) []int32 { return l[:min(len(l), math.MaxUint16)] }
 
 func (p *Partition) sameScalars(q *Partition) bool {
-	return p.ID == q.ID && p.Leader == q.Leader && p.LeaderEpoch == q.LeaderEpoch &&
-		p.SeenEpoch == q.SeenEpoch && p.ErrorCode == q.ErrorCode && p.Flags == q.Flags &&
+	return p.id == q.id && p.leader == q.leader && p.leaderEpoch == q.leaderEpoch &&
+		p.seenEpoch == q.seenEpoch && p.errorCode == q.errorCode && p.flags == q.flags &&
 		p.streak() == q.streak() && p.nRep == q.nRep && p.nISR == q.nISR && p.nOff == q.nOff
 }

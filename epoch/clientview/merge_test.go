@@ -198,7 +198,7 @@ func TestMergeRules(t *testing.T) {
 			check: func(t *testing.T, v *View, reps []Report) {
 				// A second broker agreeing completes the escape.
 				v2, rep := v.Merge(answer(12, topicAnswer("t", 1, part(0, 3, 4))), MergeOptions{Node: 2, HasNode: true})
-				if p := mustPart(t, v2, "t", 0); p.Leader != 3 || p.SeenEpoch != 4 || !hasEvent([]Report{rep}, RewindAccepted) {
+				if p := mustPart(t, v2, "t", 0); p.leader != 3 || p.seenEpoch != 4 || !hasEvent([]Report{rep}, RewindAccepted) {
 					t.Fatalf("second broker did not complete the escape: %+v", *p)
 				}
 			},
@@ -270,11 +270,11 @@ func TestMergeRules(t *testing.T) {
 			check: func(t *testing.T, v *View, _ []Report) {
 				// The epoch floor survives: a reliable answer older than it is refused.
 				v2, _ := v.Merge(answer(12, topicAnswer("t", 1, part(0, 3, 19))), MergeOptions{})
-				if p := mustPart(t, v2, "t", 0); p.Leader != 1 || p.Flags&Stale == 0 {
+				if p := mustPart(t, v2, "t", 0); p.leader != 1 || p.flags&Stale == 0 {
 					t.Fatalf("older reliable answer after an unreliable one: %+v", *p)
 				}
 				v3, _ := v2.Merge(answer(12, topicAnswer("t", 1, part(0, 3, 21))), MergeOptions{})
-				if p := mustPart(t, v3, "t", 0); p.Leader != 3 || p.LeaderEpoch != 21 || p.Flags&EpochUnknown != 0 {
+				if p := mustPart(t, v3, "t", 0); p.leader != 3 || p.leaderEpoch != 21 || p.flags&EpochUnknown != 0 {
 					t.Fatalf("newer reliable answer: %+v", *p)
 				}
 			},
@@ -338,7 +338,7 @@ func TestMergeRules(t *testing.T) {
 				if tp.NumPartitions() != 3 {
 					t.Fatalf("NumPartitions %d, want 3", tp.NumPartitions())
 				}
-				if p := mustPart(t, v, "t", 2); p.ErrorCode != errReplicaNotAvailable || p.Leader != 3 {
+				if p := mustPart(t, v, "t", 2); p.errorCode != errReplicaNotAvailable || p.leader != 3 {
 					t.Fatalf("errored partition: %+v", *p)
 				}
 			},
@@ -475,15 +475,15 @@ func TestMergeRules(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			v, reps := run(t, c.cfg, c.steps)
 			p := mustPart(t, v, c.topic, c.p)
-			if p.Leader != c.want.leader || p.LeaderEpoch != c.want.epoch || p.SeenEpoch != c.want.seen {
-				t.Fatalf("leader/epoch/seen = %d/%d/%d, want %d/%d/%d (flags %06b)", p.Leader, p.LeaderEpoch, p.SeenEpoch,
-					c.want.leader, c.want.epoch, c.want.seen, p.Flags)
+			if p.leader != c.want.leader || p.leaderEpoch != c.want.epoch || p.seenEpoch != c.want.seen {
+				t.Fatalf("leader/epoch/seen = %d/%d/%d, want %d/%d/%d (flags %06b)", p.leader, p.leaderEpoch, p.seenEpoch,
+					c.want.leader, c.want.epoch, c.want.seen, p.flags)
 			}
-			if p.Flags&c.want.flags != c.want.flags {
-				t.Fatalf("flags %06b, want %06b set", p.Flags, c.want.flags)
+			if p.flags&c.want.flags != c.want.flags {
+				t.Fatalf("flags %06b, want %06b set", p.flags, c.want.flags)
 			}
-			if p.Flags&c.want.clear != 0 {
-				t.Fatalf("flags %06b, want %06b clear", p.Flags, c.want.clear)
+			if p.flags&c.want.clear != 0 {
+				t.Fatalf("flags %06b, want %06b clear", p.flags, c.want.clear)
 			}
 			for _, k := range c.events {
 				if !hasEvent(reps, k) {

@@ -41,13 +41,13 @@ func TestBackoffKIP580(t *testing.T) {
 func TestScheduleRules(t *testing.T) {
 	v := NewView(ViewConfig{})
 	t.Run("first refresh is due at once", func(t *testing.T) {
-		s := NewSchedule(Policy{}, half)
+		s := NewSchedule(ScheduleConfig{Policy: Policy{}, Rand: half})
 		if w := s.Wait(t0, v); w != 0 {
 			t.Fatalf("wait %v", w)
 		}
 	})
 	t.Run("max age with jitter", func(t *testing.T) {
-		s := NewSchedule(Policy{MaxAge: time.Minute, MaxAgeJitter: 0.2}, half)
+		s := NewSchedule(ScheduleConfig{Policy: Policy{MaxAge: time.Minute, MaxAgeJitter: 0.2}, Rand: half})
 		s.Start(t0)
 		s.Succeeded(t0, Report{Progress: true})
 		if w := s.Wait(t0, v); w != 54*time.Second { // 60 s · (1 − 0.2·0.5)
@@ -55,7 +55,7 @@ func TestScheduleRules(t *testing.T) {
 		}
 	})
 	t.Run("requested update waits for the equivalence backoff (KIP-580)", func(t *testing.T) {
-		s := NewSchedule(Policy{}, half)
+		s := NewSchedule(ScheduleConfig{Policy: Policy{}, Rand: half})
 		s.Start(t0)
 		s.Succeeded(t0, Report{}) // equivalent: backoff(0) = 100 ms
 		s.RequestUpdate()
@@ -70,7 +70,7 @@ func TestScheduleRules(t *testing.T) {
 		}
 	})
 	t.Run("progress resets the equivalence backoff; MinInterval remains", func(t *testing.T) {
-		s := NewSchedule(Policy{}, half)
+		s := NewSchedule(ScheduleConfig{Policy: Policy{}, Rand: half})
 		s.Start(t0)
 		s.Succeeded(t0, Report{})
 		s.Start(t0.Add(time.Second))
@@ -81,7 +81,7 @@ func TestScheduleRules(t *testing.T) {
 		}
 	})
 	t.Run("failures back off by attempts", func(t *testing.T) {
-		s := NewSchedule(Policy{}, half)
+		s := NewSchedule(ScheduleConfig{Policy: Policy{}, Rand: half})
 		for i, want := range []time.Duration{100, 200, 400} {
 			now := t0.Add(time.Duration(i) * time.Hour)
 			s.Start(now)
@@ -92,7 +92,7 @@ func TestScheduleRules(t *testing.T) {
 		}
 	})
 	t.Run("sarama#3514/last refreshed is stamped only on success", func(t *testing.T) {
-		s := NewSchedule(Policy{MaxAge: time.Minute, MaxAgeJitter: -1}, half)
+		s := NewSchedule(ScheduleConfig{Policy: Policy{MaxAge: time.Minute, MaxAgeJitter: -1}, Rand: half})
 		s.Start(t0)
 		s.Succeeded(t0, Report{Progress: true})
 		later := t0.Add(59 * time.Second)
@@ -105,7 +105,7 @@ func TestScheduleRules(t *testing.T) {
 		}
 	})
 	t.Run("sarama#3514/an all-leaderless answer is asked again after the backoff, not at max age", func(t *testing.T) {
-		s := NewSchedule(Policy{}, half)
+		s := NewSchedule(ScheduleConfig{Policy: Policy{}, Rand: half})
 		leaderless := answer(12, topicAnswer("t", 1, part(0, -1, -1), part(1, -1, -1)))
 		s.Start(t0)
 		v1, rep := NewView(ViewConfig{}).Merge(leaderless, MergeOptions{})
@@ -122,7 +122,7 @@ func TestScheduleRules(t *testing.T) {
 		}
 	})
 	t.Run("sarama#3224/errors on many partitions ask for one refresh", func(t *testing.T) {
-		s := NewSchedule(Policy{}, half)
+		s := NewSchedule(ScheduleConfig{Policy: Policy{}, Rand: half})
 		s.Start(t0)
 		s.Succeeded(t0, Report{Progress: true})
 		now := t0.Add(time.Second)
@@ -145,7 +145,7 @@ func TestScheduleRules(t *testing.T) {
 		}
 	})
 	t.Run("a failure and an equivalent answer grow one backoff (unlike Java)", func(t *testing.T) {
-		s := NewSchedule(Policy{}, half)
+		s := NewSchedule(ScheduleConfig{Policy: Policy{}, Rand: half})
 		s.Start(t0)
 		s.Succeeded(t0, Report{}) // 100 ms
 		now := t0.Add(100 * time.Millisecond)
@@ -164,7 +164,7 @@ func TestScheduleRules(t *testing.T) {
 		}
 	})
 	t.Run("an update requested during a refresh stays requested", func(t *testing.T) {
-		s := NewSchedule(Policy{MinInterval: -1}, half)
+		s := NewSchedule(ScheduleConfig{Policy: Policy{MinInterval: -1}, Rand: half})
 		s.Start(t0)
 		s.RequestUpdate() // the answer in flight predates the error
 		s.Succeeded(t0.Add(time.Millisecond), Report{Progress: true})
@@ -173,7 +173,7 @@ func TestScheduleRules(t *testing.T) {
 		}
 	})
 	t.Run("a view needing refresh makes it due", func(t *testing.T) {
-		s := NewSchedule(Policy{}, half)
+		s := NewSchedule(ScheduleConfig{Policy: Policy{}, Rand: half})
 		s.Start(t0)
 		s.Succeeded(t0, Report{Progress: true})
 		stale, _ := v.Merge(answer(12, topicAnswer("t", 1, part(0, -1, -1))), MergeOptions{})
@@ -182,7 +182,7 @@ func TestScheduleRules(t *testing.T) {
 		}
 	})
 	t.Run("new topics skip the backoff (requestUpdateForNewTopics)", func(t *testing.T) {
-		s := NewSchedule(Policy{}, half)
+		s := NewSchedule(ScheduleConfig{Policy: Policy{}, Rand: half})
 		s.Start(t0)
 		s.Succeeded(t0, Report{})
 		s.RequestNewTopics()
@@ -198,7 +198,7 @@ func TestScheduleRules(t *testing.T) {
 func TestMaxRefreshesPromise(t *testing.T) {
 	p := Policy{}.WithDefaults()
 	for _, window := range []time.Duration{time.Second, 9 * time.Second, time.Minute} {
-		s := NewSchedule(p, func() float64 { return 0 }) // least jitter: the worst case
+		s := NewSchedule(ScheduleConfig{Policy: p, Rand: func() float64 { return 0 }}) // least jitter: the worst case
 		v := NewView(ViewConfig{})
 		now := t0
 		s.Start(now)

@@ -195,7 +195,7 @@ type simClient struct {
 
 func newSimClient(v *View, p Policy, seed, i uint64) *simClient {
 	rng := rand.New(rand.NewPCG(seed, i+1))
-	return &simClient{view: v, sched: NewSchedule(p, rng.Float64), rng: rng,
+	return &simClient{view: v, sched: NewSchedule(ScheduleConfig{Policy: p, Rand: rng.Float64}), rng: rng,
 		maxSeen: map[string][]int32{}, maxLead: map[string][]int32{}, doneAt: -1,
 		connected: map[int32]bool{}, unreachable: map[int32]time.Duration{}}
 }
@@ -225,13 +225,13 @@ func (cl *simClient) check(t testing.TB, next *View, rep Report, now time.Durati
 				seen, lead = append(seen, -1), append(lead, -1)
 			}
 			for p := range tp.Partitions() {
-				if p.SeenEpoch < seen[p.ID] {
-					t.Fatalf("t=%v %s %s/%d: SeenEpoch went back %d → %d", now, what, tp.Name(), p.ID, seen[p.ID], p.SeenEpoch)
+				if p.seenEpoch < seen[p.id] {
+					t.Fatalf("t=%v %s %s/%d: SeenEpoch went back %d → %d", now, what, tp.Name(), p.id, seen[p.id], p.seenEpoch)
 				}
-				if p.LeaderEpoch >= 0 && p.LeaderEpoch < lead[p.ID] {
-					t.Fatalf("t=%v %s %s/%d: LeaderEpoch went back %d → %d", now, what, tp.Name(), p.ID, lead[p.ID], p.LeaderEpoch)
+				if p.leaderEpoch >= 0 && p.leaderEpoch < lead[p.id] {
+					t.Fatalf("t=%v %s %s/%d: LeaderEpoch went back %d → %d", now, what, tp.Name(), p.id, lead[p.id], p.leaderEpoch)
 				}
-				seen[p.ID], lead[p.ID] = max(seen[p.ID], p.SeenEpoch), max(lead[p.ID], p.LeaderEpoch)
+				seen[p.id], lead[p.id] = max(seen[p.id], p.seenEpoch), max(lead[p.id], p.leaderEpoch)
 			}
 			cl.maxSeen[tp.Name()], cl.maxLead[tp.Name()] = seen, lead
 		}
@@ -250,7 +250,7 @@ func (cl *simClient) pick(c *simCluster, now time.Duration) int32 {
 	if bs := cl.view.brokers; len(bs) > 0 {
 		ids = make([]int32, 0, len(bs))
 		for _, b := range bs {
-			ids = append(ids, b.NodeID)
+			ids = append(ids, b.NodeID())
 		}
 	}
 	var conn, free []int32
@@ -694,7 +694,7 @@ func TestSimulationStorm(t *testing.T) {
 				if l != tl || e != te {
 					tp, _ := cl.view.Topic(m[0].(string))
 					pp, _ := tp.Partition(m[1].(int32))
-					t.Logf("%v: view %d/%d %v flags %b, truth %d/%d", m, l, e, ok, pp.Flags, tl, te)
+					t.Logf("%v: view %d/%d %v flags %b, truth %d/%d", m, l, e, ok, pp.flags, tl, te)
 				}
 			}
 			t.Fatalf("client %d did not converge: %d requests, %d failed, progress %d, wait %v", i, cl.requests, cl.failed, cl.progress, cl.sched.Wait(virtual(end), cl.view))
