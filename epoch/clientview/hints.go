@@ -13,10 +13,12 @@ import (
 // Hint is one partition's outcome in a Produce or Fetch answer: its error
 // and the KIP-951 CurrentLeader the broker attached (-1/-1 when absent).
 type Hint struct {
-	Topic       string
-	TopicID     record.UUID // used when Topic is empty (Produce v13+, Fetch v13+)
-	Partition   int32
-	ErrorCode   int16
+	Topic     string
+	TopicID   record.UUID // used when Topic is empty (Produce v13+, Fetch v13+)
+	Partition int32
+	ErrorCode int16 // the partition's error in the answer
+	// LeaderID and LeaderEpoch are the KIP-951 CurrentLeader, -1 when the
+	// answer carries none.
 	LeaderID    int32
 	LeaderEpoch int32
 }

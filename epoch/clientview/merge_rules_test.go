@@ -312,7 +312,7 @@ var mergeRules = []mergeRule{
 	},
 	{
 		// Scenario 3: growth is an event of its own.
-		name: "scenarios#3/partition growth is reported",
+		name: "CreatePartitions/partition growth is reported",
 		steps: []step{
 			st(answer(12, topicAnswer("orders", 1, part(0, 1, 0), part(1, 2, 0)))),
 			st(answer(12, topicAnswer("orders", 1, part(0, 1, 0), part(1, 2, 0), part(2, 3, 0), part(3, 1, 0)))),
@@ -328,7 +328,7 @@ var mergeRules = []mergeRule{
 		},
 	},
 	{
-		name: "scenarios#3/a gap below the new count is a placeholder",
+		name: "CreatePartitions/a gap below the new count is a placeholder",
 		steps: []step{
 			st(answer(12, topicAnswer("t", 1, part(0, 1, 0)))),
 			st(answer(12, topicAnswer("t", 1, part(0, 1, 0), part(2, 3, 0)))),

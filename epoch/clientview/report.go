@@ -28,8 +28,8 @@ const (
 	// TopicDeleted: the topic was removed from the view after consecutive
 	// answers agreeing it does not exist.
 	TopicDeleted
-	// PartitionsGrew: Before and After are the partition counts (scenario 3:
-	// keys hashed modulo Before now go modulo After; see Moves).
+	// PartitionsGrew: Before and After are the partition counts (keys
+	// hashed modulo Before now go modulo After; see partitioner.KeyMove).
 	PartitionsGrew
 	// LeaderMoved: Before and After are the leaders, Epoch the new epoch.
 	LeaderMoved
@@ -62,12 +62,14 @@ func (k EventKind) String() string {
 
 // Event is one thing a merge or hint changed or refused.
 type Event struct {
-	Kind       EventKind
-	Topic      string
-	Partition  int32
-	Before     int32
-	After      int32
-	Epoch      int32
+	Kind      EventKind
+	Topic     string
+	Partition int32 // for the partition events (LeaderMoved to RewindAccepted)
+	// Before, After and Epoch are what the kind says (a leader, an epoch or
+	// a partition count; see each EventKind).
+	Before, After, Epoch int32
+	// TopicID is the topic's id; OldTopicID the id an event replaced or
+	// refused the topic in favour of (TopicRecreated, StaleTopicID).
 	TopicID    record.UUID
 	OldTopicID record.UUID
 }
@@ -89,5 +91,7 @@ type Report struct {
 	// Invalid counts entries ignored as bad input (no topic name or id,
 	// negative partition ids, partition ids far past the known count).
 	Invalid int
-	Events  []Event
+	// Events are what changed or was refused, in the order of the answer;
+	// made afresh for each call, the caller's own.
+	Events []Event
 }

@@ -350,7 +350,7 @@ func (cl *simClient) converged(truth *image.Image, topics []string) bool {
 // moveLeaders is the churn of TestSimulationEpochsNeverGoBack: over 30 s of
 // controller time, one operation every 200 ms (a reassignment to three live
 // brokers, completed, or a preferred-leader election), broker 2 stalled from
-// 5 s to 25 s (scenario 2: no heartbeats, no replay, still answering; fenced
+// 5 s to 25 s (no heartbeats, no replay, still answering; fenced
 // after the session timeout), broker 5 down from 12 s to 23 s (fenced and
 // back), and a leader balancing at 27 s.
 func moveLeaders(t testing.TB, seed uint64) *simCluster {
@@ -437,7 +437,7 @@ func moveLeaders(t testing.TB, seed uint64) *simCluster {
 // client holds the true leaders and epochs within its Policy.ConvergenceBound
 // (MaxAge + 1.1 s) of the last broker catching up.
 //
-// Full size (go test ./epoch -run SimulationEpochs -v -kmeta.long), seeds 1
+// Full size (go test ./epoch/clientview -run SimulationEpochs -v -kmeta.long), seeds 1
 // and 2: 135 leader epoch bumps over 281 / 297 batches; every client
 // converged, the slowest 16.2 s / 17.0 s after catch-up against its bound of
 // 18.4 s / 18.9 s; 8.2 / 8.1 Metadata requests per client (155 to a broker
@@ -550,7 +550,7 @@ func runChurn(t *testing.T, c *simCluster, all []*simClient, caughtUp, end time.
 	}
 }
 
-// TestSimulationStorm (scenario 1, sarama#3224): the shape of
+// TestSimulationStorm (sarama#3224, a reconnection storm): the shape of
 // deltatest.ReconnectionStorm with 20 leaderships: 120 partitions in three
 // topics on six brokers in three racks; broker 4, leader of 20 of them,
 // crashes. The simulated controller fences it after the 9 s session timeout
@@ -562,7 +562,7 @@ func runChurn(t *testing.T, c *simCluster, all []*simClient, caughtUp, end time.
 // Policy.MaxRefreshes, converge, and the total must be at least 10× below
 // the naive one.
 //
-// Full size (go test ./epoch -run SimulationStorm -v -kmeta.long): 20 000
+// Full size (go test ./epoch/clientview -run SimulationStorm -v -kmeta.long): 20 000
 // clients, broker 4 down at 1 s and fenced at 9.3 s; 256 659 Metadata
 // requests in all, at most 14 per client against a promise of 40
 // (MaxRefreshes over the 13.3 s window with one progress answer), against

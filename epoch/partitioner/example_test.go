@@ -7,7 +7,7 @@ import (
 )
 
 // Which keys change partition when "orders" grows from 6 to 12 partitions
-// (scenario 3 of the project's scenarios).
+// (CreatePartitions): per-key order holds only for the keys that stay.
 func ExampleKeyMove() {
 	for _, key := range []string{"customer-1", "customer-2", "customer-3"} {
 		from, to, moved := partitioner.KeyMove([]byte(key), 6, 12)
