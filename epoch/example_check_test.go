@@ -1,14 +1,12 @@
 package epoch_test
 
 import (
-	"context"
 	"fmt"
 	"time"
 
-	"github.com/twmb/franz-go/pkg/kmsg"
-
 	"github.com/kmeta-go/kmeta/delta/deltatest"
 	"github.com/kmeta-go/kmeta/epoch"
+	"github.com/kmeta-go/kmeta/image/kafkaerr"
 )
 
 // Check answers what a broker's ReplicaManager answers a Fetch for one
@@ -58,31 +56,15 @@ func codeName(code int16) string {
 	return fmt.Sprintf("error %d", code)
 }
 
-// A Refresher keeps a client's view of the cluster current. It sends nothing
-// itself: Fetch is the embedder's networking (here a fixed answer). The first
-// MaybeRefresh fetches, because the view is empty; the second finds the view
-// fresh and returns it without a request.
-func ExampleRefresher() {
-	requests := 0
-	r := epoch.NewRefresher(epoch.RefresherConfig{
-		Fetch: func(ctx context.Context, req *kmsg.MetadataRequest) (*kmsg.MetadataResponse, int32, error) {
-			requests++
-			return metadataAnswer(2, 8), 1, nil
-		},
-	})
-	r.Need("orders")
-	ctx := context.Background()
-	v, err := r.MaybeRefresh(ctx)
-	if err != nil {
-		panic(err)
+// InvalidMetadata is the rule both sides share: each error a broker answers
+// a stale client with (Check's) makes the client refresh its metadata;
+// an authorization error does not.
+func ExampleInvalidMetadata() {
+	for _, c := range []kafkaerr.Code{kafkaerr.FencedLeaderEpoch, kafkaerr.NotLeaderOrFollower, kafkaerr.TopicAuthorizationFailed} {
+		fmt.Println(c, epoch.InvalidMetadata(c))
 	}
-	leader, le, _ := v.Leader("orders", 0)
-	fmt.Println("orders-0 leader", leader, "at epoch", le, "after", requests, "request")
-	if _, err := r.MaybeRefresh(ctx); err != nil {
-		panic(err)
-	}
-	fmt.Println("requests after a second MaybeRefresh:", requests)
 	// Output:
-	// orders-0 leader 2 at epoch 8 after 1 request
-	// requests after a second MaybeRefresh: 1
+	// FENCED_LEADER_EPOCH true
+	// NOT_LEADER_OR_FOLLOWER true
+	// TOPIC_AUTHORIZATION_FAILED false
 }

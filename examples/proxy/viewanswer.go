@@ -5,8 +5,8 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kmsg"
 
-	"github.com/kmeta-go/kmeta/epoch"
 	"github.com/kmeta-go/kmeta/epoch/advertise"
+	"github.com/kmeta-go/kmeta/epoch/clientview"
 	"github.com/kmeta-go/kmeta/record"
 )
 
@@ -43,7 +43,7 @@ func (f *Forwarder) metadataAnswer(ctx context.Context, req *kmsg.MetadataReques
 	resp.ControllerID = v.ControllerID()
 	for _, b := range v.Brokers() {
 		mb := kmsg.NewMetadataResponseBroker()
-		mb.NodeID, mb.Host, mb.Port, mb.Rack = b.NodeID, b.Host, b.Port, b.Rack
+		mb.NodeID, mb.Host, mb.Port, mb.Rack = b.NodeID(), b.Host(), b.Port(), rackOf(b)
 		resp.Brokers = append(resp.Brokers, mb)
 	}
 	f.rw.Metadata(resp, c)
@@ -54,7 +54,7 @@ func (f *Forwarder) metadataAnswer(ctx context.Context, req *kmsg.MetadataReques
 		return resp
 	}
 	for _, rt := range req.Topics {
-		var t *epoch.Topic
+		var t *clientview.Topic
 		var ok bool
 		if rt.Topic != nil {
 			t, ok = v.Topic(*rt.Topic)
@@ -76,7 +76,7 @@ func (f *Forwarder) metadataAnswer(ctx context.Context, req *kmsg.MetadataReques
 // partition the view knows no leader for is LEADER_NOT_AVAILABLE with
 // leader -1, as a broker answers it; otherwise the view's leader at its
 // leader epoch, which never goes below one already served.
-func topicAnswer(t *epoch.Topic) kmsg.MetadataResponseTopic {
+func topicAnswer(t *clientview.Topic) kmsg.MetadataResponseTopic {
 	mt := kmsg.NewMetadataResponseTopic()
 	name := t.Name()
 	mt.Topic = &name
@@ -86,9 +86,9 @@ func topicAnswer(t *epoch.Topic) kmsg.MetadataResponseTopic {
 	mt.Partitions = make([]kmsg.MetadataResponseTopicPartition, 0, t.NumPartitions())
 	for p := range t.Partitions() {
 		mp := kmsg.NewMetadataResponseTopicPartition()
-		mp.Partition = p.ID
-		mp.Leader, mp.LeaderEpoch = p.Leader, p.LeaderEpoch
-		mp.ErrorCode = p.ErrorCode
+		mp.Partition = p.ID()
+		mp.Leader, mp.LeaderEpoch = p.Leader(), p.LeaderEpoch()
+		mp.ErrorCode = p.ErrorCode()
 		if !p.HasLeader() {
 			mp.Leader = -1
 			if mp.ErrorCode == 0 {
@@ -123,7 +123,7 @@ func (f *Forwarder) describeClusterAnswer(ctx context.Context, req *kmsg.Describ
 	}
 	for _, b := range v.Brokers() {
 		db := kmsg.NewDescribeClusterResponseBroker()
-		db.NodeID, db.Host, db.Port, db.Rack = b.NodeID, b.Host, b.Port, b.Rack
+		db.NodeID, db.Host, db.Port, db.Rack = b.NodeID(), b.Host(), b.Port(), rackOf(b)
 		resp.Brokers = append(resp.Brokers, db)
 	}
 	f.rw.DescribeCluster(resp, c)
@@ -139,4 +139,12 @@ func (f *Forwarder) apiVersionsAnswer(req *kmsg.ApiVersionsRequest) *kmsg.ApiVer
 	*resp = *up
 	resp.Version = req.Version
 	return resp
+}
+
+// rackOf is a view broker's rack as Kafka's answers carry it (nil: none).
+func rackOf(b clientview.Broker) *string {
+	if r, ok := b.Rack(); ok {
+		return &r
+	}
+	return nil
 }
