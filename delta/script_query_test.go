@@ -16,7 +16,7 @@ import (
 // records, and replay records by hand.
 func queryCommands() []namedCommand {
 	return []namedCommand{
-		{"image", scriptCommand{"[topics|brokers|controllers|features|configs|quotas|acls|scram|tokens|producer-ids|provenance|all]", (*replayScript).showImage}},
+		{"image", scriptCommand{"[topics|brokers|registrations|controllers|features|configs|quotas|acls|scram|tokens|producer-ids|provenance|all]", (*replayScript).showImage}},
 		{"partition", scriptCommand{"TOPIC PARTITION   (Kafka's PartitionRegistration.toString)", func(s *replayScript, t *testing.T, c *datadriven.Case) string {
 			tp, ok := s.image().Topic(pos(t, c, 0))
 			if !ok {
@@ -38,14 +38,15 @@ func queryCommands() []namedCommand {
 // imageRecordTypes are the record types that hold each component of an
 // image (MetadataImage.write).
 var imageRecordTypes = map[string][]record.Type{
-	"controllers":  {record.TypeRegisterControllerRecord},
-	"features":     {record.TypeFeatureLevelRecord},
-	"configs":      {record.TypeConfigRecord},
-	"quotas":       {record.TypeClientQuotaRecord},
-	"acls":         {record.TypeAccessControlEntryRecord},
-	"scram":        {record.TypeUserScramCredentialRecord},
-	"tokens":       {record.TypeDelegationTokenRecord},
-	"producer-ids": {record.TypeProducerIdsRecord},
+	"registrations": {record.TypeRegisterBrokerRecord},
+	"controllers":   {record.TypeRegisterControllerRecord},
+	"features":      {record.TypeFeatureLevelRecord},
+	"configs":       {record.TypeConfigRecord},
+	"quotas":        {record.TypeClientQuotaRecord},
+	"acls":          {record.TypeAccessControlEntryRecord},
+	"scram":         {record.TypeUserScramCredentialRecord},
+	"tokens":        {record.TypeDelegationTokenRecord},
+	"producer-ids":  {record.TypeProducerIdsRecord},
 }
 
 func (s *replayScript) showImage(t *testing.T, c *datadriven.Case) string {
