@@ -30,7 +30,6 @@ var oversized = [...]string{
 	"delta/deltatest/builder.go changeBuilder.build",
 	"delta/deltatest/kafkalog/kafkalog_test.go TestLogLikeKafka",
 	"delta/deltatest/kafkalog/states.go BuildStates",
-	"delta/deltatest/ops_test.go randomOps",
 	"delta/deltatest/sim.go",
 	"delta/deltatest/sim.go Simulator.replay",
 	"delta/imagejson_test.go TestVectorImageJSON",
