@@ -32,8 +32,6 @@ var oversized = [...]string{
 	"delta/deltatest/kafkalog/states.go BuildStates",
 	"delta/deltatest/sim.go",
 	"delta/deltatest/sim.go Simulator.replay",
-	"delta/imagejson_test.go TestVectorImageJSON",
-	"delta/model_test.go model.next",
 	"epoch/hints.go View.ApplyHints",
 	"epoch/merge.go",
 	"epoch/merge.go View.Merge",
