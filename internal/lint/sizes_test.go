@@ -26,12 +26,8 @@ const (
 var oversized = [...]string{
 	"delta/delta.go",
 	"delta/delta.go Delta.replay",
-	"delta/deltatest/brokers.go Simulator.RegisterBroker",
-	"delta/deltatest/builder.go changeBuilder.build",
 	"delta/deltatest/kafkalog/kafkalog_test.go TestLogLikeKafka",
 	"delta/deltatest/kafkalog/states.go BuildStates",
-	"delta/deltatest/sim.go",
-	"delta/deltatest/sim.go Simulator.replay",
 	"epoch/hints.go View.ApplyHints",
 	"epoch/merge.go",
 	"epoch/merge.go View.Merge",
