@@ -26,8 +26,6 @@ const (
 var oversized = [...]string{
 	"delta/delta.go",
 	"delta/delta.go Delta.replay",
-	"delta/deltatest/kafkalog/kafkalog_test.go TestLogLikeKafka",
-	"delta/deltatest/kafkalog/states.go BuildStates",
 	"epoch/hints.go View.ApplyHints",
 	"epoch/merge.go",
 	"epoch/merge.go View.Merge",
