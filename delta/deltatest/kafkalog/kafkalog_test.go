@@ -36,7 +36,7 @@ func TestLogLikeKafka(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	l, err := Create(dir, 0, Options{SegmentBytes: 2 << 10, KeepDeleted: true})
+	l, err := Create(dir, 0, Config{SegmentBytes: 2 << 10, KeepDeleted: true})
 	if err != nil {
 		t.Fatal(err)
 	}

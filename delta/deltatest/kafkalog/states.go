@@ -117,13 +117,13 @@ func stateSteps() []stateStep {
 	return []stateStep{
 		{"empty directory", false, false, func(dir string) error { return os.MkdirAll(dir, 0o755) }},
 		{"empty active segment alone", false, false, func(dir string) error {
-			return withLog(dir, Options{}, func(*Log, *Cluster) error { return nil })
+			return withLog(dir, Config{}, func(*Log, *Cluster) error { return nil })
 		}},
 		{"empty active segment after a full segment", true, false, emptySegmentAfterFull},
 		{"empty active segment after a snapshot at its base offset", true, false, emptySegmentAfterSnapshot},
 		{"batch being appended", true, true, batchBeingAppended},
 		{"snapshot being written", true, false, func(dir string) error {
-			return withLog(dir, Options{}, func(l *Log, c *Cluster) error {
+			return withLog(dir, Config{}, func(l *Log, c *Cluster) error {
 				if err := c.churnAndWrite(l, 4, "a"); err != nil {
 					return err
 				}
@@ -135,7 +135,7 @@ func stateSteps() []stateStep {
 		{"tail truncated", true, false, tailTruncated},
 		{"tail truncated and rewritten", true, false, tailTruncatedAndRewritten},
 		{"truncated fully to a snapshot", true, false, func(dir string) error {
-			return withLog(dir, Options{}, func(l *Log, c *Cluster) error {
+			return withLog(dir, Config{}, func(l *Log, c *Cluster) error {
 				if err := c.churnAndWrite(l, 6, "a"); err != nil {
 					return err
 				}
@@ -150,12 +150,12 @@ func stateSteps() []stateStep {
 
 // withLog runs fn on a new log in dir and a new cluster, closing the log
 // after.
-func withLog(dir string, opts Options, fn func(*Log, *Cluster) error) error {
+func withLog(dir string, cfg Config, fn func(*Log, *Cluster) error) error {
 	c, err := NewCluster(17)
 	if err != nil {
 		return err
 	}
-	l, err := Create(dir, 0, opts)
+	l, err := Create(dir, 0, cfg)
 	if err != nil {
 		return err
 	}
@@ -176,7 +176,7 @@ func (c *Cluster) churnAndWrite(l *Log, n int, tag string) error {
 }
 
 func emptySegmentAfterFull(dir string) error {
-	return withLog(dir, Options{}, func(l *Log, c *Cluster) error {
+	return withLog(dir, Config{}, func(l *Log, c *Cluster) error {
 		if err := c.churnAndWrite(l, 4, "a"); err != nil {
 			return err
 		}
@@ -185,7 +185,7 @@ func emptySegmentAfterFull(dir string) error {
 }
 
 func emptySegmentAfterSnapshot(dir string) error {
-	return withLog(dir, Options{}, func(l *Log, c *Cluster) error {
+	return withLog(dir, Config{}, func(l *Log, c *Cluster) error {
 		if err := c.churnAndWrite(l, 4, "a"); err != nil {
 			return err
 		}
@@ -201,7 +201,7 @@ func emptySegmentAfterSnapshot(dir string) error {
 }
 
 func batchBeingAppended(dir string) error {
-	return withLog(dir, Options{}, func(l *Log, c *Cluster) error {
+	return withLog(dir, Config{}, func(l *Log, c *Cluster) error {
 		if err := c.churnAndWrite(l, 4, "a"); err != nil {
 			return err
 		}
@@ -219,7 +219,7 @@ func batchBeingAppended(dir string) error {
 // afterRetention: two snapshots, the segments before each deleted in turn
 // (their .deleted files kept).
 func afterRetention(dir string) error {
-	return withLog(dir, Options{SegmentBytes: 2 << 10, KeepDeleted: true}, func(l *Log, c *Cluster) error {
+	return withLog(dir, Config{SegmentBytes: 2 << 10, KeepDeleted: true}, func(l *Log, c *Cluster) error {
 		if err := c.churnAndWrite(l, 20, "a"); err != nil {
 			return err
 		}
@@ -245,7 +245,7 @@ func afterRetention(dir string) error {
 }
 
 func tailTruncated(dir string) error {
-	return withLog(dir, Options{SegmentBytes: 2 << 10}, func(l *Log, c *Cluster) error {
+	return withLog(dir, Config{SegmentBytes: 2 << 10}, func(l *Log, c *Cluster) error {
 		if err := c.churnAndWrite(l, 10, "a"); err != nil {
 			return err
 		}
@@ -261,7 +261,7 @@ func tailTruncated(dir string) error {
 // tailTruncatedAndRewritten: a tail truncated, then rewritten by a leader
 // that diverged at the truncation point.
 func tailTruncatedAndRewritten(dir string) error {
-	return withLog(dir, Options{SegmentBytes: 2 << 10}, func(l *Log, c *Cluster) error {
+	return withLog(dir, Config{SegmentBytes: 2 << 10}, func(l *Log, c *Cluster) error {
 		other, err := NewCluster(17)
 		if err != nil {
 			return err
