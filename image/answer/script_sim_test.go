@@ -44,6 +44,10 @@ func simCommands() map[string]scriptCommand {
 		"unregister-broker":   {"ID", byID((*deltatest.Simulator).UnregisterBroker)},
 		"heartbeat":           {"ID", byID((*deltatest.Simulator).Heartbeat)},
 		"controlled-shutdown": {"ID", byID((*deltatest.Simulator).ControlledShutdown)},
+		"register-controller": {"ID   (listener CONTROLLER at controller-ID:9093)", byID(func(sim *deltatest.Simulator, id int32) error {
+			return sim.RegisterController(deltatest.ControllerSpec{ID: id})
+		})},
+		"unregister-controller": {"ID", byID((*deltatest.Simulator).UnregisterController)},
 		"create-topic": {"NAME PARTITIONS RF", func(s *script, t *testing.T, c *datadriven.Case) string {
 			_, err := s.simulator(t, c).CreateTopic(deltatest.TopicSpec{Name: arg(t, c, 0), Partitions: int(id(t, c, 1)), ReplicationFactor: int(id(t, c, 2))})
 			return result(err)

@@ -2,6 +2,7 @@ package answer
 
 import (
 	"flag"
+	"fmt"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -30,6 +31,7 @@ var rewrite = flag.Bool("rewrite", false, "rewrite the scripts under testdata/ w
 //	create-topic NAME PARTITIONS RF   delete-topic NAME
 //	shrink-isr|expand-isr TOPIC PARTITION BROKER   elect-unclean TOPIC PARTITION
 //	set-feature NAME LEVEL          set-topic-config TOPIC KEY VALUE
+//	register-controller|unregister-controller ID   (listener CONTROLLER)
 //	set-broker-config BROKER|"" KEY VALUE   ("" is the cluster default)
 //	set-quota TYPE=NAME|<default>... KEY=VALUE   (TYPE user, client-id, ip)
 //	advance DURATION
@@ -50,19 +52,77 @@ func TestScripts(t *testing.T) {
 	if err != nil || len(paths) == 0 {
 		t.Fatalf("no scripts under testdata: %v", err)
 	}
+	seen := map[string]bool{}
 	for _, p := range paths {
 		t.Run(strings.TrimSuffix(filepath.Base(p), ".txt"), func(t *testing.T) {
-			s := &script{}
+			s := &script{seen: seen}
 			datadriven.Run(t, p, *rewrite, s.handle)
 		})
+	}
+	checkScriptCoverage(t, seen)
+}
+
+// checkScriptCoverage: the scripts ask every answer at every version the
+// Responder answers, and exercise auto-creation, several listeners, fenced
+// brokers, eligible leader replicas, pagination and every coordinator type.
+func checkScriptCoverage(t *testing.T, seen map[string]bool) {
+	var want []string
+	for name := range requestCommands() {
+		want = append(want, name)
+	}
+	for cmd, hi := range map[string]int{"metadata": 13, "describe-cluster": 2, "find-coordinator": 6} {
+		for v := 0; v <= hi; v++ {
+			want = append(want, fmt.Sprintf("%s v%d", cmd, v))
+		}
+	}
+	want = append(want, "metadata auto-create=true", "find-coordinator auto-create", "describe-cluster fenced=true",
+		"describe-topic-partitions pages=true", "find-coordinator type=group", "find-coordinator type=transaction",
+		"find-coordinator type=share", "listener INTERNAL", "listener PLAINTEXT", "listener NO_SUCH_LISTENER",
+		"describe-topic-partitions elr", "describe-cluster controller")
+	for _, w := range want {
+		if !seen[w] {
+			t.Errorf("no script covers %q", w)
+		}
+	}
+}
+
+// note records what a case covers for checkScriptCoverage.
+func (s *script) note(c *datadriven.Case, out string) {
+	s.seen[c.Cmd] = true
+	if v, ok := c.Arg("v"); ok {
+		a, b, rng := strings.Cut(v, "-")
+		lo, _ := strconv.Atoi(a)
+		hi := lo
+		if rng {
+			hi, _ = strconv.Atoi(b)
+		}
+		for x := lo; x <= hi; x++ {
+			s.seen[fmt.Sprintf("%s v%d", c.Cmd, x)] = true
+		}
+	}
+	for _, a := range c.Args {
+		if k, v, _ := strings.Cut(a, "="); k == "listener" {
+			s.seen["listener "+v] = true
+		} else if k == "controller" {
+			s.seen[c.Cmd+" controller"] = true
+		} else {
+			s.seen[c.Cmd+" "+a] = true
+		}
+	}
+	if strings.Contains(out, "create [{") {
+		s.seen[c.Cmd+" auto-create"] = true
+	}
+	if c.Cmd == "describe-topic-partitions" && strings.Contains(strings.ReplaceAll(out, " elr=[]", ""), " elr=[") {
+		s.seen["describe-topic-partitions elr"] = true
 	}
 }
 
 type script struct {
-	sim *deltatest.Simulator
-	img *image.Image // with load; else the simulator's image
-	cfg Config
-	std *authz.Config // authorizer=standard: built from each image's ACLs
+	sim  *deltatest.Simulator
+	img  *image.Image // with load; else the simulator's image
+	cfg  Config
+	std  *authz.Config   // authorizer=standard: built from each image's ACLs
+	seen map[string]bool // what the scripts covered, for checkScriptCoverage
 }
 
 func (s *script) image(t *testing.T) *image.Image {
@@ -109,7 +169,9 @@ func (s *script) handle(t *testing.T, c *datadriven.Case) string {
 	if !ok {
 		t.Fatalf("%s: unknown command %q", c.Pos, c.Cmd)
 	}
-	return cmd.run(s, t, c)
+	out := cmd.run(s, t, c)
+	s.note(c, out)
+	return out
 }
 
 // arg returns positional argument i.
