@@ -104,6 +104,7 @@ func (s *replayScript) newSim(t *testing.T, c *datadriven.Case) string {
 		return "error: " + err.Error()
 	}
 	s.sim, s.img, s.last, s.lastFrom = sim, nil, nil, 0
+	s.levels[sim.MetadataVersion()] = true
 	return "ok"
 }
 

@@ -29,7 +29,7 @@ func queryCommands() []namedCommand {
 			return p.String()
 		}}},
 		{"changes", scriptCommand{"[since=MARK] [local=BROKER,...]   (the last step's delta, or the delta since MARK)", (*replayScript).changes}},
-		{"records", scriptCommand{"   (the records the last step wrote, in Kafka's JSON form)", (*replayScript).records}},
+		{"records", scriptCommand{"[all]   (the records the last step wrote, or the whole log, in Kafka's JSON form)", (*replayScript).records}},
 		{"replay", scriptCommand{"[snapshot] [at=OFFSET] + one JSON record a line (\"@name\" is the topic id of name)", (*replayScript).replay}},
 		{"snapshot", scriptCommand{"[over=MARK]   (the image written as a snapshot and loaded over MARK, or over an empty image)", (*replayScript).snapshot}},
 	}
@@ -203,7 +203,11 @@ func localText(broker int32, lc delta.LocalChanges) string {
 // records prints the batches the last step committed.
 func (s *replayScript) records(t *testing.T, c *datadriven.Case) string {
 	var b strings.Builder
-	for _, bt := range s.simulator(t, c).BatchesFrom(s.lastFrom) {
+	from := s.lastFrom
+	if len(c.Positional()) > 0 && pos(t, c, 0) == "all" {
+		from = 0
+	}
+	for _, bt := range s.simulator(t, c).BatchesFrom(from) {
 		if bt.Control != nil {
 			fmt.Fprintf(&b, "%d LEADER_CHANGE leader=%d epoch=%d\n", bt.BaseOffset, bt.Control.LeaderID, bt.LeaderEpoch)
 			continue

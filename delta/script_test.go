@@ -33,14 +33,20 @@ func TestReplayScripts(t *testing.T) {
 	if err != nil || len(paths) == 0 {
 		t.Fatalf("no scripts under testdata: %v", err)
 	}
-	replayed := map[record.Type]bool{}
+	replayed, levels := map[record.Type]bool{}, map[image.MetadataVersion]bool{}
 	for _, p := range paths {
 		t.Run(strings.TrimSuffix(filepath.Base(p), ".txt"), func(t *testing.T) {
-			s := &replayScript{marks: map[string]*image.Image{}, names: map[string]string{}, replayed: replayed}
+			s := &replayScript{marks: map[string]*image.Image{}, names: map[string]string{}, replayed: replayed, levels: levels}
 			datadriven.Run(t, p, *rewrite, s.handle)
 		})
 	}
-	// The scripts replay every metadata record type (MetadataRecordType).
+	// The scripts replay every metadata record type (MetadataRecordType),
+	// and logs written at every metadata.version.
+	for mv := image.MV3_0_IV1; mv <= image.LatestMetadataVersion; mv++ {
+		if !levels[mv] {
+			t.Errorf("no script simulates metadata.version %s", mv)
+		}
+	}
 	for ty := record.Type(0); ty < 64; ty++ {
 		if ty.Known() && !replayed[ty] {
 			t.Errorf("no script replays a %s", ty)
@@ -58,8 +64,9 @@ type replayScript struct {
 	last     *delta.Delta
 	lastFrom int64
 	marks    map[string]*image.Image
-	names    map[string]string    // ACL and token ids by the script's name for them
-	replayed map[record.Type]bool // the record types replayed, by every script
+	names    map[string]string              // ACL and token ids by the script's name for them
+	replayed map[record.Type]bool           // the record types replayed, by every script
+	levels   map[image.MetadataVersion]bool // the metadata.versions simulated
 }
 
 // scriptCommand is one command of the scripts: its usage and its handler.
