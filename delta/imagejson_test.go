@@ -78,118 +78,152 @@ func TestVectorImageJSON(t *testing.T) {
 			require.NoError(t, err)
 			var k kafkaImageJSON
 			require.NoError(t, json.Unmarshal(data, &k))
-
-			require.Equal(t, len(k.Cluster.Brokers), img.Cluster().NumBrokers())
-			for id, s := range k.Cluster.Brokers {
-				n, _ := strconv.Atoi(id)
-				b, ok := img.Cluster().Broker(int32(n))
-				require.True(t, ok)
-				got := b.String()
-				if !strings.Contains(s, "cordonedDirectories=") {
-					got = strings.TrimSuffix(got, ", cordonedDirectories=null)") + ")"
-				}
-				require.Equal(t, sortJavaMap(s), sortJavaMap(got))
+			for _, check := range []func(*testing.T, *image.Image, *kafkaImageJSON){
+				checkClusterJSON, checkTopicsJSON, checkConfigsJSON, checkQuotasJSON, checkACLsJSON, checkScramJSON, checkTokensAndFeaturesJSON,
+			} {
+				check(t, img, &k)
 			}
-			require.Equal(t, len(k.Cluster.Controllers), img.Cluster().NumControllers())
-			for id, s := range k.Cluster.Controllers {
-				n, _ := strconv.Atoi(id)
-				c, ok := img.Cluster().Controller(int32(n))
-				require.True(t, ok, "controller %s", id)
-				require.Equal(t, sortJavaMap(s), sortJavaMap(c.String()))
-			}
-			nparts := 0
-			for id, parts := range k.Topics.ByID {
-				tp, ok := img.TopicByID(mustUUID(t, id))
-				require.True(t, ok, id)
-				require.Equal(t, parts["name"], tp.Name())
-				require.Equal(t, parts["id"], tp.ID().String())
-				require.Equal(t, len(parts)-2, tp.NumPartitions())
-				for pid, s := range parts {
-					if pid == "name" || pid == "id" {
-						continue
-					}
-					n, _ := strconv.Atoi(pid)
-					p, ok := tp.Partition(int32(n))
-					require.True(t, ok)
-					require.Equal(t, s, p.String())
-					nparts++
-				}
-			}
-			require.Equal(t, len(k.Topics.ByID), img.Topics().Len())
-			nconf := 0
-			for res, es := range img.Configs().Resources() {
-				key := configTypes[int8(res.Type)]
-				if res.Name != "" {
-					key += ":" + res.Name
-				}
-				want := k.Configs[key]
-				require.Equal(t, len(want), len(es), key)
-				for _, e := range es {
-					require.Equal(t, want[e.Name], e.Value, key)
-				}
-				nconf++
-			}
-			require.Equal(t, len(k.Configs), nconf)
-			require.Equal(t, len(k.QuotasRaw), img.ClientQuotas().Len())
-			for _, q := range k.QuotasRaw {
-				var parts []image.QuotaEntityPart
-				for typ, name := range q.Entity {
-					parts = append(parts, image.QuotaEntityPart{Type: typ, Name: name})
-				}
-				e, ok := img.ClientQuotas().Entity(image.QuotaEntityKey(parts))
-				require.True(t, ok)
-				require.Equal(t, len(q.Quotas), len(e.Values()))
-				for key, v := range q.Quotas {
-					got, _ := e.Get(key)
-					require.Equal(t, v, got)
-				}
-			}
-			acls := kafkaACLs(t, k.ACLs)
-			require.Equal(t, len(acls), img.ACLs().Len())
-			for id, s := range acls {
-				a, ok := img.ACLs().Get(mustUUID(t, id))
-				require.True(t, ok)
-				open, end := "(", ")"
-				if strings.HasPrefix(s, "StandardAcl[") {
-					open, end = "[", "]"
-				}
-				require.Equal(t, s, fmt.Sprintf("StandardAcl%sresourceType=%s, resourceName=%s, patternType=%s, principal=%s, host=%s, operation=%s, permissionType=%s%s",
-					open, aclResource[a.ResourceType], a.ResourceName, aclPattern[a.PatternType], a.Principal, a.Host, aclOperation[a.Operation], aclPermission[a.PermissionType], end))
-			}
-			nscram := 0
-			for mech, users := range k.Scram {
-				for user, s := range users {
-					m := image.ScramSHA256
-					if mech == "SCRAM-SHA-512" {
-						m = image.ScramSHA512
-					}
-					c, ok := img.Scram().Get(image.ScramKey{Mechanism: m, User: user})
-					require.True(t, ok)
-					require.Equal(t, s, fmt.Sprintf("ScramCredentialData(salt=%s, storedKey=%s, serverKey=%s, iterations=%d)",
-						hex.EncodeToString(c.Salt), hex.EncodeToString(c.StoredKey), hex.EncodeToString(c.ServerKey), c.Iterations))
-					nscram++
-				}
-			}
-			require.Equal(t, nscram, img.Scram().Len())
-			require.Equal(t, len(k.Tokens), img.Tokens().Len())
-			for id, s := range k.Tokens {
-				tk, ok := img.Tokens().Get(id)
-				require.True(t, ok)
-				require.Equal(t, s, fmt.Sprintf("DelegationTokenDatatokenId=%s(owner=%s(tokenRequester=%s(renewers=%s, issueTimestamp=%d, maxTimestamp=%d), expiryTimestamp=%d",
-					tk.TokenID, tk.Owner, tk.Requester, strings.Join(tk.Renewers, ","), tk.IssueTimestamp, tk.MaxTimestamp, tk.ExpirationTimestamp))
-			}
-			mv, _ := img.Features().MetadataVersion()
-			wantMV := k.Features["metadataVersion"]
-			if strings.HasPrefix(wantMV, "Optional[") {
-				wantMV = strings.TrimSuffix(strings.TrimPrefix(wantMV, "Optional["), "]")
-			}
-			require.Equal(t, wantMV, mv.String())
-			for _, f := range img.Features().Finalized() {
-				require.Equal(t, k.Features["finalized_"+f.Name], strconv.Itoa(int(f.Level)))
-			}
-			require.Equal(t, k.ProducerIDs["nextProducerId"], strconv.FormatInt(img.NextProducerID(), 10))
 		})
 	}
+}
+
+// checkClusterJSON: every broker and controller (BrokerRegistration and
+// ControllerRegistration toString).
+func checkClusterJSON(t *testing.T, img *image.Image, k *kafkaImageJSON) {
+	require.Equal(t, len(k.Cluster.Brokers), img.Cluster().NumBrokers())
+	for id, s := range k.Cluster.Brokers {
+		n, _ := strconv.Atoi(id)
+		b, ok := img.Cluster().Broker(int32(n))
+		require.True(t, ok)
+		got := b.String()
+		if !strings.Contains(s, "cordonedDirectories=") {
+			got = strings.TrimSuffix(got, ", cordonedDirectories=null)") + ")"
+		}
+		require.Equal(t, sortJavaMap(s), sortJavaMap(got))
+	}
+	require.Equal(t, len(k.Cluster.Controllers), img.Cluster().NumControllers())
+	for id, s := range k.Cluster.Controllers {
+		n, _ := strconv.Atoi(id)
+		c, ok := img.Cluster().Controller(int32(n))
+		require.True(t, ok, "controller %s", id)
+		require.Equal(t, sortJavaMap(s), sortJavaMap(c.String()))
+	}
+}
+
+// checkTopicsJSON: every topic and partition (PartitionRegistration.toString).
+func checkTopicsJSON(t *testing.T, img *image.Image, k *kafkaImageJSON) {
+	nparts := 0
+	for id, parts := range k.Topics.ByID {
+		tp, ok := img.TopicByID(mustUUID(t, id))
+		require.True(t, ok, id)
+		require.Equal(t, parts["name"], tp.Name())
+		require.Equal(t, parts["id"], tp.ID().String())
+		require.Equal(t, len(parts)-2, tp.NumPartitions())
+		for pid, s := range parts {
+			if pid == "name" || pid == "id" {
+				continue
+			}
+			n, _ := strconv.Atoi(pid)
+			p, ok := tp.Partition(int32(n))
+			require.True(t, ok)
+			require.Equal(t, s, p.String())
+			nparts++
+		}
+	}
+	require.Equal(t, len(k.Topics.ByID), img.Topics().Len())
+}
+
+// checkConfigsJSON: every config of every resource.
+func checkConfigsJSON(t *testing.T, img *image.Image, k *kafkaImageJSON) {
+	nconf := 0
+	for res, es := range img.Configs().Resources() {
+		key := configTypes[int8(res.Type)]
+		if res.Name != "" {
+			key += ":" + res.Name
+		}
+		want := k.Configs[key]
+		require.Equal(t, len(want), len(es), key)
+		for _, e := range es {
+			require.Equal(t, want[e.Name], e.Value, key)
+		}
+		nconf++
+	}
+	require.Equal(t, len(k.Configs), nconf)
+}
+
+// checkQuotasJSON: every client quota entity and value.
+func checkQuotasJSON(t *testing.T, img *image.Image, k *kafkaImageJSON) {
+	require.Equal(t, len(k.QuotasRaw), img.ClientQuotas().Len())
+	for _, q := range k.QuotasRaw {
+		var parts []image.QuotaEntityPart
+		for typ, name := range q.Entity {
+			parts = append(parts, image.QuotaEntityPart{Type: typ, Name: name})
+		}
+		e, ok := img.ClientQuotas().Entity(image.QuotaEntityKey(parts))
+		require.True(t, ok)
+		require.Equal(t, len(q.Quotas), len(e.Values()))
+		for key, v := range q.Quotas {
+			got, _ := e.Get(key)
+			require.Equal(t, v, got)
+		}
+	}
+}
+
+// checkACLsJSON: every ACL (StandardAcl.toString, a Java record in 4.4).
+func checkACLsJSON(t *testing.T, img *image.Image, k *kafkaImageJSON) {
+	acls := kafkaACLs(t, k.ACLs)
+	require.Equal(t, len(acls), img.ACLs().Len())
+	for id, s := range acls {
+		a, ok := img.ACLs().Get(mustUUID(t, id))
+		require.True(t, ok)
+		open, end := "(", ")"
+		if strings.HasPrefix(s, "StandardAcl[") {
+			open, end = "[", "]"
+		}
+		require.Equal(t, s, fmt.Sprintf("StandardAcl%sresourceType=%s, resourceName=%s, patternType=%s, principal=%s, host=%s, operation=%s, permissionType=%s%s",
+			open, aclResource[a.ResourceType], a.ResourceName, aclPattern[a.PatternType], a.Principal, a.Host, aclOperation[a.Operation], aclPermission[a.PermissionType], end))
+	}
+}
+
+// checkScramJSON: every SCRAM credential (ScramCredentialData.toString).
+func checkScramJSON(t *testing.T, img *image.Image, k *kafkaImageJSON) {
+	nscram := 0
+	for mech, users := range k.Scram {
+		for user, s := range users {
+			m := image.ScramSHA256
+			if mech == "SCRAM-SHA-512" {
+				m = image.ScramSHA512
+			}
+			c, ok := img.Scram().Get(image.ScramKey{Mechanism: m, User: user})
+			require.True(t, ok)
+			require.Equal(t, s, fmt.Sprintf("ScramCredentialData(salt=%s, storedKey=%s, serverKey=%s, iterations=%d)",
+				hex.EncodeToString(c.Salt), hex.EncodeToString(c.StoredKey), hex.EncodeToString(c.ServerKey), c.Iterations))
+			nscram++
+		}
+	}
+	require.Equal(t, nscram, img.Scram().Len())
+}
+
+// checkTokensAndFeaturesJSON: every delegation token
+// (DelegationTokenData.toString), the features and the next producer id.
+func checkTokensAndFeaturesJSON(t *testing.T, img *image.Image, k *kafkaImageJSON) {
+	require.Equal(t, len(k.Tokens), img.Tokens().Len())
+	for id, s := range k.Tokens {
+		tk, ok := img.Tokens().Get(id)
+		require.True(t, ok)
+		require.Equal(t, s, fmt.Sprintf("DelegationTokenDatatokenId=%s(owner=%s(tokenRequester=%s(renewers=%s, issueTimestamp=%d, maxTimestamp=%d), expiryTimestamp=%d",
+			tk.TokenID, tk.Owner, tk.Requester, strings.Join(tk.Renewers, ","), tk.IssueTimestamp, tk.MaxTimestamp, tk.ExpirationTimestamp))
+	}
+	mv, _ := img.Features().MetadataVersion()
+	wantMV := k.Features["metadataVersion"]
+	if strings.HasPrefix(wantMV, "Optional[") {
+		wantMV = strings.TrimSuffix(strings.TrimPrefix(wantMV, "Optional["), "]")
+	}
+	require.Equal(t, wantMV, mv.String())
+	for _, f := range img.Features().Finalized() {
+		require.Equal(t, k.Features["finalized_"+f.Name], strconv.Itoa(int(f.Level)))
+	}
+	require.Equal(t, k.ProducerIDs["nextProducerId"], strconv.FormatInt(img.NextProducerID(), 10))
 }
 
 // sortJavaMap sorts the entries of the "supportedFeatures={...}" map in a

@@ -1,6 +1,7 @@
 package delta
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/kmeta-go/kmeta/internal/invariants"
@@ -11,12 +12,14 @@ import (
 func TestCheckImageHoldsOnRandomImages(t *testing.T) {
 	t.Logf("invariants.Enabled = %v (on with -tags invariants or -race)", invariants.Enabled)
 	for seed := uint64(1); seed <= 3; seed++ {
-		img, _ := modelStream(t, seed, 300)
-		if err := checkImage(img); err != nil {
-			t.Fatalf("seed=%d: %v", seed, err)
-		}
-		if img.Topics().Len() == 0 {
-			t.Fatalf("seed=%d: the stream built no topic, the check checked nothing", seed)
-		}
+		t.Run(fmt.Sprintf("seed=%d", seed), func(t *testing.T) {
+			img, _ := modelStream(t, seed, 300)
+			if err := checkImage(img); err != nil {
+				t.Fatal(err)
+			}
+			if img.Topics().Len() == 0 {
+				t.Fatal("the stream built no topic, the check checked nothing")
+			}
+		})
 	}
 }

@@ -68,54 +68,16 @@ func (s *Simulator) RegisterBroker(spec BrokerSpec) error {
 	for _, f := range s.supportedFeatures() {
 		r.Features = append(r.Features, record.BrokerFeature{Name: f.Name, MinSupportedVersion: f.Min, MaxSupportedVersion: f.Max})
 	}
-	if s.mv.DirectoryAssignmentSupported() {
-		dirs := spec.LogDirs
-		if dirs == nil {
-			if old != nil && old.reg.IncarnationID() == inc {
-				dirs = old.reg.Directories()
-			} else {
-				dirs = []record.UUID{randomDirID(s.idRnd)}
-			}
-		}
-		if len(dirs) == 0 {
-			return fmt.Errorf("%w: no log directories", ErrInvalidRequest)
-		}
-		for id, b := range s.brokers {
-			if id == spec.ID {
-				continue
-			}
-			for _, d := range dirs {
-				if slices.Contains(b.reg.Directories(), d) {
-					return fmt.Errorf("%w: log directory %s belongs to broker %d", ErrInvalidRequest, d, id)
-				}
-			}
-		}
-		r.LogDirs = slices.Clone(dirs)
-		slices.SortFunc(r.LogDirs, func(a, b record.UUID) int { return compareUUID(a, b) })
+	dirs, err := s.registrationDirs(spec, old, inc)
+	if err != nil {
+		return err
 	}
-	if len(spec.CordonedLogDirs) > 0 {
-		if !s.mv.CordonedLogDirsSupported() {
-			return fmt.Errorf("%w: cordoned log directories need metadata.version 4.3-IV0, not %s", ErrUnsupportedVersion, s.mv)
-		}
-		for _, d := range spec.CordonedLogDirs {
-			if !slices.Contains(r.LogDirs, d) {
-				return fmt.Errorf("%w: cordoned log directory %s is not a log directory of broker %d", ErrInvalidRequest, d, spec.ID)
-			}
-		}
-	}
+	r.LogDirs = dirs
 	var recs []image.VersionedRecord
 	epoch := s.nextOffset
 	amend := old != nil && old.reg.IncarnationID() == inc
 	if !amend && s.release >= Kafka40 {
-		// handleBrokerShutdown for the previous incarnation (KAFKA-18106,
-		// KAFKA-18635).
-		clean := old != nil && old.cleanShutdown
-		if s.elrEnabled() && !clean {
-			recs = append(recs, s.generateLeaderAndIsrUpdates(-1, -1, spec.ID, inISR(spec.ID))...)
-			recs = append(recs, s.generateLeaderAndIsrUpdates(-1, -1, spec.ID, inELR(spec.ID))...)
-		} else {
-			recs = append(recs, s.generateLeaderAndIsrUpdates(spec.ID, -1, -1, inISR(spec.ID))...)
-		}
+		recs = s.previousIncarnationCleanup(spec.ID, old)
 	}
 	switch {
 	case amend && s.release >= Kafka39:
@@ -133,6 +95,65 @@ func (s *Simulator) RegisterBroker(spec BrokerSpec) error {
 	b.alive, b.lastContact, b.nextHeartbeat, b.cleanShutdown = true, s.now, s.now+s.heartbeat, false
 	b.cordoned = javaSetOrder(spec.CordonedLogDirs)
 	return nil
+}
+
+// registrationDirs is the log directories of a registration
+// (ClusterControlManager.registerBroker, MV >= 3.7-IV2; nil below): the
+// request's, those of the same incarnation, or one new directory; sorted,
+// each owned by no other broker, holding the cordoned ones (4.3-IV0,
+// KIP-1066).
+func (s *Simulator) registrationDirs(spec BrokerSpec, old *broker, inc record.UUID) ([]record.UUID, error) {
+	var out []record.UUID
+	if s.mv.DirectoryAssignmentSupported() {
+		dirs := spec.LogDirs
+		if dirs == nil {
+			if old != nil && old.reg.IncarnationID() == inc {
+				dirs = old.reg.Directories()
+			} else {
+				dirs = []record.UUID{randomDirID(s.idRnd)}
+			}
+		}
+		if len(dirs) == 0 {
+			return nil, fmt.Errorf("%w: no log directories", ErrInvalidRequest)
+		}
+		for id, b := range s.brokers {
+			if id == spec.ID {
+				continue
+			}
+			for _, d := range dirs {
+				if slices.Contains(b.reg.Directories(), d) {
+					return nil, fmt.Errorf("%w: log directory %s belongs to broker %d", ErrInvalidRequest, d, id)
+				}
+			}
+		}
+		out = slices.Clone(dirs)
+		slices.SortFunc(out, func(a, b record.UUID) int { return compareUUID(a, b) })
+	}
+	if len(spec.CordonedLogDirs) > 0 {
+		if !s.mv.CordonedLogDirsSupported() {
+			return nil, fmt.Errorf("%w: cordoned log directories need metadata.version 4.3-IV0, not %s", ErrUnsupportedVersion, s.mv)
+		}
+		for _, d := range spec.CordonedLogDirs {
+			if !slices.Contains(out, d) {
+				return nil, fmt.Errorf("%w: cordoned log directory %s is not a log directory of broker %d", ErrInvalidRequest, d, spec.ID)
+			}
+		}
+	}
+	return out, nil
+}
+
+// previousIncarnationCleanup is handleBrokerShutdown for the previous
+// incarnation of a broker that registers anew (4.x, KAFKA-18106,
+// KAFKA-18635): it leaves the ISRs (with ELR on and an unclean shutdown,
+// as an unclean shutdown of the ISR and ELR members).
+func (s *Simulator) previousIncarnationCleanup(id int32, old *broker) []image.VersionedRecord {
+	var recs []image.VersionedRecord
+	clean := old != nil && old.cleanShutdown
+	if s.elrEnabled() && !clean {
+		recs = append(recs, s.generateLeaderAndIsrUpdates(-1, -1, id, inISR(id))...)
+		return append(recs, s.generateLeaderAndIsrUpdates(-1, -1, id, inELR(id))...)
+	}
+	return append(recs, s.generateLeaderAndIsrUpdates(id, -1, -1, inISR(id))...)
 }
 
 // supportedFeatures are the feature ranges a simulated node registers with

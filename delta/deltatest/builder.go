@@ -216,14 +216,27 @@ func orEmpty(l []int32) []int32 {
 
 // build is PartitionChangeBuilder.build: nil when nothing would change.
 func (b *changeBuilder) build() *record.PartitionChangeRecord {
-	p := b.p
 	rec := record.NewPartitionChangeRecord()
-	rec.TopicID, rec.PartitionID = b.topicID, p.ID()
+	rec.TopicID, rec.PartitionID = b.topicID, b.p.ID()
 
 	b.completeReassignmentIfNeeded()
 	b.maybePopulateTargetELR()
+	b.tryElection(rec)
+	b.triggerLeaderEpochBumpForReplicaReassignmentIfNeeded(rec)
+	b.maybeUpdateRecordElrAndISR(rec)
+	b.triggerLeaderEpochBumpForIsrShrinkIfNeeded(rec)
+	b.maybeUpdateLastKnownLeader(rec)
+	b.setAssignmentChanges(rec)
+	if changeRecordIsNoOp(rec) {
+		return nil
+	}
+	return rec
+}
 
-	// tryElection
+// tryElection elects a leader, from the ELR or uncleanly when allowed
+// (PartitionChangeBuilder.tryElection).
+func (b *changeBuilder) tryElection(rec *record.PartitionChangeRecord) {
+	p := b.p
 	node, unclean := b.electLeader()
 	if node != p.Leader() {
 		if contains(b.targetELR, node) {
@@ -238,13 +251,21 @@ func (b *changeBuilder) build() *record.PartitionChangeRecord {
 			}
 		}
 	}
+}
 
-	// triggerLeaderEpochBumpForReplicaReassignmentIfNeeded
+// triggerLeaderEpochBumpForReplicaReassignmentIfNeeded bumps the leader
+// epoch when a reassignment removes replicas (PartitionChangeBuilder).
+func (b *changeBuilder) triggerLeaderEpochBumpForReplicaReassignmentIfNeeded(rec *record.PartitionChangeRecord) {
+	p := b.p
 	if rec.Leader == image.NoLeaderChange && !containsAll(b.targetReplicas, p.Replicas()) {
 		rec.Leader = p.Leader()
 	}
+}
 
-	// maybeUpdateRecordElr
+// maybeUpdateRecordElrAndISR writes the ELR and the ISR where they change
+// (PartitionChangeBuilder.maybeUpdateRecordElr, then the ISR itself).
+func (b *changeBuilder) maybeUpdateRecordElrAndISR(rec *record.PartitionChangeRecord) {
+	p := b.p
 	clean := rec.ISR == nil
 	if !clean || !b.elr {
 		b.targetELR, b.targetLastKnownELR = []int32{}, []int32{}
@@ -257,12 +278,15 @@ func (b *changeBuilder) build() *record.PartitionChangeRecord {
 	if rec.ISR == nil && (len(b.targetISR) > 0 || b.elr) && !slices.Equal(b.targetISR, p.ISR()) {
 		rec.ISR = orEmpty(b.targetISR)
 	}
+}
 
-	// triggerLeaderEpochBumpForIsrShrinkIfNeeded: only below 3.6-IV0
-	// (KAFKA-15021). Releases up to 3.7 compared the target ISR, so a
-	// partition whose ISR could not shrink (its last member leaving with ELR
-	// off) still got a {Leader: current} record; 3.8 compares the record's
-	// ISR.
+// triggerLeaderEpochBumpForIsrShrinkIfNeeded bumps the leader epoch on an
+// ISR shrink (PartitionChangeBuilder), only below 3.6-IV0 (KAFKA-15021).
+// Releases up to 3.7 compared the target ISR, so a partition whose ISR
+// could not shrink (its last member leaving with ELR off) still got a
+// {Leader: current} record; 3.8 compares the record's ISR.
+func (b *changeBuilder) triggerLeaderEpochBumpForIsrShrinkIfNeeded(rec *record.PartitionChangeRecord) {
+	p := b.p
 	if b.s.mv < image.MV3_6_IV0 && rec.Leader == image.NoLeaderChange {
 		if b.s.release <= Kafka37 {
 			if !containsAll(b.targetISR, p.ISR()) {
@@ -272,9 +296,13 @@ func (b *changeBuilder) build() *record.PartitionChangeRecord {
 			rec.Leader = p.Leader()
 		}
 	}
+}
 
-	// maybeUpdateLastKnownLeader (useLastKnownLeaderInBalancedRecovery is
-	// always true in production)
+// maybeUpdateLastKnownLeader records the last known leader of a partition
+// left without ISR (PartitionChangeBuilder.maybeUpdateLastKnownLeader;
+// useLastKnownLeaderInBalancedRecovery is always true in production).
+func (b *changeBuilder) maybeUpdateLastKnownLeader(rec *record.PartitionChangeRecord) {
+	p := b.p
 	if b.elr {
 		lk := p.LastKnownELR()
 		if rec.ISR != nil && len(rec.ISR) == 0 && (len(lk) != 1 || lk[0] != p.Leader()) {
@@ -283,8 +311,13 @@ func (b *changeBuilder) build() *record.PartitionChangeRecord {
 			rec.LastKnownELR = []int32{}
 		}
 	}
+}
 
-	// setAssignmentChanges
+// setAssignmentChanges writes replicas, directories, adding and removing
+// replicas and the leader recovery state where they change
+// (PartitionChangeBuilder.setAssignmentChanges).
+func (b *changeBuilder) setAssignmentChanges(rec *record.PartitionChangeRecord) {
+	p := b.p
 	if len(b.targetReplicas) > 0 {
 		if b.s.mv.DirectoryAssignmentSupported() {
 			dirs := make([]record.UUID, len(b.targetReplicas))
@@ -314,12 +347,12 @@ func (b *changeBuilder) build() *record.PartitionChangeRecord {
 	if b.targetRecovery != p.LeaderRecoveryState() {
 		rec.LeaderRecoveryState = b.targetRecovery
 	}
+}
 
-	// changeRecordIsNoOp
-	if rec.ISR == nil && rec.Leader == image.NoLeaderChange && rec.Replicas == nil &&
+// changeRecordIsNoOp reports whether rec changes nothing
+// (PartitionChangeBuilder.changeRecordIsNoOp).
+func changeRecordIsNoOp(rec *record.PartitionChangeRecord) bool {
+	return rec.ISR == nil && rec.Leader == image.NoLeaderChange && rec.Replicas == nil &&
 		rec.RemovingReplicas == nil && rec.AddingReplicas == nil && rec.LeaderRecoveryState == -1 &&
-		rec.Directories == nil && rec.EligibleLeaderReplicas == nil && rec.LastKnownELR == nil {
-		return nil
-	}
-	return rec
+		rec.Directories == nil && rec.EligibleLeaderReplicas == nil && rec.LastKnownELR == nil
 }

@@ -23,73 +23,6 @@ func envelope(t *testing.T, r image.VersionedRecord) string {
 	return string(b)
 }
 
-// TestRegistrationAt43: from 4.3-IV0 a registration is a RegisterBrokerRecord
-// v4 without CordonedLogDirs (ClusterControlManager.registerBroker never sets
-// it) and the heartbeat that unfences the broker also reports its cordoned
-// directories, so the same operation ends with a
-// BrokerRegistrationChangeRecord v3 carrying an empty list
-// (handleDirectoriesCordoned: the registration's list is null); the image,
-// written back, carries "cordonedLogDirs":[] as the real 4.3 snapshots do.
-// At 4.2-IV1 neither appears.
-func TestRegistrationAt43(t *testing.T) {
-	for _, mv := range []image.MetadataVersion{image.MV4_2_IV1, image.MV4_3_IV0, image.MV4_4_IV2} {
-		t.Run(mv.String(), func(t *testing.T) {
-			s := MustNew(Config{MetadataVersion: mv, Seed: 1})
-			if err := s.RegisterBroker(BrokerSpec{ID: 1}); err != nil {
-				t.Fatal(err)
-			}
-			reg := s.LastRecords()
-			rb := reg[len(reg)-1].Record.(*record.RegisterBrokerRecord)
-			wantV := int16(3)
-			if mv >= image.MV4_3_IV0 {
-				wantV = 4
-			}
-			if reg[len(reg)-1].Version != wantV || rb.CordonedLogDirs != nil {
-				t.Fatalf("registration %s", envelope(t, reg[len(reg)-1]))
-			}
-			if err := s.UnfenceBroker(1); err != nil {
-				t.Fatal(err)
-			}
-			var got []string
-			for _, r := range s.LastRecords() {
-				got = append(got, envelope(t, r))
-			}
-			want := []string{`{"type":"BROKER_REGISTRATION_CHANGE_RECORD","version":0,"data":{"brokerId":1,"brokerEpoch":` + epochOf(rb) + `,"fenced":-1}}`}
-			if mv >= image.MV4_3_IV0 {
-				want = append(want, `{"type":"BROKER_REGISTRATION_CHANGE_RECORD","version":3,"data":{"brokerId":1,"brokerEpoch":`+epochOf(rb)+`,"cordonedLogDirs":[]}}`)
-			}
-			if !slices.Equal(got, want) {
-				t.Fatalf("unfencing heartbeat wrote\n %s\nwant\n %s", strings.Join(got, "\n "), strings.Join(want, "\n "))
-			}
-			// The next heartbeats report the same list: nothing more.
-			if err := s.Heartbeat(1); err != nil || len(s.LastRecords()) != 0 {
-				t.Fatalf("heartbeat: %v %v", err, s.LastRecords())
-			}
-			b, _ := s.Image().Cluster().Broker(1)
-			c, ok := b.CordonedDirectories()
-			if ok != (mv >= image.MV4_3_IV0) || len(c) != 0 {
-				t.Fatalf("image cordoned %v %v", c, ok)
-			}
-			recs, err := s.Image().Records(image.WriteOptions{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			for _, r := range recs {
-				if _, isReg := r.Record.(*record.RegisterBrokerRecord); isReg {
-					if has := strings.Contains(envelope(t, r), `"cordonedLogDirs":[]`); has != (mv >= image.MV4_3_IV0) {
-						t.Fatalf("written back: %s", envelope(t, r))
-					}
-				}
-			}
-		})
-	}
-}
-
-func epochOf(r *record.RegisterBrokerRecord) string {
-	b, _ := json.Marshal(r.BrokerEpoch)
-	return string(b)
-}
-
 // TestKafka43RegistrationsMatchRealSnapshots: the broker and controller
 // registrations of the real Kafka 4.3 cluster (corpus/kraft-4.3: every
 // snapshot holds one broker and one controller), re-made by a simulator at
@@ -349,41 +282,5 @@ func TestCordonLogDirs(t *testing.T) {
 	last := s.LastRecords()
 	if r, ok := last[len(last)-1].Record.(*record.BrokerRegistrationChangeRecord); !ok || !slices.Equal(r.CordonedLogDirs, []record.UUID{{0x45}}) {
 		t.Fatalf("unfencing heartbeat of broker 4: %v", last)
-	}
-}
-
-// TestUnregisterController: at 4.4-IV2 UnregisterController writes an
-// UnregisterControllerRecord v0 and the controller leaves the image
-// (ClusterControlManager.unregisterController, KIP-1312); an id with no
-// registration is CONTROLLER_ID_NOT_REGISTERED, and below 4.4-IV2 it is
-// UNSUPPORTED_VERSION.
-func TestUnregisterController(t *testing.T) {
-	s := MustNew(Config{MetadataVersion: image.MV4_4_IV2, Seed: 4})
-	for id := int32(3000); id < 3003; id++ {
-		if err := s.RegisterController(ControllerSpec{ID: id}); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := s.UnregisterController(3002); err != nil {
-		t.Fatal(err)
-	}
-	if got := s.LastRecords(); len(got) != 1 || envelope(t, got[0]) != `{"type":"UNREGISTER_CONTROLLER_RECORD","version":0,"data":{"controllerId":3002}}` {
-		t.Fatalf("wrote %v", got)
-	}
-	if n := s.Image().Cluster().NumControllers(); n != 2 {
-		t.Fatalf("%d controllers", n)
-	}
-	if err := s.UnregisterController(3002); !errors.Is(err, ErrControllerNotRegistered) {
-		t.Fatalf("again: %v", err)
-	}
-	old := MustNew(Config{MetadataVersion: image.MV4_4_IV1, Seed: 4})
-	if err := old.RegisterController(ControllerSpec{ID: 3000}); err != nil {
-		t.Fatal(err)
-	}
-	if err := old.UnregisterController(3000); !errors.Is(err, ErrUnsupportedVersion) {
-		t.Fatalf("at 4.4-IV1: %v", err)
-	}
-	if f := s.Image().Features().Finalized(); !slices.ContainsFunc(f, func(l image.FeatureLevel) bool { return l.Name == "share.version" && l.Level == 2 }) {
-		t.Fatalf("finalized at 4.4-IV2: %v (share.version 2 from 4.4-IV0)", f)
 	}
 }

@@ -1,9 +1,11 @@
 package deltatest
 
 import (
+	"bytes"
 	"flag"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/kmeta-go/kmeta/image"
@@ -90,6 +92,44 @@ func checkControllerState(t testing.TB, s *Simulator, img *image.Image, op strin
 		ib, ok := img.Cluster().Broker(id)
 		if !ok || !ib.Equal(b.reg) {
 			t.Fatalf("after %q: broker %d differs", op, id)
+		}
+	}
+}
+
+// opsOfSeed runs TestRandomOperationsKeepInvariants' case mv/seed and
+// returns its operations and the log it wrote, batch by batch.
+func opsOfSeed(t *testing.T, mv image.MetadataVersion, seed, ops int) (names []string, log [][]byte) {
+	s := MustNew(Config{MetadataVersion: mv, Seed: int64(seed)})
+	if err := s.AddBrokers(4, "a", "b"); err != nil {
+		t.Fatal(err)
+	}
+	randomOps(t, s, rand.New(rand.NewPCG(uint64(seed), uint64(mv))), ops, func(op string) { names = append(names, op) })
+	for _, b := range s.Batches() {
+		raw, err := b.Bytes()
+		if err != nil {
+			t.Fatal(err)
+		}
+		log = append(log, raw)
+	}
+	return names, log
+}
+
+// TestRandomOpsReproduceFromSeed: the seed in a subtest name of
+// TestRandomOperationsKeepInvariants is all it takes to replay it: one
+// seed run twice gives the same operations and the same log, byte for
+// byte; another seed gives other operations.
+func TestRandomOpsReproduceFromSeed(t *testing.T) {
+	for _, mv := range []image.MetadataVersion{image.MV3_5_IV2, image.MV4_4_IV2} {
+		opsA, logA := opsOfSeed(t, mv, 3, 150)
+		opsB, logB := opsOfSeed(t, mv, 3, 150)
+		if !slices.Equal(opsA, opsB) {
+			t.Fatalf("mv=%s/seed=3 ran twice gave two operation sequences", mv)
+		}
+		if !slices.EqualFunc(logA, logB, bytes.Equal) {
+			t.Fatalf("mv=%s/seed=3 ran twice wrote two logs", mv)
+		}
+		if opsC, _ := opsOfSeed(t, mv, 4, 150); slices.Equal(opsA, opsC) {
+			t.Fatalf("mv=%s: seeds 3 and 4 gave one operation sequence", mv)
 		}
 	}
 }

@@ -52,42 +52,13 @@ func describeCluster(img *image.Image, req *kmsg.DescribeClusterRequest, o *call
 	endpointType := EndpointBroker
 	if o.Controller != nil {
 		endpointType = EndpointController
-		if mv, ok := img.Features().MetadataVersion(); !ok || !mv.ControllerRegistrationSupported() {
-			resp.ErrorCode = int16(kafkaerr.UnsupportedVersion)
-			msg := "Direct-to-controller communication is not supported with the current MetadataVersion."
-			resp.ErrorMessage = &msg
-			return resp
-		}
-		if !o.authorize(authz.OpAlter, authz.ResourceCluster, authz.ClusterName) {
-			// Kafka's message names the request (RequestChannel.Request
-			// .toString), which an answer built from an image does not
-			// have; the error code is Kafka's.
-			resp.ErrorCode = int16(kafkaerr.ClusterAuthorizationFailed)
-			msg := "Cluster authorization failed."
-			resp.ErrorMessage = &msg
+		if code, msg := controllerEndpointError(img, o); code != kafkaerr.None {
+			resp.ErrorCode, resp.ErrorMessage = int16(code), &msg
 			return resp
 		}
 	}
-	want := req.EndpointType
-	if req.Version < 1 {
-		want = EndpointBroker
-	}
-	if want != EndpointBroker && want != EndpointController {
-		resp.ErrorCode = int16(kafkaerr.UnsupportedEndpointType)
-		if req.Version == 0 {
-			resp.ErrorCode = int16(kafkaerr.InvalidRequest)
-		}
-		msg := fmt.Sprintf("Unsupported endpoint type %d", want)
-		resp.ErrorMessage = &msg
-		return resp
-	}
-	if want != endpointType {
-		resp.ErrorCode = int16(kafkaerr.MismatchedEndpointType)
-		if req.Version == 0 {
-			resp.ErrorCode = int16(kafkaerr.InvalidRequest)
-		}
-		msg := fmt.Sprintf("The request was sent to an endpoint of type %s, but we wanted an endpoint of type %s", endpointTypeName(endpointType), endpointTypeName(want))
-		resp.ErrorMessage = &msg
+	if code, msg := endpointTypeError(req, endpointType); code != kafkaerr.None {
+		resp.ErrorCode, resp.ErrorMessage = int16(code), &msg
 		return resp
 	}
 	resp.ClusterAuthorizedOperations = noAuthorizedOps
@@ -104,34 +75,10 @@ func describeCluster(img *image.Image, req *kmsg.DescribeClusterRequest, o *call
 	}
 	var controller int32
 	if o.Controller != nil {
-		for c := range img.Cluster().Controllers() {
-			for _, ep := range c.Listeners() {
-				if ep.Name == o.Listener {
-					b := kmsg.NewDescribeClusterResponseBroker()
-					b.NodeID = c.ID()
-					b.Host = ep.Host
-					b.Port = int32(ep.Port)
-					resp.Brokers = append(resp.Brokers, b)
-				}
-			}
-		}
+		resp.Brokers = controllerNodes(resp.Brokers, img, o.Listener)
 		controller = o.Controller.LeaderID
 	} else {
-		for b := range img.Cluster().Brokers() {
-			ep, ok := b.Listener(o.Listener)
-			if !ok || (b.Fenced() && !(req.Version >= 2 && req.IncludeFencedBrokers)) {
-				continue
-			}
-			e := kmsg.NewDescribeClusterResponseBroker()
-			e.NodeID = b.ID()
-			e.Host = ep.Host
-			e.Port = int32(ep.Port)
-			if r, ok := b.Rack(); ok {
-				e.Rack = &r
-			}
-			e.IsFenced = b.Fenced()
-			resp.Brokers = append(resp.Brokers, e)
-		}
+		resp.Brokers = brokerNodes(resp.Brokers, img, o.Listener, req.Version >= 2 && req.IncludeFencedBrokers)
 		controller = o.controllerID(img)
 	}
 	resp.ControllerID = -1
@@ -141,6 +88,83 @@ func describeCluster(img *image.Image, req *kmsg.DescribeClusterRequest, o *call
 		}
 	}
 	return resp
+}
+
+// controllerEndpointError is the error of a DescribeCluster sent to a
+// controller (ControllerApis.handleDescribeCluster): unsupported before
+// controller registrations (3.7-IV0), refused without ALTER on the cluster.
+func controllerEndpointError(img *image.Image, o *call) (kafkaerr.Code, string) {
+	if mv, ok := img.Features().MetadataVersion(); !ok || !mv.ControllerRegistrationSupported() {
+		return kafkaerr.UnsupportedVersion, "Direct-to-controller communication is not supported with the current MetadataVersion."
+	}
+	if !o.authorize(authz.OpAlter, authz.ResourceCluster, authz.ClusterName) {
+		// Kafka's message names the request (RequestChannel.Request
+		// .toString), which an answer built from an image does not
+		// have; the error code is Kafka's.
+		return kafkaerr.ClusterAuthorizationFailed, "Cluster authorization failed."
+	}
+	return kafkaerr.None, ""
+}
+
+// endpointTypeError checks the request's endpoint type (v1+; v0 asks for
+// brokers) against the endpoint it reached (KafkaApis and ControllerApis
+// handleDescribeCluster): an unknown type, or the other one, is an error,
+// INVALID_REQUEST at v0.
+func endpointTypeError(req *kmsg.DescribeClusterRequest, reached int8) (kafkaerr.Code, string) {
+	want := req.EndpointType
+	if req.Version < 1 {
+		want = EndpointBroker
+	}
+	code, msg := kafkaerr.None, ""
+	switch {
+	case want != EndpointBroker && want != EndpointController:
+		code, msg = kafkaerr.UnsupportedEndpointType, fmt.Sprintf("Unsupported endpoint type %d", want)
+	case want != reached:
+		code = kafkaerr.MismatchedEndpointType
+		msg = fmt.Sprintf("The request was sent to an endpoint of type %s, but we wanted an endpoint of type %s", endpointTypeName(reached), endpointTypeName(want))
+	}
+	if code != kafkaerr.None && req.Version == 0 {
+		code = kafkaerr.InvalidRequest
+	}
+	return code, msg
+}
+
+// controllerNodes appends the registered controllers' endpoints on
+// listener.
+func controllerNodes(out []kmsg.DescribeClusterResponseBroker, img *image.Image, listener string) []kmsg.DescribeClusterResponseBroker {
+	for c := range img.Cluster().Controllers() {
+		for _, ep := range c.Listeners() {
+			if ep.Name == listener {
+				b := kmsg.NewDescribeClusterResponseBroker()
+				b.NodeID = c.ID()
+				b.Host = ep.Host
+				b.Port = int32(ep.Port)
+				out = append(out, b)
+			}
+		}
+	}
+	return out
+}
+
+// brokerNodes appends the brokers with listener, fenced ones only when
+// fenced is asked (v2, KIP-1073).
+func brokerNodes(out []kmsg.DescribeClusterResponseBroker, img *image.Image, listener string, fenced bool) []kmsg.DescribeClusterResponseBroker {
+	for b := range img.Cluster().Brokers() {
+		ep, ok := b.Listener(listener)
+		if !ok || (b.Fenced() && !fenced) {
+			continue
+		}
+		e := kmsg.NewDescribeClusterResponseBroker()
+		e.NodeID = b.ID()
+		e.Host = ep.Host
+		e.Port = int32(ep.Port)
+		if r, ok := b.Rack(); ok {
+			e.Rack = &r
+		}
+		e.IsFenced = b.Fenced()
+		out = append(out, e)
+	}
+	return out
 }
 
 func endpointTypeName(t int8) string {

@@ -38,62 +38,22 @@ func (r *Responder) DescribeTopicPartitions(img *image.Image, req *kmsg.Describe
 func describeTopicPartitions(img *image.Image, req *kmsg.DescribeTopicPartitionsRequest, o *call) *kmsg.DescribeTopicPartitionsResponse {
 	resp := kmsg.NewPtrDescribeTopicPartitionsResponse()
 	resp.Version = req.Version
-	cursorName := ""
-	if req.Cursor != nil {
-		cursorName = req.Cursor.Topic
-		if req.Cursor.Partition < 0 {
-			return invalidDTP(req, resp)
-		}
+	if req.Cursor != nil && req.Cursor.Partition < 0 {
+		return invalidDTP(req, resp)
+	}
+	topics := img.Topics()
+	names, ok := dtpNames(req, topics)
+	if !ok {
+		return invalidDTP(req, resp)
 	}
 	fetchAll := len(req.Topics) == 0
-	var names []string
-	topics := img.Topics()
-	if fetchAll {
-		for t := range topics.All() {
-			if t.Name() >= cursorName {
-				names = append(names, t.Name())
-			}
-		}
-	} else {
-		for i := range req.Topics {
-			if n := req.Topics[i].Topic; n >= cursorName && !slices.Contains(names, n) {
-				names = append(names, n)
-			}
-		}
-		if req.Cursor != nil && !slices.Contains(names, cursorName) {
-			return invalidDTP(req, resp)
-		}
-	}
-	slices.SortFunc(names, strings.Compare)
-
 	limit := int32(2000)
 	if o.MaxRequestPartitionSizeLimit > 0 {
 		limit = o.MaxRequestPartitionSizeLimit
 	}
 	remaining := int(max(min(limit, req.ResponsePartitionLimit), 1))
 	bt := o.r.brokersFor(img, o.Listener)
-	var denied []kmsg.DescribeTopicPartitionsResponseTopic
-
-	// Every name is authorized before the walk: Kafka's stream filters
-	// them ahead of sorted(), which consumes the whole stream, so every
-	// unauthorized requested topic is listed, even past the page's end.
-	if o.Authorizer != nil {
-		kept := names[:0]
-		for _, n := range names {
-			if o.authorize(authz.OpDescribe, authz.ResourceTopic, n) {
-				kept = append(kept, n)
-				continue
-			}
-			if !fetchAll {
-				e := kmsg.NewDescribeTopicPartitionsResponseTopic()
-				e.ErrorCode = int16(kafkaerr.TopicAuthorizationFailed)
-				s := n
-				e.Topic = &s
-				denied = append(denied, e)
-			}
-		}
-		names = kept
-	}
+	names, denied := authorizeDTP(names, fetchAll, o)
 	for _, n := range names {
 		if remaining == 0 {
 			c := kmsg.NewDescribeTopicPartitionsResponseNextCursor()
@@ -104,39 +64,17 @@ func describeTopicPartitions(img *image.Image, req *kmsg.DescribeTopicPartitions
 		t, ok := topics.ByName(n)
 		if !ok {
 			if !fetchAll {
-				code := kafkaerr.UnknownTopicOrPartition
-				if !ValidTopicName(n) {
-					code = kafkaerr.InvalidTopic
-				}
-				e := kmsg.NewDescribeTopicPartitionsResponseTopic()
-				e.ErrorCode = int16(code)
-				s := n
-				e.Topic = &s
-				e.IsInternal = IsInternal(n)
-				resp.Topics = append(resp.Topics, e)
+				resp.Topics = append(resp.Topics, missingDTPTopic(n))
 			}
 			continue
 		}
 		start := 0
-		if n == cursorName && req.Cursor != nil {
+		if req.Cursor != nil && n == req.Cursor.Topic {
 			start = int(req.Cursor.Partition)
 		}
-		count := t.NumPartitions()
-		upper := min(count, start+remaining)
-		e := kmsg.NewDescribeTopicPartitionsResponseTopic()
-		s := n
-		e.Topic = &s
-		e.TopicID = t.ID()
-		e.IsInternal = IsInternal(n)
-		for i := start; i < upper; i++ {
-			p, ok := t.Partition(int32(i))
-			if !ok {
-				continue // Kafka logs and skips a missing partition id
-			}
-			e.Partitions = append(e.Partitions, dtpPartition(p, bt))
-		}
+		e, upper := dtpTopic(t, start, remaining, bt)
 		resp.Topics = append(resp.Topics, e)
-		if upper < count {
+		if upper < t.NumPartitions() {
 			c := kmsg.NewDescribeTopicPartitionsResponseNextCursor()
 			c.Topic = n
 			c.Partition = int32(upper)
@@ -150,6 +88,97 @@ func describeTopicPartitions(img *image.Image, req *kmsg.DescribeTopicPartitions
 	}
 	resp.Topics = append(resp.Topics, denied...)
 	return resp
+}
+
+// dtpNames is the topics to walk, by name, from the cursor's topic on:
+// every topic of the image, or the request's, deduplicated; false when the
+// cursor names a topic the request does not list (InvalidRequestException).
+func dtpNames(req *kmsg.DescribeTopicPartitionsRequest, topics *image.Topics) ([]string, bool) {
+	cursorName := ""
+	if req.Cursor != nil {
+		cursorName = req.Cursor.Topic
+	}
+	var names []string
+	if len(req.Topics) == 0 {
+		for t := range topics.All() {
+			if t.Name() >= cursorName {
+				names = append(names, t.Name())
+			}
+		}
+	} else {
+		for i := range req.Topics {
+			if n := req.Topics[i].Topic; n >= cursorName && !slices.Contains(names, n) {
+				names = append(names, n)
+			}
+		}
+		if req.Cursor != nil && !slices.Contains(names, cursorName) {
+			return nil, false
+		}
+	}
+	slices.SortFunc(names, strings.Compare)
+	return names, true
+}
+
+// authorizeDTP keeps the names the principal may DESCRIBE and, for an
+// explicit list, answers the others TOPIC_AUTHORIZATION_FAILED. Every name
+// is authorized before the walk: Kafka's stream filters them ahead of
+// sorted(), which consumes the whole stream, so every unauthorized
+// requested topic is listed, even past the page's end.
+func authorizeDTP(names []string, fetchAll bool, o *call) ([]string, []kmsg.DescribeTopicPartitionsResponseTopic) {
+	if o.Authorizer == nil {
+		return names, nil
+	}
+	var denied []kmsg.DescribeTopicPartitionsResponseTopic
+	kept := names[:0]
+	for _, n := range names {
+		if o.authorize(authz.OpDescribe, authz.ResourceTopic, n) {
+			kept = append(kept, n)
+			continue
+		}
+		if !fetchAll {
+			e := kmsg.NewDescribeTopicPartitionsResponseTopic()
+			e.ErrorCode = int16(kafkaerr.TopicAuthorizationFailed)
+			s := n
+			e.Topic = &s
+			denied = append(denied, e)
+		}
+	}
+	return kept, denied
+}
+
+// missingDTPTopic is the entry of a requested topic the image does not
+// have: UNKNOWN_TOPIC_OR_PARTITION, or INVALID_TOPIC_EXCEPTION for a name
+// Topic.validate rejects.
+func missingDTPTopic(n string) kmsg.DescribeTopicPartitionsResponseTopic {
+	code := kafkaerr.UnknownTopicOrPartition
+	if !ValidTopicName(n) {
+		code = kafkaerr.InvalidTopic
+	}
+	e := kmsg.NewDescribeTopicPartitionsResponseTopic()
+	e.ErrorCode = int16(code)
+	s := n
+	e.Topic = &s
+	e.IsInternal = IsInternal(n)
+	return e
+}
+
+// dtpTopic is topic t's entry with its partitions from start, at most
+// remaining of them, and the partition index it stopped before.
+func dtpTopic(t *image.Topic, start, remaining int, bt *brokers) (kmsg.DescribeTopicPartitionsResponseTopic, int) {
+	upper := min(t.NumPartitions(), start+remaining)
+	e := kmsg.NewDescribeTopicPartitionsResponseTopic()
+	s := t.Name()
+	e.Topic = &s
+	e.TopicID = t.ID()
+	e.IsInternal = IsInternal(s)
+	for i := start; i < upper; i++ {
+		p, ok := t.Partition(int32(i))
+		if !ok {
+			continue // Kafka logs and skips a missing partition id
+		}
+		e.Partitions = append(e.Partitions, dtpPartition(p, bt))
+	}
+	return e, upper
 }
 
 func dtpPartition(p *image.Partition, bt *brokers) kmsg.DescribeTopicPartitionsResponseTopicPartition {

@@ -77,67 +77,20 @@ func metadata(img *image.Image, req *kmsg.MetadataRequest, o *call) (*kmsg.Metad
 	bt := o.r.brokersFor(img, o.Listener)
 	topics := img.Topics()
 
-	// Topic ids (v10+; honoured from v12 after the check above).
-	var unknownIDs []kmsg.MetadataResponseTopic
-	var candidates []string // names to authorize, in answer order
-	useIDs, nullName := false, false
-	if !all {
-		for i := range req.Topics {
-			id := req.Topics[i].TopicID
-			if id == [16]byte{} {
-				continue
-			}
-			useIDs = true
-			if t, ok := topics.ByID(record.UUID(id)); ok {
-				if !slices.Contains(candidates, t.Name()) {
-					candidates = append(candidates, t.Name())
-				}
-			} else if !containsID(unknownIDs, id) {
-				e := kmsg.NewMetadataResponseTopic()
-				e.ErrorCode = int16(kafkaerr.UnknownTopicID)
-				e.TopicID = id
-				unknownIDs = append(unknownIDs, e)
-			}
-		}
-		if !useIDs {
-			candidates, nullName = dedupNames(req.Topics)
-		}
-	}
-
 	var out []kmsg.MetadataResponseTopic
 	var create []CreateTopic
-	var deniedDescribe, deniedCreate []string
+	var rt requestedTopics
+	var denied deniedTopics
 	if all {
 		out = allTopicsMetadata(topics, bt, v, o)
 	} else {
-		// Authorization (DESCRIBE TOPIC), then CREATE for missing topics.
-		authorized := candidates // without an authorizer, all of them
-		if o.Authorizer != nil {
-			authorized = nil
-			for _, n := range candidates {
-				if o.authorize(authz.OpDescribe, authz.ResourceTopic, n) {
-					authorized = append(authorized, n)
-				} else {
-					deniedDescribe = append(deniedDescribe, n)
-				}
-			}
-			if len(authorized) > 0 && allowAutoTopicCreation(req) && !o.DisableAutoCreateTopics &&
-				!o.authorize(authz.OpCreate, authz.ResourceCluster, authz.ClusterName) {
-				kept := authorized[:0:0]
-				for _, n := range authorized {
-					if _, ok := topics.ByName(n); !ok && !o.authorize(authz.OpCreate, authz.ResourceTopic, n) {
-						deniedCreate = append(deniedCreate, n)
-					} else {
-						kept = append(kept, n)
-					}
-				}
-				authorized = kept
-			}
-		}
-		out = make([]kmsg.MetadataResponseTopic, 0, len(unknownIDs)+len(authorized)+len(deniedCreate)+len(deniedDescribe))
-		out = append(out, unknownIDs...)
+		rt = resolveRequestedTopics(req, topics)
+		var authorized []string
+		authorized, denied = authorizeTopics(rt.candidates, req, topics, o)
+		out = make([]kmsg.MetadataResponseTopic, 0, len(rt.unknownIDs)+len(authorized)+len(denied.create)+len(denied.describe))
+		out = append(out, rt.unknownIDs...)
 		out, create = namedTopicsMetadata(out, topics, authorized, bt, v, req, o)
-		if nullName {
+		if rt.nullName {
 			// A null name (v12+, without a topic id): Kafka 4.3 throws
 			// NullPointerException from Topic.validate(null) and answers
 			// UNKNOWN_SERVER_ERROR for the whole request
@@ -155,7 +108,7 @@ func metadata(img *image.Image, req *kmsg.MetadataRequest, o *call) (*kmsg.Metad
 	// Authorized operations (v8+), for the entries built above (not the
 	// unknown ids).
 	if v >= 8 && req.IncludeTopicAuthorizedOperations {
-		for i := len(unknownIDs); i < len(out); i++ {
+		for i := len(rt.unknownIDs); i < len(out); i++ {
 			name := ""
 			if out[i].Topic != nil {
 				name = *out[i].Topic
@@ -163,12 +116,101 @@ func metadata(img *image.Image, req *kmsg.MetadataRequest, o *call) (*kmsg.Metad
 			out[i].AuthorizedOperations = o.authorizedOps(authz.ResourceTopic, name)
 		}
 	}
-
-	for _, n := range deniedCreate {
-		e := errorTopic(kafkaerr.TopicAuthorizationFailed, n, IsInternal(n))
-		out = append(out, e)
+	resp.Topics = denied.appendTo(out, topics, rt.useIDs)
+	resp.AuthorizedOperations = clusterAuthorizedOps(req, o)
+	resp.Brokers = bt.metadataBrokers()
+	if o.ClusterID != "" {
+		id := o.ClusterID
+		resp.ClusterID = &id
 	}
-	for _, n := range deniedDescribe {
+	resp.ControllerID = o.controllerIDOf(bt.alive)
+	return resp, create
+}
+
+// requestedTopics is what a named request asks for: the entries of the
+// topic ids the image does not have, the names of the topics to answer
+// (by id or by name, deduplicated, in request order), whether the request
+// named its topics by id (v10+, honoured from v12) and whether it held a
+// null name.
+type requestedTopics struct {
+	unknownIDs       []kmsg.MetadataResponseTopic
+	candidates       []string
+	useIDs, nullName bool
+}
+
+// resolveRequestedTopics resolves a named request's topic ids, or its names
+// when it has no id.
+func resolveRequestedTopics(req *kmsg.MetadataRequest, topics *image.Topics) requestedTopics {
+	var rt requestedTopics
+	for i := range req.Topics {
+		id := req.Topics[i].TopicID
+		if id == [16]byte{} {
+			continue
+		}
+		rt.useIDs = true
+		if t, ok := topics.ByID(record.UUID(id)); ok {
+			if !slices.Contains(rt.candidates, t.Name()) {
+				rt.candidates = append(rt.candidates, t.Name())
+			}
+		} else if !containsID(rt.unknownIDs, id) {
+			e := kmsg.NewMetadataResponseTopic()
+			e.ErrorCode = int16(kafkaerr.UnknownTopicID)
+			e.TopicID = id
+			rt.unknownIDs = append(rt.unknownIDs, e)
+		}
+	}
+	if !rt.useIDs {
+		rt.candidates, rt.nullName = dedupNames(req.Topics)
+	}
+	return rt
+}
+
+// deniedTopics are the names refused DESCRIBE, and the missing topics
+// refused CREATE, in request order.
+type deniedTopics struct {
+	describe, create []string
+}
+
+// authorizeTopics splits candidates into the topics the principal may
+// DESCRIBE and those it may not, then (when the request may auto-create
+// and the principal may not CREATE on the cluster) drops the missing
+// topics it may not CREATE (KafkaApis.handleTopicMetadataRequest). Without
+// an authorizer every candidate is authorized.
+func authorizeTopics(candidates []string, req *kmsg.MetadataRequest, topics *image.Topics, o *call) ([]string, deniedTopics) {
+	if o.Authorizer == nil {
+		return candidates, deniedTopics{}
+	}
+	var authorized []string
+	var denied deniedTopics
+	for _, n := range candidates {
+		if o.authorize(authz.OpDescribe, authz.ResourceTopic, n) {
+			authorized = append(authorized, n)
+		} else {
+			denied.describe = append(denied.describe, n)
+		}
+	}
+	if len(authorized) > 0 && allowAutoTopicCreation(req) && !o.DisableAutoCreateTopics &&
+		!o.authorize(authz.OpCreate, authz.ResourceCluster, authz.ClusterName) {
+		kept := authorized[:0:0]
+		for _, n := range authorized {
+			if _, ok := topics.ByName(n); !ok && !o.authorize(authz.OpCreate, authz.ResourceTopic, n) {
+				denied.create = append(denied.create, n)
+			} else {
+				kept = append(kept, n)
+			}
+		}
+		authorized = kept
+	}
+	return authorized, denied
+}
+
+// appendTo appends the TOPIC_AUTHORIZATION_FAILED entries: for CREATE,
+// then for DESCRIBE (named by id when the request used ids).
+func (d deniedTopics) appendTo(out []kmsg.MetadataResponseTopic, topics *image.Topics, useIDs bool) []kmsg.MetadataResponseTopic {
+	for _, n := range d.create {
+		out = append(out, errorTopic(kafkaerr.TopicAuthorizationFailed, n, IsInternal(n)))
+	}
+	for _, n := range d.describe {
 		e := kmsg.NewMetadataResponseTopic()
 		e.ErrorCode = int16(kafkaerr.TopicAuthorizationFailed)
 		if useIDs {
@@ -180,24 +222,19 @@ func metadata(img *image.Image, req *kmsg.MetadataRequest, o *call) (*kmsg.Metad
 		}
 		out = append(out, e)
 	}
-	resp.Topics = out
+	return out
+}
 
-	resp.AuthorizedOperations = noAuthorizedOps
-	if v >= 8 && v <= 10 && req.IncludeClusterAuthorizedOperations {
-		if o.authorize(authz.OpDescribe, authz.ResourceCluster, authz.ClusterName) {
-			resp.AuthorizedOperations = o.authorizedOps(authz.ResourceCluster, authz.ClusterName)
-		} else {
-			resp.AuthorizedOperations = 0
-		}
+// clusterAuthorizedOps is the answer's cluster authorized operations:
+// asked for at v8-v10 only, 0 without DESCRIBE on the cluster.
+func clusterAuthorizedOps(req *kmsg.MetadataRequest, o *call) int32 {
+	if req.Version < 8 || req.Version > 10 || !req.IncludeClusterAuthorizedOperations {
+		return noAuthorizedOps
 	}
-
-	resp.Brokers = bt.metadataBrokers()
-	if o.ClusterID != "" {
-		id := o.ClusterID
-		resp.ClusterID = &id
+	if !o.authorize(authz.OpDescribe, authz.ResourceCluster, authz.ClusterName) {
+		return 0
 	}
-	resp.ControllerID = o.controllerIDOf(bt.alive)
-	return resp, create
+	return o.authorizedOps(authz.ResourceCluster, authz.ClusterName)
 }
 
 // allTopicsMetadata is the entries of an all-topics request: every topic

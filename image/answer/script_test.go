@@ -7,9 +7,6 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-	"time"
-
-	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/kmeta-go/kmeta/delta/deltatest"
 	"github.com/kmeta-go/kmeta/image"
@@ -34,6 +31,9 @@ var rewrite = flag.Bool("rewrite", false, "rewrite the scripts under testdata/ w
 //	create-topic NAME PARTITIONS RF   delete-topic NAME
 //	shrink-isr|expand-isr TOPIC PARTITION BROKER   elect-unclean TOPIC PARTITION
 //	set-feature NAME LEVEL          set-topic-config TOPIC KEY VALUE
+//	register-controller|unregister-controller ID   (listener CONTROLLER)
+//	set-broker-config BROKER|"" KEY VALUE   ("" is the cluster default)
+//	set-quota TYPE=NAME|<default>... KEY=VALUE   (TYPE user, client-id, ip)
 //	advance DURATION
 //	config [cluster-id=S] [auto-create=false] [group-partitions=N] [txn-partitions=N]
 //	       [share-partitions=N] [max-partitions=N] [num-partitions=N] [rf=N] [internal-rf=N]
@@ -45,24 +45,84 @@ var rewrite = flag.Bool("rewrite", false, "rewrite the scripts under testdata/ w
 //	describe-cluster v=N|N-M listener=L [fenced=true] [endpoint-type=N] [controller=LEADER]
 //	describe-topic-partitions listener=L [topics=a,b] [limit=N] [cursor=TOPIC:P] [pages=true]
 //	find-coordinator v=N|N-M listener=L type=group|transaction|share keys=a,b
+//	topic-config TOPIC [defaults=KEY:VALUE,...] [static=KEY:VALUE,...]
+//	client-quota USER CLIENT-ID KEY   ip-quota IP KEY
 func TestScripts(t *testing.T) {
 	paths, err := filepath.Glob(filepath.Join("testdata", "*.txt"))
 	if err != nil || len(paths) == 0 {
 		t.Fatalf("no scripts under testdata: %v", err)
 	}
+	seen := map[string]bool{}
 	for _, p := range paths {
 		t.Run(strings.TrimSuffix(filepath.Base(p), ".txt"), func(t *testing.T) {
-			s := &script{}
+			s := &script{seen: seen}
 			datadriven.Run(t, p, *rewrite, s.handle)
 		})
+	}
+	checkScriptCoverage(t, seen)
+}
+
+// checkScriptCoverage: the scripts ask every answer at every version the
+// Responder answers, and exercise auto-creation, several listeners, fenced
+// brokers, eligible leader replicas, pagination and every coordinator type.
+func checkScriptCoverage(t *testing.T, seen map[string]bool) {
+	var want []string
+	for name := range requestCommands() {
+		want = append(want, name)
+	}
+	for cmd, hi := range map[string]int{"metadata": 13, "describe-cluster": 2, "find-coordinator": 6} {
+		for v := 0; v <= hi; v++ {
+			want = append(want, fmt.Sprintf("%s v%d", cmd, v))
+		}
+	}
+	want = append(want, "metadata auto-create=true", "find-coordinator auto-create", "describe-cluster fenced=true",
+		"describe-topic-partitions pages=true", "find-coordinator type=group", "find-coordinator type=transaction",
+		"find-coordinator type=share", "listener INTERNAL", "listener PLAINTEXT", "listener NO_SUCH_LISTENER",
+		"describe-topic-partitions elr", "describe-cluster controller")
+	for _, w := range want {
+		if !seen[w] {
+			t.Errorf("no script covers %q", w)
+		}
+	}
+}
+
+// note records what a case covers for checkScriptCoverage.
+func (s *script) note(c *datadriven.Case, out string) {
+	s.seen[c.Cmd] = true
+	if v, ok := c.Arg("v"); ok {
+		a, b, rng := strings.Cut(v, "-")
+		lo, _ := strconv.Atoi(a)
+		hi := lo
+		if rng {
+			hi, _ = strconv.Atoi(b)
+		}
+		for x := lo; x <= hi; x++ {
+			s.seen[fmt.Sprintf("%s v%d", c.Cmd, x)] = true
+		}
+	}
+	for _, a := range c.Args {
+		if k, v, _ := strings.Cut(a, "="); k == "listener" {
+			s.seen["listener "+v] = true
+		} else if k == "controller" {
+			s.seen[c.Cmd+" controller"] = true
+		} else {
+			s.seen[c.Cmd+" "+a] = true
+		}
+	}
+	if strings.Contains(out, "create [{") {
+		s.seen[c.Cmd+" auto-create"] = true
+	}
+	if c.Cmd == "describe-topic-partitions" && strings.Contains(strings.ReplaceAll(out, " elr=[]", ""), " elr=[") {
+		s.seen["describe-topic-partitions elr"] = true
 	}
 }
 
 type script struct {
-	sim *deltatest.Simulator
-	img *image.Image // with load; else the simulator's image
-	cfg Config
-	std *authz.Config // authorizer=standard: built from each image's ACLs
+	sim  *deltatest.Simulator
+	img  *image.Image // with load; else the simulator's image
+	cfg  Config
+	std  *authz.Config   // authorizer=standard: built from each image's ACLs
+	seen map[string]bool // what the scripts covered, for checkScriptCoverage
 }
 
 func (s *script) image(t *testing.T) *image.Image {
@@ -85,377 +145,57 @@ func (s *script) responder(img *image.Image) *Responder {
 	return New(cfg)
 }
 
+// scriptCommand is one command of the scripts: its usage and its handler
+// (rafttest's handlers, one a command).
+type scriptCommand struct {
+	usage string
+	run   func(s *script, t *testing.T, c *datadriven.Case) string
+}
+
+// scriptCommands lists every command; TestScripts' doc shows them.
+var scriptCommands map[string]scriptCommand
+
+func init() {
+	scriptCommands = map[string]scriptCommand{}
+	for _, group := range []map[string]scriptCommand{simCommands(), requestCommands()} {
+		for name, cmd := range group {
+			scriptCommands[name] = cmd
+		}
+	}
+}
+
 func (s *script) handle(t *testing.T, c *datadriven.Case) string {
-	pos := c.Positional()
-	id := func(i int) int32 {
-		if i >= len(pos) {
-			t.Fatalf("%s: missing argument %d", c.Pos, i+1)
-		}
-		n, err := strconv.ParseInt(pos[i], 10, 32)
-		if err != nil {
-			t.Fatalf("%s: %v", c.Pos, err)
-		}
-		return int32(n)
-	}
-	op := func(err error) string {
-		if err != nil {
-			return "error: " + err.Error()
-		}
-		return "ok"
-	}
-	switch c.Cmd {
-	case "load":
-		if len(pos) != 1 || pos[0] != "edge" {
-			t.Fatalf("%s: load edge", c.Pos)
-		}
-		s.sim, s.img = nil, edgeImage(t)
-		return "ok"
-	case "sim":
-		cfg := deltatest.Config{Seed: 1}
-		if v, ok := c.Arg("seed"); ok {
-			n, _ := strconv.ParseInt(v, 10, 64)
-			cfg.Seed = n
-		}
-		if v, ok := c.Arg("mv"); ok {
-			n, _ := strconv.Atoi(v)
-			mv, err := image.ParseMetadataVersionLevel(int16(n))
-			if err != nil {
-				t.Fatalf("%s: %v", c.Pos, err)
-			}
-			cfg.MetadataVersion = mv
-		}
-		if v, ok := c.Arg("elr"); ok {
-			n, _ := strconv.Atoi(v)
-			cfg.Features = map[string]int16{image.ELRFeature: int16(n)}
-		}
-		sim, err := deltatest.New(cfg)
-		if err != nil {
-			t.Fatalf("%s: %v", c.Pos, err)
-		}
-		s.sim, s.img = sim, nil
-		return "ok"
-	case "add-brokers":
-		return op(s.sim.AddBrokers(int(id(0))))
-	case "register-broker":
-		spec := deltatest.BrokerSpec{ID: id(0)}
-		spec.Rack, _ = c.Arg("rack")
-		if v, ok := c.Arg("listeners"); ok {
-			for _, l := range strings.Split(v, ",") {
-				f := strings.Split(l, ":")
-				if len(f) != 3 {
-					t.Fatalf("%s: listener %q is not NAME:HOST:PORT", c.Pos, l)
-				}
-				port, _ := strconv.Atoi(f[2])
-				spec.Listeners = append(spec.Listeners, image.Endpoint{Name: f[0], Host: f[1], Port: uint16(port)})
-			}
-		}
-		return op(s.sim.RegisterBroker(spec))
-	case "unfence-broker":
-		return op(s.sim.UnfenceBroker(id(0)))
-	case "fence-broker":
-		return op(s.sim.FenceBroker(id(0)))
-	case "crash-broker":
-		return op(s.sim.CrashBroker(id(0)))
-	case "unregister-broker":
-		return op(s.sim.UnregisterBroker(id(0)))
-	case "heartbeat":
-		return op(s.sim.Heartbeat(id(0)))
-	case "controlled-shutdown":
-		return op(s.sim.ControlledShutdown(id(0)))
-	case "create-topic":
-		_, err := s.sim.CreateTopic(deltatest.TopicSpec{Name: pos[0], Partitions: int(id(1)), ReplicationFactor: int(id(2))})
-		return op(err)
-	case "delete-topic":
-		return op(s.sim.DeleteTopic(pos[0]))
-	case "shrink-isr":
-		return op(s.sim.ShrinkISR(pos[0], id(1), id(2)))
-	case "expand-isr":
-		return op(s.sim.ExpandISR(pos[0], id(1), id(2)))
-	case "elect-unclean":
-		return op(s.sim.ElectUncleanLeader(pos[0], id(1)))
-	case "set-topic-config":
-		return op(s.sim.SetTopicConfig(pos[0], pos[1], pos[2]))
-	case "set-feature":
-		return op(s.sim.SetFeature(pos[0], int16(id(1))))
-	case "advance":
-		d, err := time.ParseDuration(pos[0])
-		if err != nil {
-			t.Fatalf("%s: %v", c.Pos, err)
-		}
-		return op(s.sim.Advance(d))
-	case "config":
-		return s.config(t, c)
-	case "partitions":
-		return partitionsOf(s.image(t), pos[0])
-	case "metadata":
-		return s.metadata(t, c)
-	case "describe-cluster":
-		return s.describeCluster(t, c)
-	case "describe-topic-partitions":
-		return s.describeTopicPartitions(t, c)
-	case "find-coordinator":
-		return s.findCoordinator(t, c)
-	}
-	t.Fatalf("%s: unknown command %q", c.Pos, c.Cmd)
-	return ""
-}
-
-func (s *script) config(t *testing.T, c *datadriven.Case) string {
-	s.cfg, s.std = Config{}, nil
-	i32 := func(v string) int32 {
-		n, err := strconv.ParseInt(v, 10, 32)
-		if err != nil {
-			t.Fatalf("%s: %v", c.Pos, err)
-		}
-		return int32(n)
-	}
-	for _, a := range c.Args {
-		k, v, _ := strings.Cut(a, "=")
-		switch k {
-		case "cluster-id":
-			s.cfg.ClusterID = v
-		case "auto-create":
-			s.cfg.DisableAutoCreateTopics = v == "false"
-		case "group-partitions":
-			s.cfg.GroupCoordinatorPartitions = i32(v)
-		case "txn-partitions":
-			s.cfg.TransactionCoordinatorPartitions = i32(v)
-		case "share-partitions":
-			s.cfg.ShareCoordinatorPartitions = i32(v)
-		case "max-partitions":
-			s.cfg.MaxRequestPartitionSizeLimit = i32(v)
-		case "num-partitions":
-			s.cfg.NumPartitions = i32(v)
-		case "rf":
-			s.cfg.DefaultReplicationFactor = int16(i32(v))
-		case "internal-rf":
-			s.cfg.InternalTopicReplicationFactor = int16(i32(v))
-		case "authorizer":
-			if v != "standard" {
-				t.Fatalf("%s: authorizer=standard", c.Pos)
-			}
-			if s.std == nil {
-				s.std = &authz.Config{}
-			}
-		case "super":
-			if s.std == nil {
-				s.std = &authz.Config{}
-			}
-			s.std.SuperUsers = strings.Split(v, ",")
-		default:
-			t.Fatalf("%s: unknown config %q", c.Pos, k)
-		}
-	}
-	return "ok"
-}
-
-// versions is v=N or v=N-M.
-func versions(t *testing.T, c *datadriven.Case, lo, hi int16) []int16 {
-	v, ok := c.Arg("v")
+	cmd, ok := scriptCommands[c.Cmd]
 	if !ok {
-		t.Fatalf("%s: no v=", c.Pos)
+		t.Fatalf("%s: unknown command %q", c.Pos, c.Cmd)
 	}
-	a, b, rng := strings.Cut(v, "-")
-	from, err1 := strconv.Atoi(a)
-	to := from
-	var err2 error
-	if rng {
-		to, err2 = strconv.Atoi(b)
-	}
-	if err1 != nil || err2 != nil || from < int(lo) || to > int(hi) || from > to {
-		t.Fatalf("%s: v=%s: want versions within %d-%d", c.Pos, v, lo, hi)
-	}
-	var out []int16
-	for x := from; x <= to; x++ {
-		out = append(out, int16(x))
-	}
+	out := cmd.run(s, t, c)
+	s.note(c, out)
 	return out
 }
 
-func request(c *datadriven.Case) Request {
-	var rq Request
-	rq.Listener, _ = c.Arg("listener")
-	rq.Principal, _ = c.Arg("principal")
-	rq.Host, _ = c.Arg("host")
-	return rq
+// arg returns positional argument i.
+func arg(t *testing.T, c *datadriven.Case, i int) string {
+	pos := c.Positional()
+	if i >= len(pos) {
+		t.Fatalf("%s: %s: missing argument %d (usage: %s %s)", c.Pos, c.Cmd, i+1, c.Cmd, scriptCommands[c.Cmd].usage)
+	}
+	return pos[i]
 }
 
-func list(c *datadriven.Case, key string) ([]string, bool) {
-	v, ok := c.Arg(key)
-	if !ok {
-		return nil, false
+// id returns positional argument i as a number.
+func id(t *testing.T, c *datadriven.Case, i int) int32 {
+	n, err := strconv.ParseInt(arg(t, c, i), 10, 32)
+	if err != nil {
+		t.Fatalf("%s: %v", c.Pos, err)
 	}
-	if v == "" {
-		return []string{}, true
-	}
-	return strings.Split(v, ","), true
+	return int32(n)
 }
 
-// each renders one answer per version, headed "vN:" when there are several.
-func each(vs []int16, answer func(v int16) string) string {
-	var b strings.Builder
-	for _, v := range vs {
-		if len(vs) > 1 {
-			fmt.Fprintf(&b, "v%d:\n", v)
-		}
-		b.WriteString(answer(v))
+// result is the output of an operation.
+func result(err error) string {
+	if err != nil {
+		return "error: " + err.Error()
 	}
-	return b.String()
-}
-
-func (s *script) metadata(t *testing.T, c *datadriven.Case) string {
-	img := s.image(t)
-	r, rq := s.responder(img), request(c)
-	names, named := list(c, "topics")
-	if named && len(names) == 1 && names[0] == "all" {
-		names, named = nil, false
-	}
-	ids, _ := list(c, "ids")
-	return each(versions(t, c, 0, 13), func(v int16) string {
-		req := kmsg.NewPtrMetadataRequest()
-		req.Version = v
-		if named || ids != nil {
-			req.Topics = []kmsg.MetadataRequestTopic{}
-		}
-		for _, n := range names {
-			tp := kmsg.NewMetadataRequestTopic()
-			switch n {
-			case "<null>":
-				tp.Topic = nil
-			case "<long>": // 250 characters, one more than Topic.validate allows
-				tp.Topic = kmsg.StringPtr(strings.Repeat("x", 250))
-			default:
-				tp.Topic = kmsg.StringPtr(n)
-			}
-			req.Topics = append(req.Topics, tp)
-		}
-		for _, n := range ids {
-			tp := kmsg.NewMetadataRequestTopic()
-			if x, ok := img.Topic(n); ok {
-				tp.TopicID = x.ID()
-			} else {
-				tp.TopicID = [16]byte{15: 0xee} // an id the image does not have
-			}
-			req.Topics = append(req.Topics, tp)
-		}
-		a, _ := c.Arg("auto-create")
-		req.AllowAutoTopicCreation = a == "true"
-		to, _ := c.Arg("topic-ops")
-		co, _ := c.Arg("cluster-ops")
-		req.IncludeTopicAuthorizedOperations, req.IncludeClusterAuthorizedOperations = to == "true", co == "true"
-		resp, create := r.Metadata(img, req, rq)
-		return renderMetadata(t, resp) + renderCreate(create)
-	})
-}
-
-func (s *script) describeCluster(t *testing.T, c *datadriven.Case) string {
-	img := s.image(t)
-	r, rq := s.responder(img), request(c)
-	if v, ok := c.Arg("controller"); ok {
-		n, _ := strconv.ParseInt(v, 10, 32)
-		rq.Controller = &ViaController{LeaderID: int32(n)}
-	}
-	return each(versions(t, c, 0, 2), func(v int16) string {
-		req := kmsg.NewPtrDescribeClusterRequest()
-		req.Version = v
-		f, _ := c.Arg("fenced")
-		req.IncludeFencedBrokers = f == "true"
-		if et, ok := c.Arg("endpoint-type"); ok {
-			n, _ := strconv.Atoi(et)
-			req.EndpointType = int8(n)
-		}
-		co, _ := c.Arg("cluster-ops")
-		req.IncludeClusterAuthorizedOperations = co == "true"
-		return renderDescribeCluster(t, r.DescribeCluster(img, req, rq))
-	})
-}
-
-func (s *script) describeTopicPartitions(t *testing.T, c *datadriven.Case) string {
-	img := s.image(t)
-	r, rq := s.responder(img), request(c)
-	req := kmsg.NewPtrDescribeTopicPartitionsRequest()
-	names, _ := list(c, "topics")
-	for _, n := range names {
-		tp := kmsg.NewDescribeTopicPartitionsRequestTopic()
-		tp.Topic = n
-		if n == "<long>" {
-			tp.Topic = strings.Repeat("x", 250)
-		}
-		req.Topics = append(req.Topics, tp)
-	}
-	if v, ok := c.Arg("limit"); ok {
-		n, _ := strconv.ParseInt(v, 10, 32)
-		req.ResponsePartitionLimit = int32(n)
-	}
-	if v, ok := c.Arg("cursor"); ok {
-		tn, p, _ := strings.Cut(v, ":")
-		n, _ := strconv.ParseInt(p, 10, 32)
-		cur := kmsg.NewDescribeTopicPartitionsRequestCursor()
-		cur.Topic, cur.Partition = tn, int32(n)
-		req.Cursor = &cur
-	}
-	pages, _ := c.Arg("pages")
-	var b strings.Builder
-	for page := 1; page <= 100; page++ {
-		resp := r.DescribeTopicPartitions(img, req, rq)
-		if pages == "true" {
-			fmt.Fprintf(&b, "page %d:\n", page)
-		}
-		b.WriteString(renderDTP(t, resp))
-		if pages != "true" || resp.NextCursor == nil {
-			return b.String()
-		}
-		cur := kmsg.NewDescribeTopicPartitionsRequestCursor()
-		cur.Topic, cur.Partition = resp.NextCursor.Topic, resp.NextCursor.Partition
-		req.Cursor = &cur
-	}
-	t.Fatalf("%s: more than 100 pages", c.Pos)
-	return ""
-}
-
-func (s *script) findCoordinator(t *testing.T, c *datadriven.Case) string {
-	img := s.image(t)
-	r, rq := s.responder(img), request(c)
-	keyType := CoordinatorGroup
-	switch ty, _ := c.Arg("type"); ty {
-	case "", "group":
-	case "transaction":
-		keyType = CoordinatorTransaction
-	case "share":
-		keyType = CoordinatorShare
-	default:
-		n, err := strconv.Atoi(ty)
-		if err != nil {
-			t.Fatalf("%s: type=%s", c.Pos, ty)
-		}
-		keyType = int8(n)
-	}
-	keys, _ := list(c, "keys")
-	return each(versions(t, c, 0, 6), func(v int16) string {
-		req := kmsg.NewPtrFindCoordinatorRequest()
-		req.Version, req.CoordinatorType = v, keyType
-		if v < 4 {
-			if len(keys) > 0 {
-				req.CoordinatorKey = keys[0]
-			}
-		} else {
-			req.CoordinatorKeys = keys
-		}
-		resp, create := r.FindCoordinator(img, req, rq)
-		return renderFindCoordinator(t, resp) + renderCreate(create)
-	})
-}
-
-// partitionsOf prints a topic's partitions as the image holds them.
-func partitionsOf(img *image.Image, name string) string {
-	tp, ok := img.Topic(name)
-	if !ok {
-		return "no topic " + name
-	}
-	var b strings.Builder
-	for i := 0; i < tp.NumPartitions(); i++ {
-		p := tp.PartitionAt(i)
-		fmt.Fprintf(&b, "p%d leader=%d epoch=%d replicas=%v isr=%v elr=%v lastKnownElr=%v\n", p.ID(), p.Leader(), p.LeaderEpoch(), p.Replicas(), p.ISR(), p.ELR(), p.LastKnownELR())
-	}
-	return b.String()
+	return "ok"
 }

@@ -34,8 +34,6 @@ import (
 // transactional ids prefixed "tx-"; ALLOW CREATE topic new-topic.
 func edgeImage(t testing.TB) *image.Image {
 	t.Helper()
-	dirA := record.UUID{1: 0xa}
-	dirB := record.UUID{1: 0xb}
 	dl := delta.New(image.Empty())
 	replay := func(r record.Record) {
 		t.Helper()
@@ -46,6 +44,24 @@ func edgeImage(t testing.TB) *image.Image {
 	fl := record.NewFeatureLevelRecord()
 	fl.Name, fl.FeatureLevel = image.MetadataVersionFeature, int16(image.MV3_7_IV2)
 	replay(fl)
+	edgeBrokers(replay)
+	edgeTopics(replay)
+	edgeACLs(replay)
+	img, err := dl.Apply(image.Provenance{LastContainedOffset: 100, LastContainedEpoch: 1, BatchAligned: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return img
+}
+
+// The log directories of edgeImage: broker 4 has A online; B is nobody's.
+var (
+	edgeDirA = record.UUID{1: 0xa}
+	edgeDirB = record.UUID{1: 0xb}
+)
+
+// edgeBrokers registers edgeImage's brokers 1-4.
+func edgeBrokers(replay func(record.Record)) {
 	broker := func(id int32, listeners []string, fenced bool, rack string, dirs ...record.UUID) {
 		r := record.NewRegisterBrokerRecord()
 		r.BrokerID, r.BrokerEpoch, r.Fenced = id, int64(100+id), fenced
@@ -63,7 +79,11 @@ func edgeImage(t testing.TB) *image.Image {
 	broker(1, []string{"PLAINTEXT", "INTERNAL"}, false, "r1")
 	broker(2, []string{"PLAINTEXT"}, false, "")
 	broker(3, []string{"PLAINTEXT", "INTERNAL"}, true, "")
-	broker(4, []string{"PLAINTEXT", "INTERNAL"}, false, "", dirA)
+	broker(4, []string{"PLAINTEXT", "INTERNAL"}, false, "", edgeDirA)
+}
+
+// edgeTopics creates edgeImage's topics and partitions (ids 1-6).
+func edgeTopics(replay func(record.Record)) {
 	n := byte(0)
 	topic := func(name string) record.UUID {
 		n++
@@ -88,17 +108,21 @@ func edgeImage(t testing.TB) *image.Image {
 	part(b, 0, 2, []int32{2, 5}, []int32{2, 5})
 	part(b, 1, 5, []int32{5, 1}, []int32{5})
 	g := topic("gamma")
-	part(g, 0, 4, []int32{4, 1}, []int32{4, 1}, dirB, record.DirectoryMigrating)
+	part(g, 0, 4, []int32{4, 1}, []int32{4, 1}, edgeDirB, record.DirectoryMigrating)
 	co := topic(GroupTopic)
 	part(co, 0, 1, []int32{1, 2}, []int32{1, 2})
 	part(co, 1, 2, []int32{2, 1}, []int32{2, 1})
 	part(co, 2, 3, []int32{3, 1}, []int32{3})
 	ts := topic(TransactionTopic)
 	part(ts, 0, 1, []int32{1}, []int32{1})
-	part(ts, 1, 4, []int32{4}, []int32{4}, dirA)
+	part(ts, 1, 4, []int32{4}, []int32{4}, edgeDirA)
 	s := topic("secret-data")
 	part(s, 0, 1, []int32{1}, []int32{1})
+}
 
+// edgeACLs creates edgeImage's ACLs (ids after the topics': 7-14).
+func edgeACLs(replay func(record.Record)) {
+	n := byte(6)
 	acl := func(rt int8, name string, pt int8, principal string, op, perm int8) {
 		n++
 		r := record.NewAccessControlEntryRecord()
@@ -115,9 +139,4 @@ func edgeImage(t testing.TB) *image.Image {
 	acl(authz.ResourceGroup, "blocked-group", authz.PatternLiteral, "User:alice", authz.OpDescribe, authz.PermissionDeny)
 	acl(authz.ResourceTransactionalID, "tx-", authz.PatternPrefixed, "User:alice", authz.OpDescribe, authz.PermissionAllow)
 	acl(authz.ResourceTopic, "new-topic", authz.PatternLiteral, "User:alice", authz.OpCreate, authz.PermissionAllow)
-	img, err := dl.Apply(image.Provenance{LastContainedOffset: 100, LastContainedEpoch: 1, BatchAligned: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return img
 }

@@ -45,8 +45,9 @@ const indexInterval = 4096
 // file to its entries on roll); kept small here.
 const indexPrealloc = 8 << 10
 
-// Options shape a Log.
-type Options struct {
+// Config is what a Log keeps for its life (given to Create); the zero
+// value is Kafka's defaults where Kafka has one.
+type Config struct {
 	// SegmentBytes rolls the active segment when an append would take it
 	// past this size (0: DefaultSegmentBytes).
 	SegmentBytes int64
@@ -55,6 +56,10 @@ type Options struct {
 	// false removes them at once.
 	KeepDeleted bool
 }
+
+// Options is the former name of Config, kept while the tests of other
+// packages move to Config.
+type Options = Config
 
 // batchPos is where one batch is in its segment.
 type batchPos struct {
@@ -77,7 +82,7 @@ type segment struct {
 // Log is a metadata log directory being written.
 type Log struct {
 	dir   string
-	opts  Options
+	cfg   Config
 	segs  []*segment // in base offset order; the last is active
 	next  int64      // log end offset
 	snaps []record.SnapshotID
@@ -89,14 +94,14 @@ type Log struct {
 // end offset is start, with an empty active segment there (UnifiedLog
 // creates the first segment at the log start offset; KafkaMetadataLog
 // starts it after a snapshot at the snapshot's end offset).
-func Create(dir string, start int64, opts Options) (*Log, error) {
-	if opts.SegmentBytes <= 0 {
-		opts.SegmentBytes = DefaultSegmentBytes
+func Create(dir string, start int64, cfg Config) (*Log, error) {
+	if cfg.SegmentBytes <= 0 {
+		cfg.SegmentBytes = DefaultSegmentBytes
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
-	l := &Log{dir: dir, opts: opts, next: start}
+	l := &Log{dir: dir, cfg: cfg, next: start}
 	if err := l.newSegment(start); err != nil {
 		return nil, err
 	}
@@ -213,7 +218,7 @@ func (l *Log) Append(batch []byte) error {
 	if err := l.checkBatch(batch); err != nil {
 		return err
 	}
-	if a := l.active(); a.size > 0 && a.size+int64(len(batch)) > l.opts.SegmentBytes {
+	if a := l.active(); a.size > 0 && a.size+int64(len(batch)) > l.cfg.SegmentBytes {
 		if err := l.Roll(); err != nil {
 			return err
 		}
@@ -233,7 +238,7 @@ func (l *Log) AppendPartial(batch []byte, n int) error {
 	if err := l.checkBatch(batch); err != nil {
 		return err
 	}
-	if a := l.active(); a.size > 0 && a.size+int64(len(batch)) > l.opts.SegmentBytes {
+	if a := l.active(); a.size > 0 && a.size+int64(len(batch)) > l.cfg.SegmentBytes {
 		if err := l.Roll(); err != nil {
 			return err
 		}
@@ -440,7 +445,7 @@ func (l *Log) deleteFile(p string) error {
 		}
 		return err
 	}
-	if l.opts.KeepDeleted {
+	if l.cfg.KeepDeleted {
 		return nil
 	}
 	return os.Remove(d)

@@ -36,7 +36,7 @@ func TestLogLikeKafka(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	l, err := Create(dir, 0, Options{SegmentBytes: 2 << 10, KeepDeleted: true})
+	l, err := Create(dir, 0, Config{SegmentBytes: 2 << 10, KeepDeleted: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -47,6 +47,16 @@ func TestLogLikeKafka(t *testing.T) {
 	if err := c.Write(l); err != nil {
 		t.Fatal(err)
 	}
+	checkRolledSegments(t, l, dir)
+	id := checkSnapshotWrite(t, l, c, dir)
+	checkRetention(t, l, dir, id)
+	checkTruncation(t, l, c, dir, id)
+	checkFullTruncation(t, l, dir, id)
+}
+
+// checkRolledSegments: segments rolled by size, each with its .index
+// (trimmed to its entries on roll) and .timeindex.
+func checkRolledSegments(t *testing.T, l *Log, dir string) {
 	segs := l.Segments()
 	if len(segs) < 3 {
 		t.Fatalf("segments %v: no roll by size", segs)
@@ -68,6 +78,11 @@ func TestLogLikeKafka(t *testing.T) {
 			}
 		}
 	}
+}
+
+// checkSnapshotWrite: a snapshot is a .checkpoint.part until frozen, then
+// renamed into place.
+func checkSnapshotWrite(t *testing.T, l *Log, c *Cluster, dir string) record.SnapshotID {
 	sw, err := l.StartSnapshot(c.Sim.Image())
 	if err != nil {
 		t.Fatal(err)
@@ -91,6 +106,12 @@ func TestLogLikeKafka(t *testing.T) {
 	if _, ok := names(t, dir)[id.FileName()]; !ok {
 		t.Fatal("snapshot not renamed into place")
 	}
+	return id
+}
+
+// checkRetention: after a roll, the segments below the snapshot are renamed
+// to .deleted.
+func checkRetention(t *testing.T, l *Log, dir string, id record.SnapshotID) {
 	if err := l.Roll(); err != nil {
 		t.Fatal(err)
 	}
@@ -103,6 +124,11 @@ func TestLogLikeKafka(t *testing.T) {
 	if _, ok := names(t, dir)[record.SegmentName(0)+".deleted"]; !ok {
 		t.Errorf("deleted segment not renamed to .deleted: %v", names(t, dir))
 	}
+}
+
+// checkTruncation: a truncated tail is cut at a batch boundary, and a
+// Finished reader reads the directory to its end with continuous offsets.
+func checkTruncation(t *testing.T, l *Log, c *Cluster, dir string, id record.SnapshotID) {
 	if err := c.Churn(10, "b"); err != nil {
 		t.Fatal(err)
 	}
@@ -133,6 +159,11 @@ func TestLogLikeKafka(t *testing.T) {
 	if last != end-1 {
 		t.Errorf("the directory reads to offset %d, the log ends at %d", last, end)
 	}
+}
+
+// checkFullTruncation: a log truncated fully starts over with an empty
+// segment at the given offset.
+func checkFullTruncation(t *testing.T, l *Log, dir string, id record.SnapshotID) {
 	if err := l.TruncateFullyAndStartAt(id.EndOffset); err != nil {
 		t.Fatal(err)
 	}

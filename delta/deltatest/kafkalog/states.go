@@ -95,189 +95,48 @@ type State struct {
 // fully to a snapshot.
 func BuildStates(parent string) ([]State, error) {
 	var out []State
-	add := func(name string, records, tail bool, build func(dir string) error) error {
+	for _, st := range stateSteps() {
 		dir := filepath.Join(parent, fmt.Sprintf("%02d", len(out)), record.MetadataPartitionDir)
-		if err := build(dir); err != nil {
-			return fmt.Errorf("kafkalog: state %q: %w", name, err)
+		if err := st.build(dir); err != nil {
+			return nil, fmt.Errorf("kafkalog: state %q: %w", st.name, err)
 		}
-		out = append(out, State{Name: name, Dir: dir, Records: records, Tail: tail})
-		return nil
+		out = append(out, State{Name: st.name, Dir: dir, Records: st.records, Tail: st.tail})
 	}
-	// with runs fn on a new log and cluster, closing the log after.
-	with := func(dir string, opts Options, fn func(*Log, *Cluster) error) error {
-		c, err := NewCluster(17)
-		if err != nil {
-			return err
-		}
-		l, err := Create(dir, 0, opts)
-		if err != nil {
-			return err
-		}
-		err = fn(l, c)
-		if cerr := l.Close(); err == nil {
-			err = cerr
-		}
-		return err
-	}
-	steps := []struct {
-		name          string
-		records, tail bool
-		build         func(dir string) error
-	}{
+	return out, nil
+}
+
+// stateStep builds one State's directory.
+type stateStep struct {
+	name          string
+	records, tail bool
+	build         func(dir string) error
+}
+
+// stateSteps are the states BuildStates writes, in order.
+func stateSteps() []stateStep {
+	return []stateStep{
 		{"empty directory", false, false, func(dir string) error { return os.MkdirAll(dir, 0o755) }},
 		{"empty active segment alone", false, false, func(dir string) error {
-			return with(dir, Options{}, func(*Log, *Cluster) error { return nil })
+			return withLog(dir, Config{}, func(*Log, *Cluster) error { return nil })
 		}},
-		{"empty active segment after a full segment", true, false, func(dir string) error {
-			return with(dir, Options{}, func(l *Log, c *Cluster) error {
-				if err := c.Churn(4, "a"); err != nil {
-					return err
-				}
-				if err := c.Write(l); err != nil {
-					return err
-				}
-				return l.Roll()
-			})
-		}},
-		{"empty active segment after a snapshot at its base offset", true, false, func(dir string) error {
-			return with(dir, Options{}, func(l *Log, c *Cluster) error {
-				if err := c.Churn(4, "a"); err != nil {
-					return err
-				}
-				if err := c.Write(l); err != nil {
-					return err
-				}
-				id, err := l.Snapshot(c.Sim.Image())
-				if err != nil {
-					return err
-				}
-				if err := l.Roll(); err != nil {
-					return err
-				}
-				return l.DeleteBeforeSnapshot(id)
-			})
-		}},
-		{"batch being appended", true, true, func(dir string) error {
-			return with(dir, Options{}, func(l *Log, c *Cluster) error {
-				if err := c.Churn(4, "a"); err != nil {
-					return err
-				}
-				if err := c.Write(l); err != nil {
-					return err
-				}
-				if err := c.Churn(1, "b"); err != nil {
-					return err
-				}
-				b, _, err := c.Pending()
-				if err != nil {
-					return err
-				}
-				return l.AppendPartial(b, len(b)/2)
-			})
-		}},
+		{"empty active segment after a full segment", true, false, emptySegmentAfterFull},
+		{"empty active segment after a snapshot at its base offset", true, false, emptySegmentAfterSnapshot},
+		{"batch being appended", true, true, batchBeingAppended},
 		{"snapshot being written", true, false, func(dir string) error {
-			return with(dir, Options{}, func(l *Log, c *Cluster) error {
-				if err := c.Churn(4, "a"); err != nil {
-					return err
-				}
-				if err := c.Write(l); err != nil {
+			return withLog(dir, Config{}, func(l *Log, c *Cluster) error {
+				if err := c.churnAndWrite(l, 4, "a"); err != nil {
 					return err
 				}
 				_, err := l.StartSnapshot(c.Sim.Image())
 				return err
 			})
 		}},
-		{"after retention", true, false, func(dir string) error {
-			return with(dir, Options{SegmentBytes: 2 << 10, KeepDeleted: true}, func(l *Log, c *Cluster) error {
-				if err := c.Churn(20, "a"); err != nil {
-					return err
-				}
-				if err := c.Write(l); err != nil {
-					return err
-				}
-				first, err := l.Snapshot(c.Sim.Image())
-				if err != nil {
-					return err
-				}
-				if err := c.Churn(20, "b"); err != nil {
-					return err
-				}
-				if err := c.Write(l); err != nil {
-					return err
-				}
-				id, err := l.Snapshot(c.Sim.Image())
-				if err != nil {
-					return err
-				}
-				if err := l.DeleteBeforeSnapshot(first); err != nil {
-					return err
-				}
-				if err := c.Churn(3, "c"); err != nil {
-					return err
-				}
-				if err := c.Write(l); err != nil {
-					return err
-				}
-				return l.DeleteBeforeSnapshot(id)
-			})
-		}},
-		{"tail truncated", true, false, func(dir string) error {
-			return with(dir, Options{SegmentBytes: 2 << 10}, func(l *Log, c *Cluster) error {
-				if err := c.Churn(10, "a"); err != nil {
-					return err
-				}
-				if err := c.Write(l); err != nil {
-					return err
-				}
-				div := l.EndOffset()
-				if err := c.Churn(10, "b"); err != nil {
-					return err
-				}
-				if err := c.Write(l); err != nil {
-					return err
-				}
-				_, err := l.TruncateTo(div)
-				return err
-			})
-		}},
-		{"tail truncated and rewritten", true, false, func(dir string) error {
-			return with(dir, Options{SegmentBytes: 2 << 10}, func(l *Log, c *Cluster) error {
-				other, err := NewCluster(17)
-				if err != nil {
-					return err
-				}
-				if err := c.Churn(10, "a"); err != nil {
-					return err
-				}
-				if err := other.Churn(10, "a"); err != nil {
-					return err
-				}
-				if err := c.Write(l); err != nil {
-					return err
-				}
-				other.done = c.done
-				div := l.EndOffset()
-				if err := c.Churn(10, "b"); err != nil {
-					return err
-				}
-				if err := c.Write(l); err != nil {
-					return err
-				}
-				if _, err := l.TruncateTo(div); err != nil {
-					return err
-				}
-				if err := other.Churn(5, "c"); err != nil {
-					return err
-				}
-				return other.Write(l)
-			})
-		}},
+		{"after retention", true, false, afterRetention},
+		{"tail truncated", true, false, tailTruncated},
+		{"tail truncated and rewritten", true, false, tailTruncatedAndRewritten},
 		{"truncated fully to a snapshot", true, false, func(dir string) error {
-			return with(dir, Options{}, func(l *Log, c *Cluster) error {
-				if err := c.Churn(6, "a"); err != nil {
-					return err
-				}
-				if err := c.Write(l); err != nil {
+			return withLog(dir, Config{}, func(l *Log, c *Cluster) error {
+				if err := c.churnAndWrite(l, 6, "a"); err != nil {
 					return err
 				}
 				if _, err := l.Snapshot(c.Sim.Image()); err != nil {
@@ -287,10 +146,146 @@ func BuildStates(parent string) ([]State, error) {
 			})
 		}},
 	}
-	for _, s := range steps {
-		if err := add(s.name, s.records, s.tail, s.build); err != nil {
-			return nil, err
-		}
+}
+
+// withLog runs fn on a new log in dir and a new cluster, closing the log
+// after.
+func withLog(dir string, cfg Config, fn func(*Log, *Cluster) error) error {
+	c, err := NewCluster(17)
+	if err != nil {
+		return err
 	}
-	return out, nil
+	l, err := Create(dir, 0, cfg)
+	if err != nil {
+		return err
+	}
+	err = fn(l, c)
+	if cerr := l.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// churnAndWrite runs n churn operations tagged tag and writes their
+// batches to l.
+func (c *Cluster) churnAndWrite(l *Log, n int, tag string) error {
+	if err := c.Churn(n, tag); err != nil {
+		return err
+	}
+	return c.Write(l)
+}
+
+func emptySegmentAfterFull(dir string) error {
+	return withLog(dir, Config{}, func(l *Log, c *Cluster) error {
+		if err := c.churnAndWrite(l, 4, "a"); err != nil {
+			return err
+		}
+		return l.Roll()
+	})
+}
+
+func emptySegmentAfterSnapshot(dir string) error {
+	return withLog(dir, Config{}, func(l *Log, c *Cluster) error {
+		if err := c.churnAndWrite(l, 4, "a"); err != nil {
+			return err
+		}
+		id, err := l.Snapshot(c.Sim.Image())
+		if err != nil {
+			return err
+		}
+		if err := l.Roll(); err != nil {
+			return err
+		}
+		return l.DeleteBeforeSnapshot(id)
+	})
+}
+
+func batchBeingAppended(dir string) error {
+	return withLog(dir, Config{}, func(l *Log, c *Cluster) error {
+		if err := c.churnAndWrite(l, 4, "a"); err != nil {
+			return err
+		}
+		if err := c.Churn(1, "b"); err != nil {
+			return err
+		}
+		b, _, err := c.Pending()
+		if err != nil {
+			return err
+		}
+		return l.AppendPartial(b, len(b)/2)
+	})
+}
+
+// afterRetention: two snapshots, the segments before each deleted in turn
+// (their .deleted files kept).
+func afterRetention(dir string) error {
+	return withLog(dir, Config{SegmentBytes: 2 << 10, KeepDeleted: true}, func(l *Log, c *Cluster) error {
+		if err := c.churnAndWrite(l, 20, "a"); err != nil {
+			return err
+		}
+		first, err := l.Snapshot(c.Sim.Image())
+		if err != nil {
+			return err
+		}
+		if err := c.churnAndWrite(l, 20, "b"); err != nil {
+			return err
+		}
+		id, err := l.Snapshot(c.Sim.Image())
+		if err != nil {
+			return err
+		}
+		if err := l.DeleteBeforeSnapshot(first); err != nil {
+			return err
+		}
+		if err := c.churnAndWrite(l, 3, "c"); err != nil {
+			return err
+		}
+		return l.DeleteBeforeSnapshot(id)
+	})
+}
+
+func tailTruncated(dir string) error {
+	return withLog(dir, Config{SegmentBytes: 2 << 10}, func(l *Log, c *Cluster) error {
+		if err := c.churnAndWrite(l, 10, "a"); err != nil {
+			return err
+		}
+		div := l.EndOffset()
+		if err := c.churnAndWrite(l, 10, "b"); err != nil {
+			return err
+		}
+		_, err := l.TruncateTo(div)
+		return err
+	})
+}
+
+// tailTruncatedAndRewritten: a tail truncated, then rewritten by a leader
+// that diverged at the truncation point.
+func tailTruncatedAndRewritten(dir string) error {
+	return withLog(dir, Config{SegmentBytes: 2 << 10}, func(l *Log, c *Cluster) error {
+		other, err := NewCluster(17)
+		if err != nil {
+			return err
+		}
+		if err := c.Churn(10, "a"); err != nil {
+			return err
+		}
+		if err := other.Churn(10, "a"); err != nil {
+			return err
+		}
+		if err := c.Write(l); err != nil {
+			return err
+		}
+		other.done = c.done
+		div := l.EndOffset()
+		if err := c.churnAndWrite(l, 10, "b"); err != nil {
+			return err
+		}
+		if _, err := l.TruncateTo(div); err != nil {
+			return err
+		}
+		if err := other.Churn(5, "c"); err != nil {
+			return err
+		}
+		return other.Write(l)
+	})
 }
