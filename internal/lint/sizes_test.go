@@ -44,7 +44,6 @@ var oversized = [...]string{
 	"epoch/sim_test.go TestSimulationStorm",
 	"examples/interop/faults_forward_test.go TestForwardFaults",
 	"examples/interop/franz_forward_test.go TestForwardFranz",
-	"examples/interop/kafkajs_forward_test.go TestForwardKafkajs",
 	"examples/interop/sarama_forward_test.go TestForwardSarama",
 	"examples/metadump/cdp_test.go startBrowser",
 	"examples/metadump/imagediff.go diffImages",
