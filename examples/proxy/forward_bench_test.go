@@ -25,6 +25,12 @@ type fakeUpstream struct {
 }
 
 func newFakeUpstream(tb testing.TB, records int) *fakeUpstream {
+	return newFakeUpstreamWith(tb, records, nil)
+}
+
+// newFakeUpstreamWith is newFakeUpstream whose answers edit changes before
+// it serves (a test's own brokers, topics, APIs or answers).
+func newFakeUpstreamWith(tb testing.TB, records int, edit func(u *fakeUpstream, md *kmsg.MetadataResponse, av *kmsg.ApiVersionsResponse)) *fakeUpstream {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		tb.Fatal(err)
@@ -40,8 +46,6 @@ func newFakeUpstream(tb testing.TB, records int) *fakeUpstream {
 		ak.ApiKey, ak.MaxVersion = k.key, k.max
 		av.ApiKeys = append(av.ApiKeys, ak)
 	}
-	u.answers[18] = av.AppendTo(nil)
-
 	md := kmsg.NewPtrMetadataResponse()
 	md.Version = 12
 	b := kmsg.NewMetadataResponseBroker()
@@ -58,7 +62,6 @@ func newFakeUpstream(tb testing.TB, records int) *fakeUpstream {
 		mt.Partitions = append(mt.Partitions, mp)
 	}
 	md.Topics = append(md.Topics, mt)
-	u.answers[3] = md.AppendTo(nil)
 
 	pr := kmsg.NewPtrProduceResponse()
 	pr.Version = 11
@@ -80,6 +83,11 @@ func newFakeUpstream(tb testing.TB, records int) *fakeUpstream {
 	fr.Topics = append(fr.Topics, ft)
 	u.answers[1] = fr.AppendTo(nil)
 
+	if edit != nil {
+		edit(u, md, av)
+	}
+	u.answers[18] = av.AppendTo(nil)
+	u.answers[3] = md.AppendTo(nil)
 	go u.serve()
 	tb.Cleanup(func() { ln.Close() })
 	return u

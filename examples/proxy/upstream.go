@@ -218,7 +218,7 @@ func (f *Forwarder) loadVersions(ctx context.Context) error {
 // rewriter only.
 func localVersions(key int16) (lo, hi int16, ok bool) {
 	switch key {
-	case 3, 18, 60:
+	case 3, 18:
 		for _, a := range wire.Supported {
 			if a.Key == key {
 				return a.Min, a.Max, true
