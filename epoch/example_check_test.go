@@ -1,11 +1,8 @@
 package epoch_test
 
 import (
-	"context"
 	"fmt"
 	"time"
-
-	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/kmeta-go/kmeta/delta/deltatest"
 	"github.com/kmeta-go/kmeta/epoch"
@@ -56,33 +53,4 @@ func codeName(code int16) string {
 		return "UNKNOWN_LEADER_EPOCH"
 	}
 	return fmt.Sprintf("error %d", code)
-}
-
-// A Refresher keeps a client's view of the cluster current. It sends nothing
-// itself: Fetch is the embedder's networking (here a fixed answer). The first
-// MaybeRefresh fetches, because the view is empty; the second finds the view
-// fresh and returns it without a request.
-func ExampleRefresher() {
-	requests := 0
-	r := epoch.NewRefresher(epoch.RefresherConfig{
-		Fetch: func(ctx context.Context, req *kmsg.MetadataRequest) (*kmsg.MetadataResponse, int32, error) {
-			requests++
-			return metadataAnswer(2, 8), 1, nil
-		},
-	})
-	r.Need("orders")
-	ctx := context.Background()
-	v, err := r.MaybeRefresh(ctx)
-	if err != nil {
-		panic(err)
-	}
-	leader, le, _ := v.Leader("orders", 0)
-	fmt.Println("orders-0 leader", leader, "at epoch", le, "after", requests, "request")
-	if _, err := r.MaybeRefresh(ctx); err != nil {
-		panic(err)
-	}
-	fmt.Println("requests after a second MaybeRefresh:", requests)
-	// Output:
-	// orders-0 leader 2 at epoch 8 after 1 request
-	// requests after a second MaybeRefresh: 1
 }

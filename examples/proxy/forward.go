@@ -14,8 +14,8 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kmsg"
 
-	"github.com/kmeta-go/kmeta/epoch"
 	"github.com/kmeta-go/kmeta/epoch/advertise"
+	"github.com/kmeta-go/kmeta/epoch/clientview"
 	"github.com/kmeta-go/kmeta/internal/wire"
 )
 
@@ -477,10 +477,10 @@ func (c *fconn) readAnswer() ([]byte, error) {
 const maxKeptAnswer = 4 << 20
 
 // observe feeds a Produce or Fetch answer's errors and KIP-951 hints to the
-// view (epoch.Refresher.ObserveProduce/ObserveFetch), before the client
+// view (clientview.Refresher.ObserveProduce/ObserveFetch), before the client
 // sees them, and asks for a refresh when they say the view is out of date.
 func (c *fconn) observe(resp kmsg.Response) {
-	var rep epoch.Report
+	var rep clientview.Report
 	switch r := resp.(type) {
 	case *kmsg.ProduceResponse:
 		rep = c.f.ref.ObserveProduce(r)

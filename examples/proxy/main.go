@@ -26,7 +26,7 @@
 //
 // With -upstream HOST:PORT[,...] it is instead a forwarding proxy in front
 // of a real cluster (upstream.go, forward.go): its cluster view comes from
-// upstream Metadata answers (epoch.Refresher), Metadata, DescribeCluster and
+// upstream Metadata answers (clientview.Refresher), Metadata, DescribeCluster and
 // ApiVersions are answered from it, and every other request is forwarded to
 // the broker whose port the client dialled, with every broker address of
 // the answers rewritten to the proxy's ports (epoch/advertise). The cluster id is -cluster-id, else the

@@ -18,8 +18,8 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kmsg"
 
-	"github.com/kmeta-go/kmeta/epoch"
 	"github.com/kmeta-go/kmeta/epoch/advertise"
+	"github.com/kmeta-go/kmeta/epoch/clientview"
 	"github.com/kmeta-go/kmeta/internal/wire"
 )
 
@@ -43,9 +43,9 @@ func upstreamFlags(fs *flag.FlagSet) *upstreamConfig {
 }
 
 // Forwarder is the proxy in front of a real cluster (-upstream). It keeps a
-// cluster view built from upstream Metadata answers (epoch.Refresher: the
+// cluster view built from upstream Metadata answers (clientview.Refresher: the
 // view never goes back on a leader epoch, takes KIP-951 hints and refreshes
-// by epoch.Policy), advertises one port per upstream broker id
+// by clientview.Policy), advertises one port per upstream broker id
 // (advertise.Map, through brokerPorts), answers ApiVersions, Metadata and
 // DescribeCluster itself from the view with rewritten endpoints, and
 // forwards every other request to the broker whose port the client dialled
@@ -57,7 +57,7 @@ type Forwarder struct {
 	clientID string
 	dial     func(ctx context.Context, network, addr string) (net.Conn, error)
 
-	ref   *epoch.Refresher
+	ref   *clientview.Refresher
 	amap  *advertise.Map
 	rw    *advertise.Rewriter
 	ports *brokerPorts
@@ -91,9 +91,9 @@ func newForwarder(seeds []string, timeout time.Duration, ports *brokerPorts) *Fo
 	f.dial = d.DialContext
 	f.amap = advertise.NewMap(ports)
 	f.rw = &advertise.Rewriter{Map: f.amap}
-	f.ref = epoch.NewRefresher(epoch.RefresherConfig{
+	f.ref = clientview.NewRefresher(clientview.RefresherConfig{
 		Fetch:          f.fetchMetadata,
-		Policy:         epoch.Policy{MaxAge: 30 * time.Second},
+		Policy:         clientview.Policy{MaxAge: 30 * time.Second},
 		AllTopics:      true,
 		RequestVersion: 12,
 	})
@@ -152,8 +152,8 @@ func (f *Forwarder) fetchMetadata(ctx context.Context, req *kmsg.MetadataRequest
 
 // refresh refreshes the view if the policy says so (or now with force), and
 // gives every broker of the view its advertised port.
-func (f *Forwarder) refresh(ctx context.Context, force bool) (*epoch.View, error) {
-	var v *epoch.View
+func (f *Forwarder) refresh(ctx context.Context, force bool) (*clientview.View, error) {
+	var v *clientview.View
 	var err error
 	if force {
 		v, err = f.ref.Refresh(ctx)
@@ -172,7 +172,7 @@ func (f *Forwarder) refresh(ctx context.Context, force bool) (*epoch.View, error
 }
 
 // refreshLoop keeps the view fresh while nothing asks: it sleeps until the
-// policy wants a refresh (epoch.Refresher.Wait) and refreshes. The library
+// policy wants a refresh (clientview.Refresher.Wait) and refreshes. The library
 // has no goroutine of its own; this one is the proxy's.
 func (f *Forwarder) refreshLoop(ctx context.Context) {
 	for {

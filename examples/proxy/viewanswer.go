@@ -5,8 +5,8 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kmsg"
 
-	"github.com/kmeta-go/kmeta/epoch"
 	"github.com/kmeta-go/kmeta/epoch/advertise"
+	"github.com/kmeta-go/kmeta/epoch/clientview"
 	"github.com/kmeta-go/kmeta/record"
 )
 
@@ -54,7 +54,7 @@ func (f *Forwarder) metadataAnswer(ctx context.Context, req *kmsg.MetadataReques
 		return resp
 	}
 	for _, rt := range req.Topics {
-		var t *epoch.Topic
+		var t *clientview.Topic
 		var ok bool
 		if rt.Topic != nil {
 			t, ok = v.Topic(*rt.Topic)
@@ -76,7 +76,7 @@ func (f *Forwarder) metadataAnswer(ctx context.Context, req *kmsg.MetadataReques
 // partition the view knows no leader for is LEADER_NOT_AVAILABLE with
 // leader -1, as a broker answers it; otherwise the view's leader at its
 // leader epoch, which never goes below one already served.
-func topicAnswer(t *epoch.Topic) kmsg.MetadataResponseTopic {
+func topicAnswer(t *clientview.Topic) kmsg.MetadataResponseTopic {
 	mt := kmsg.NewMetadataResponseTopic()
 	name := t.Name()
 	mt.Topic = &name

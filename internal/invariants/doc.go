@@ -5,6 +5,6 @@
 //
 // With them on, delta.Delta.Apply checks the image it builds (every index
 // agrees with every other, lists are in their documented order) and
-// epoch.View.Merge checks the view it returns, and both panic with what
+// clientview.View.Merge checks the view it returns, and both panic with what
 // broke: a self-check that fails is a bug in kmeta, never bad input.
 package invariants

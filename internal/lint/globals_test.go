@@ -43,7 +43,7 @@ var allowedVars = [...]string{
 	// Sentinels compared by identity and never written through: a
 	// deleted topic's slot in the client view's table, and the closed
 	// channel of a replaced generation.
-	"epoch/table.go tombstone",
+	"epoch/clientview/table.go tombstone",
 	"publisher/gen.go superseded",
 	// Kafka's redaction criteria and config schema: read-only values of
 	// interface and pointer type (redact.Strict, redact.Disabled, the

@@ -1,4 +1,4 @@
-package epoch
+package clientview
 
 // Client simulations on the real controller simulator and the real answers.
 //
@@ -10,7 +10,7 @@ package epoch
 // own lag behind the controller (a stalled broker's image stops at the
 // stall). Every Metadata answer a simulated client receives is built by
 // image/answer.Metadata from the image of the broker it asks, and every
-// KIP-951 hint by the broker-side check of this package (CheckProduce,
+// KIP-951 hint by the broker-side check of package epoch (CheckProduce,
 // AppendProduceNode) from the image of the broker the client produced to.
 // Clients are Schedules and Views driven in virtual time, with no goroutine.
 //
@@ -27,6 +27,7 @@ import (
 	"time"
 
 	"github.com/kmeta-go/kmeta/delta/deltatest"
+	"github.com/kmeta-go/kmeta/epoch"
 	"github.com/kmeta-go/kmeta/image"
 	kanswer "github.com/kmeta-go/kmeta/image/answer"
 	"github.com/twmb/franz-go/pkg/kmsg"
@@ -149,7 +150,7 @@ func (c *simCluster) answer(t testing.TB, b int32, d time.Duration) *kmsg.Metada
 func (c *simCluster) produce(t testing.TB, b int32, d time.Duration, topic string, p int32) *kmsg.ProduceResponse {
 	img := c.imageOf(t, b, d)
 	tp, _ := img.Topic(topic)
-	r := CheckProduce(tp, p, b)
+	r := epoch.CheckProduce(tp, p, b)
 	if r.ErrorCode == 0 {
 		return nil
 	}
@@ -161,7 +162,7 @@ func (c *simCluster) produce(t testing.TB, b int32, d time.Duration, topic strin
 	rp.Partition, rp.ErrorCode = p, int16(r.ErrorCode)
 	if r.HasLeaderHint() {
 		rp.CurrentLeader.LeaderID, rp.CurrentLeader.LeaderEpoch = r.LeaderID, r.LeaderEpoch
-		resp.Brokers = AppendProduceNode(resp.Brokers, img, r.LeaderID, simListener)
+		resp.Brokers = epoch.AppendProduceNode(resp.Brokers, img, r.LeaderID, simListener)
 	}
 	rt.Partitions = append(rt.Partitions, rp)
 	resp.Topics = append(resp.Topics, rt)

@@ -1,4 +1,4 @@
-package epoch
+package clientview
 
 import (
 	"maps"
@@ -8,6 +8,7 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kmsg"
 
+	"github.com/kmeta-go/kmeta/epoch"
 	"github.com/kmeta-go/kmeta/image/kafkaerr"
 	"github.com/kmeta-go/kmeta/record"
 )
@@ -22,25 +23,9 @@ const (
 	errInvalidTopic            = int16(kafkaerr.InvalidTopic)
 	errTopicAuthorization      = int16(kafkaerr.TopicAuthorizationFailed)
 	errKafkaStorage            = int16(kafkaerr.KafkaStorageError)
-	errListenerNotFound        = int16(kafkaerr.ListenerNotFound)
 	errFencedLeaderEpoch       = int16(kafkaerr.FencedLeaderEpoch)
-	errUnknownLeaderEpoch      = int16(kafkaerr.UnknownLeaderEpoch)
 	errUnknownTopicID          = int16(kafkaerr.UnknownTopicID)
-	errInconsistentTopicID     = int16(kafkaerr.InconsistentTopicID)
 )
-
-// InvalidMetadata reports whether a partition or topic error code is one of
-// Kafka's InvalidMetadataException errors, on which the Java client requests
-// a metadata update (Metadata.handleMetadataResponse).
-func InvalidMetadata(code int16) bool {
-	switch code {
-	case errUnknownTopicOrPartition, errLeaderNotAvailable, errNotLeaderOrFollower,
-		errReplicaNotAvailable, errKafkaStorage, errListenerNotFound, errFencedLeaderEpoch,
-		errUnknownLeaderEpoch, errUnknownTopicID, errInconsistentTopicID:
-		return true
-	}
-	return false
-}
 
 // MergeOptions describe the request an answer replies to.
 type MergeOptions struct {
@@ -721,7 +706,7 @@ func (m *merger) mergePartition(cur *Partition, ap *kmsg.MetadataResponseTopicPa
 	default:
 		listsChanged = m.refuse(&p, ap, leader, ep, Stale, topic)
 	}
-	if p.Flags&NoLeader != 0 || InvalidMetadata(p.ErrorCode) || p.Flags&(Stale|Suspect) != 0 {
+	if p.Flags&NoLeader != 0 || epoch.InvalidMetadata(kafkaerr.Code(p.ErrorCode)) || p.Flags&(Stale|Suspect) != 0 {
 		p.Flags |= NeedsRefresh
 	} else {
 		p.Flags &^= NeedsRefresh
@@ -800,7 +785,7 @@ func (t *Topic) settledPrefix(aps []kmsg.MetadataResponseTopicPartition) int {
 // partition: no flags, no streak, same error, leader and epoch, same lists.
 // It is exactly the case where mergePartition would return cur unchanged
 // (with no flags set, NeedsRefresh is clear, so the error code is not one of
-// InvalidMetadata's: mergePartition sets NeedsRefresh for those).
+// epoch.InvalidMetadata's: mergePartition sets NeedsRefresh for those).
 func (p *Partition) unchangedBy(ap *kmsg.MetadataResponseTopicPartition) bool {
 	if p.Flags != 0 || p.streakN != 0 || ap.ErrorCode != p.ErrorCode || ap.Leader != p.Leader ||
 		ap.LeaderEpoch != p.LeaderEpoch || p.LeaderEpoch != p.SeenEpoch || p.Leader < 0 || p.LeaderEpoch < 0 {

@@ -1,12 +1,14 @@
-package epoch
+package clientview
 
 import (
 	"fmt"
 	"testing"
 	"unsafe"
 
-	"github.com/kmeta-go/kmeta/record"
 	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/kmeta-go/kmeta/epoch/partitioner"
+	"github.com/kmeta-go/kmeta/record"
 )
 
 // Builders for hand-written answers.
@@ -373,7 +375,7 @@ func TestMergeRules(t *testing.T) {
 			topic: "t", p: 1, want: want{leader: -1, epoch: -1, seen: 4, flags: NoLeader | NeedsRefresh, clear: Missing},
 			check: func(t *testing.T, v *View, _ []Report) {
 				tp, _ := v.Topic("t")
-				if tp.NumPartitions() != 3 || KeyPartition([]byte("k"), tp.NumPartitions()) < 0 {
+				if tp.NumPartitions() != 3 || partitioner.ForKey([]byte("k"), tp.NumPartitions()) < 0 {
 					t.Fatalf("NumPartitions %d, want 3", tp.NumPartitions())
 				}
 			},

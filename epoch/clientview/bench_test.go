@@ -1,4 +1,4 @@
-package epoch
+package clientview
 
 import (
 	"fmt"
@@ -85,15 +85,5 @@ func BenchmarkMergeStale1pct(b *testing.B) {
 		if _, rep := v.Merge(r, MergeOptions{}); rep.Refused != 500 {
 			b.Fatalf("refused %d", rep.Refused)
 		}
-	}
-}
-
-// BenchmarkKeyPartition: murmur2 of a 16-byte key and the modulo.
-func BenchmarkKeyPartition(b *testing.B) {
-	key := []byte("customer-0000042")
-	b.ReportAllocs()
-	b.SetBytes(int64(len(key)))
-	for b.Loop() {
-		KeyPartition(key, 12)
 	}
 }

@@ -1,4 +1,4 @@
-package epoch
+package partitioner
 
 import (
 	"fmt"
@@ -29,13 +29,13 @@ func TestMurmur2MatchesKafka(t *testing.T) {
 			// BuiltInPartitioner.partitionForKey = toPositive(murmur2) % n.
 			for _, n := range []int{1, 3, 6, 12, 100} {
 				want := int32(int64(c.want&0x7fffffff) % int64(n))
-				if got := KeyPartition([]byte(c.key), n); got != want {
-					t.Fatalf("KeyPartition(%q, %d) = %d, want %d", c.key, n, got, want)
+				if got := ForKey([]byte(c.key), n); got != want {
+					t.Fatalf("ForKey(%q, %d) = %d, want %d", c.key, n, got, want)
 				}
 			}
 		})
 	}
-	if KeyPartition([]byte("x"), 0) != -1 {
+	if ForKey([]byte("x"), 0) != -1 {
 		t.Fatal("zero partitions")
 	}
 }
@@ -61,5 +61,15 @@ func TestKeyMoves(t *testing.T) {
 	}
 	if math.Abs(MovedFraction(6, 7)-6.0/7) > 1e-12 || MovedFraction(3, 3) != 0 {
 		t.Fatal("MovedFraction")
+	}
+}
+
+// BenchmarkKeyPartition: murmur2 of a 16-byte key and the modulo.
+func BenchmarkKeyPartition(b *testing.B) {
+	key := []byte("customer-0000042")
+	b.ReportAllocs()
+	b.SetBytes(int64(len(key)))
+	for b.Loop() {
+		ForKey(key, 12)
 	}
 }

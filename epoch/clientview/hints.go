@@ -1,10 +1,13 @@
-package epoch
+package clientview
 
 import (
 	"sort"
 
-	"github.com/kmeta-go/kmeta/record"
 	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/kmeta-go/kmeta/epoch"
+	"github.com/kmeta-go/kmeta/image/kafkaerr"
+	"github.com/kmeta-go/kmeta/record"
 )
 
 // Hint is one partition's outcome in a Produce or Fetch answer: its error
@@ -148,7 +151,7 @@ func (v *View) ApplyHints(hints []Hint, nodes []Broker) (*View, Report) {
 				}
 			}
 		}
-		if !took && InvalidMetadata(h.ErrorCode) {
+		if !took && epoch.InvalidMetadata(kafkaerr.Code(h.ErrorCode)) {
 			p.Flags |= NeedsRefresh
 		}
 		if p.sameScalars(cur) {

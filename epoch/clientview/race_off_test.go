@@ -1,5 +1,5 @@
 //go:build !race
 
-package epoch
+package clientview
 
 const raceEnabled = false

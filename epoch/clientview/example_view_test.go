@@ -1,10 +1,12 @@
-package epoch_test
+package clientview_test
 
 import (
+	"context"
 	"fmt"
 
-	"github.com/kmeta-go/kmeta/epoch"
 	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/kmeta-go/kmeta/epoch/clientview"
 )
 
 // metadataAnswer is a Metadata v12 answer for one partition of "orders".
@@ -31,14 +33,14 @@ func metadataAnswer(leader, leaderEpoch int32) *kmsg.MetadataResponse {
 // applied a leader move: the view keeps the newer leader and asks for a
 // refresh.
 func ExampleView_Merge() {
-	v := epoch.NewView(epoch.ViewConfig{})
+	v := clientview.NewView(clientview.ViewConfig{})
 
 	// Broker 1 answers: partition 0 is led by broker 2 at leader epoch 8.
-	v, rep := v.Merge(metadataAnswer(2, 8), epoch.MergeOptions{Node: 1, HasNode: true})
+	v, rep := v.Merge(metadataAnswer(2, 8), clientview.MergeOptions{Node: 1, HasNode: true})
 	fmt.Println("first answer changed the view:", rep.Changed)
 
 	// Broker 3 lags: it still says broker 1 leads, at epoch 7.
-	v, rep = v.Merge(metadataAnswer(1, 7), epoch.MergeOptions{Node: 3, HasNode: true})
+	v, rep = v.Merge(metadataAnswer(1, 7), clientview.MergeOptions{Node: 3, HasNode: true})
 	for _, e := range rep.Events {
 		fmt.Printf("%v: %s-%d answered epoch %d, view has %d\n", e.Kind, e.Topic, e.Partition, e.After, e.Before)
 	}
@@ -53,17 +55,31 @@ func ExampleView_Merge() {
 	// refresh soon: true [orders]
 }
 
-// Which keys change partition when "orders" grows from 6 to 12 partitions
-// (scenario 3 of the project's scenarios).
-func ExampleKeyMove() {
-	for _, key := range []string{"customer-1", "customer-2", "customer-3"} {
-		from, to, moved := epoch.KeyMove([]byte(key), 6, 12)
-		fmt.Println(key, from, "→", to, "moved:", moved)
+// A Refresher keeps a client's view of the cluster current. It sends nothing
+// itself: Fetch is the embedder's networking (here a fixed answer). The first
+// MaybeRefresh fetches, because the view is empty; the second finds the view
+// fresh and returns it without a request.
+func ExampleRefresher() {
+	requests := 0
+	r := clientview.NewRefresher(clientview.RefresherConfig{
+		Fetch: func(ctx context.Context, req *kmsg.MetadataRequest) (*kmsg.MetadataResponse, int32, error) {
+			requests++
+			return metadataAnswer(2, 8), 1, nil
+		},
+	})
+	r.Need("orders")
+	ctx := context.Background()
+	v, err := r.MaybeRefresh(ctx)
+	if err != nil {
+		panic(err)
 	}
-	fmt.Printf("share of keys that move: %.2f\n", epoch.MovedFraction(6, 12))
+	leader, le, _ := v.Leader("orders", 0)
+	fmt.Println("orders-0 leader", leader, "at epoch", le, "after", requests, "request")
+	if _, err := r.MaybeRefresh(ctx); err != nil {
+		panic(err)
+	}
+	fmt.Println("requests after a second MaybeRefresh:", requests)
 	// Output:
-	// customer-1 3 → 9 moved: true
-	// customer-2 2 → 2 moved: false
-	// customer-3 4 → 10 moved: true
-	// share of keys that move: 0.50
+	// orders-0 leader 2 at epoch 8 after 1 request
+	// requests after a second MaybeRefresh: 1
 }

@@ -1,4 +1,4 @@
-package epoch
+package clientview
 
 import (
 	"context"
@@ -291,7 +291,7 @@ type RefresherConfig struct {
 }
 
 // ErrNoFetch is returned by a Refresher without a Fetch function.
-var ErrNoFetch = errors.New("epoch: RefresherConfig.Fetch is nil")
+var ErrNoFetch = errors.New("clientview: RefresherConfig.Fetch is nil")
 
 // Refresher keeps a View current for concurrent callers. It owns no
 // goroutine and no timer: callers ask it when to refresh (Wait) and call
@@ -438,7 +438,7 @@ func (r *Refresher) flight(ctx context.Context, force bool) (*View, error) {
 	defer r.mu.Unlock()
 	now = r.now()
 	if err == nil && resp == nil {
-		err = errors.New("epoch: Fetch returned no answer and no error")
+		err = errors.New("clientview: Fetch returned no answer and no error")
 	}
 	if err != nil {
 		r.sched.Failed(now)
@@ -460,5 +460,5 @@ type AnswerError struct{ Code int16 }
 
 // Error names the answer's error code.
 func (e *AnswerError) Error() string {
-	return "epoch: metadata answer error code " + strconv.Itoa(int(e.Code))
+	return "clientview: metadata answer error code " + strconv.Itoa(int(e.Code))
 }

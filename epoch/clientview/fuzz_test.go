@@ -1,4 +1,4 @@
-package epoch
+package clientview
 
 import (
 	"fmt"

@@ -1,4 +1,4 @@
-package epoch
+package partitioner
 
 // Murmur2 is Kafka's 32-bit murmur2 hash of data (Utils.murmur2):
 // seed 0x9747b28c, m 0x5bd1e995, r 24, little-endian 4-byte chunks, the tail
@@ -40,12 +40,12 @@ func Murmur2(data []byte) int32 {
 // ToPositive is Kafka's Utils.toPositive: x with its sign bit cleared.
 func ToPositive(x int32) int32 { return x & 0x7fffffff }
 
-// KeyPartition is the partition Kafka's default producer partitioner picks
+// ForKey is the partition Kafka's default producer partitioner picks
 // for a non-null key (BuiltInPartitioner.partitionForKey):
 // toPositive(murmur2(key)) % numPartitions, numPartitions being every
 // partition of the topic, available or not (Topic.NumPartitions). It returns
 // -1 when numPartitions ≤ 0.
-func KeyPartition(key []byte, numPartitions int) int32 {
+func ForKey(key []byte, numPartitions int) int32 {
 	if numPartitions <= 0 {
 		return -1
 	}
@@ -53,10 +53,10 @@ func KeyPartition(key []byte, numPartitions int) int32 {
 }
 
 // KeyMove tells where a key goes before and after a topic's partition count
-// changes from before to after, and whether it moves (scenario 3: per-key
+// changes from before to after, and whether it moves (per-key
 // order is lost across the change for the keys that move).
 func KeyMove(key []byte, before, after int) (from, to int32, moved bool) {
-	from, to = KeyPartition(key, before), KeyPartition(key, after)
+	from, to = ForKey(key, before), ForKey(key, after)
 	return from, to, from != to
 }
 
