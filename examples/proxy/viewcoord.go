@@ -7,8 +7,8 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kmsg"
 
-	"github.com/kmeta-go/kmeta/epoch"
 	"github.com/kmeta-go/kmeta/epoch/advertise"
+	"github.com/kmeta-go/kmeta/epoch/clientview"
 	"github.com/kmeta-go/kmeta/image/answer"
 	"github.com/kmeta-go/kmeta/image/kafkaerr"
 )
@@ -48,18 +48,18 @@ func coordinatorKey(v int16, keyType int8, key string) (topic, hashKey string, o
 // .partitionFor, ShareCoordinatorService.partitionFor), with its upstream
 // endpoint; ok is false when the view does not hold the topic, the
 // partition's leader or the leader's endpoint.
-func coordinatorFromView(v *epoch.View, ver int16, keyType int8, key string) (epoch.Broker, bool) {
+func coordinatorFromView(v *clientview.View, ver int16, keyType int8, key string) (clientview.Broker, bool) {
 	name, hashKey, ok := coordinatorKey(ver, keyType, key)
 	if !ok {
-		return epoch.Broker{}, false
+		return clientview.Broker{}, false
 	}
 	t, ok := v.Topic(name)
 	if !ok || t.NumPartitions() == 0 || t.ErrorCode() != 0 {
-		return epoch.Broker{}, false
+		return clientview.Broker{}, false
 	}
 	p, ok := t.Partition(answer.CoordinatorPartition(hashKey, int32(t.NumPartitions())))
 	if !ok || !p.HasLeader() {
-		return epoch.Broker{}, false
+		return clientview.Broker{}, false
 	}
 	return v.Broker(p.Leader)
 }
@@ -185,7 +185,7 @@ func (f *Forwarder) describeTopicPartitionsAnswer(ctx context.Context, req *kmsg
 // dtpNames are the topic names the answer walks, sorted: every topic of the
 // view or the requested ones, at or after the cursor's; ok is false for a
 // cursor Kafka refuses (a negative partition, or a topic not requested).
-func dtpNames(v *epoch.View, req *kmsg.DescribeTopicPartitionsRequest, cursorName string) ([]string, bool) {
+func dtpNames(v *clientview.View, req *kmsg.DescribeTopicPartitionsRequest, cursorName string) ([]string, bool) {
 	if req.Cursor != nil && req.Cursor.Partition < 0 {
 		return nil, false
 	}
@@ -227,7 +227,7 @@ func dtpUnknown(n string) kmsg.DescribeTopicPartitionsResponseTopic {
 
 // dtpTopic is topic t's partitions from start, at most budget of them, and
 // the partition the next page starts at (-1: the topic fits).
-func dtpTopic(t *epoch.Topic, start, budget int) (kmsg.DescribeTopicPartitionsResponseTopic, int32) {
+func dtpTopic(t *clientview.Topic, start, budget int) (kmsg.DescribeTopicPartitionsResponseTopic, int32) {
 	e := kmsg.NewDescribeTopicPartitionsResponseTopic()
 	name := t.Name()
 	e.Topic = &name
