@@ -134,10 +134,19 @@ func (u *fakeUpstream) serve() {
 // benchForwarder starts a forwarder in front of u and returns it with the
 // address of broker 1's port.
 func benchForwarder(tb testing.TB, u *fakeUpstream) (*Forwarder, string) {
+	return benchForwarderWith(tb, u, nil)
+}
+
+// benchForwarderWith is benchForwarder with edit applied to the forwarder
+// before it starts.
+func benchForwarderWith(tb testing.TB, u *fakeUpstream, edit func(f *Forwarder)) (*Forwarder, string) {
 	var f *Forwarder
 	ports := newBrokerPorts("127.0.0.1", 0, func(ln net.Listener, id int32) { f.serveBroker(ln, id) })
 	f = newForwarder([]string{u.ln.Addr().String()}, 10*time.Second, ports)
 	tb.Cleanup(ports.Close)
+	if edit != nil {
+		edit(f)
+	}
 	if err := f.start(context.Background()); err != nil {
 		tb.Fatal(err)
 	}

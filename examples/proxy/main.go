@@ -26,12 +26,15 @@
 //
 // With -upstream HOST:PORT[,...] it is instead a forwarding proxy in front
 // of a real cluster (upstream.go, forward.go): its cluster view comes from
-// upstream Metadata answers (clientview.Refresher), Metadata, DescribeCluster and
-// ApiVersions are answered from it, and every other request is forwarded to
-// the broker whose port the client dialled, with every broker address of
-// the answers rewritten to the proxy's ports (epoch/advertise). The cluster id is -cluster-id, else the
-// cluster.id of meta.properties beside the metadata directory, else
-// "kmeta-proxy".
+// upstream Metadata answers (clientview.Refresher); ApiVersions, Metadata,
+// DescribeCluster, FindCoordinator and DescribeTopicPartitions are answered
+// from it where it holds the answer (viewanswer.go, viewcoord.go), and
+// every other request is forwarded to the broker whose port the client
+// dialled, with every broker address of the answers rewritten to the
+// proxy's ports (epoch/advertise). -rack-first and -client-host PREFIX=HOST
+// give each client its own view of the broker list (advertise.Shaper). The
+// cluster id is -cluster-id, else the cluster.id of meta.properties beside
+// the metadata directory, else "kmeta-proxy".
 //
 // -demo serves a simulated cluster instead (delta/deltatest: three brokers,
 // topics orders, payments and __consumer_offsets, as Kafka's controller

@@ -29,6 +29,7 @@ type upstreamConfig struct {
 	brokerBase int
 	timeout    time.Duration
 	rackFirst  bool
+	hosts      advertise.ClientHosts // -client-host
 	verify     bool
 }
 
@@ -38,6 +39,13 @@ func upstreamFlags(fs *flag.FlagSet) *upstreamConfig {
 	fs.IntVar(&c.brokerBase, "broker-ports", 0, "advertise broker id N on port BASE+N (default: a free port per broker, kept for the life of the proxy)")
 	fs.DurationVar(&c.timeout, "upstream-timeout", 30*time.Second, "longest wait for an upstream answer (request.timeout.ms)")
 	fs.BoolVar(&c.rackFirst, "rack-first", false, "order each client's broker list with its rack's brokers first (client.rack from Fetch requests)")
+	fs.Func("client-host", "PREFIX=HOST: advertise HOST (with the proxy's ports) to clients whose client.id starts with PREFIX, the longest prefix winning (repeatable; Bufstream-style host overrides by client id)", func(v string) error {
+		r, err := parseHostRule(v)
+		if err == nil {
+			c.hosts = append(c.hosts, r)
+		}
+		return err
+	})
 	fs.BoolVar(&c.verify, "verify", false, "decode every answer sent and log any broker address that is not one of the proxy's ports; log every upstream connection's local address")
 	return c
 }
@@ -352,6 +360,35 @@ func flexibleResponseHeader(key, version int16) bool {
 	return flexible
 }
 
+// parseHostRule parses -client-host's PREFIX=HOST (an empty prefix: every
+// client without a longer match).
+func parseHostRule(v string) (advertise.HostRule, error) {
+	prefix, host, ok := strings.Cut(v, "=")
+	if !ok || host == "" || strings.ContainsAny(host, " :/") {
+		return advertise.HostRule{}, fmt.Errorf("-client-host %q: want PREFIX=HOST", v)
+	}
+	return advertise.HostRule{ClientIDPrefix: prefix, Host: host}, nil
+}
+
+// shaperFor is the per-client view the flags ask for: -rack-first's order,
+// then -client-host's hosts; nil for neither.
+func shaperFor(cfg *upstreamConfig) advertise.Shaper {
+	var ss []advertise.Shaper
+	if cfg.rackFirst {
+		ss = append(ss, advertise.RackFirst{})
+	}
+	if len(cfg.hosts) > 0 {
+		ss = append(ss, cfg.hosts)
+	}
+	switch len(ss) {
+	case 0:
+		return nil
+	case 1:
+		return ss[0]
+	}
+	return advertise.Chain(ss...)
+}
+
 func splitSeeds(s string) []string {
 	var out []string
 	for _, p := range strings.Split(s, ",") {
@@ -380,12 +417,10 @@ func runUpstream(listen string, cfg *upstreamConfig, ready chan<- net.Addr) erro
 	ports := newBrokerPorts(host, cfg.brokerBase, func(ln net.Listener, id int32) { f.serveBroker(ln, id) })
 	defer ports.Close()
 	f = newForwarder(splitSeeds(cfg.seeds), cfg.timeout, ports)
-	if cfg.rackFirst {
-		f.rw.Shaper = advertise.RackFirst{}
-	}
+	f.rw.Shaper = shaperFor(cfg)
 	var ver *verifier
 	if cfg.verify {
-		ver = newVerifier(f, ln.Addr().String())
+		ver = newVerifier(f, ln.Addr().String(), cfg.hosts)
 	}
 	ctx, cancel := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer cancel()

@@ -1,8 +1,13 @@
 package main
 
 import (
+	"encoding/binary"
+	"errors"
+	"flag"
+	"io"
 	"net"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 	"github.com/twmb/franz-go/pkg/kmsg"
@@ -317,4 +322,69 @@ func TestForwardApiVersionsChecks(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestForwardClientHosts: -client-host PREFIX=HOST (advertise.ClientHosts,
+// Bufstream-style host overrides by client id) gives clients whose
+// client.id starts with PREFIX the proxy's ports under HOST, the longest
+// prefix winning, in Metadata brokers and FindCoordinator coordinators;
+// other clients keep the listen host; a malformed rule is a flag error.
+func TestForwardClientHosts(t *testing.T) {
+	fs := flag.NewFlagSet("t", flag.ContinueOnError)
+	cfg := upstreamFlags(fs)
+	require.NoError(t, fs.Parse([]string{"-client-host", "internal-=proxy.internal", "-client-host", "internal-batch-=batch.internal"}))
+	bad := flag.NewFlagSet("t", flag.ContinueOnError)
+	bad.SetOutput(io.Discard)
+	upstreamFlags(bad)
+	require.Error(t, bad.Parse([]string{"-client-host", "no-equals-sign"}))
+
+	u := newFakeUpstreamWith(t, 0, threeBrokers)
+	f, addr := benchForwarderWith(t, u, func(f *Forwarder) { f.rw.Shaper = shaperFor(cfg) })
+	conn := dialT(t, addr)
+	_, port1, _ := net.SplitHostPort(addr)
+	for i, c := range []struct{ clientID, host string }{
+		{"internal-app", "proxy.internal"},
+		{"internal-batch-7", "batch.internal"},
+		{"outside", "127.0.0.1"},
+	} {
+		md := kmsg.NewPtrMetadataRequest()
+		md.Version = 12
+		r := kmsg.NewPtrMetadataResponse()
+		r.Version = 12
+		require.NoError(t, roundTripAs(conn, md, r, int32(i), c.clientID))
+		require.Len(t, r.Brokers, 3)
+		for _, b := range r.Brokers {
+			require.Equal(t, c.host, b.Host, "client %s", c.clientID)
+			if b.NodeID == 1 {
+				require.Equal(t, port1, itoa(b.Port), "the proxy's port for broker 1")
+			}
+		}
+		fc := kmsg.NewPtrFindCoordinatorRequest()
+		fc.Version, fc.CoordinatorKeys = 4, []string{"g"}
+		fr := kmsg.NewPtrFindCoordinatorResponse()
+		fr.Version = 4
+		require.NoError(t, roundTripAs(conn, fc, fr, int32(10+i), c.clientID))
+		require.Equal(t, c.host, fr.Coordinators[0].Host)
+	}
+	require.Equal(t, int64(6), f.stats.Local.Load())
+}
+
+// roundTripAs is roundTrip with the request header's client id.
+func roundTripAs(conn net.Conn, req kmsg.Request, resp kmsg.Response, corr int32, clientID string) error {
+	conn.SetDeadline(time.Now().Add(10 * time.Second))
+	if _, err := conn.Write(appendRequest(nil, req, corr, clientID)); err != nil {
+		return err
+	}
+	var size [4]byte
+	if _, err := io.ReadFull(conn, size[:]); err != nil {
+		return err
+	}
+	b := make([]byte, binary.BigEndian.Uint32(size[:]))
+	if _, err := io.ReadFull(conn, b); err != nil {
+		return err
+	}
+	if len(b) < 5 || int32(binary.BigEndian.Uint32(b)) != corr {
+		return errors.New("wrong correlation id")
+	}
+	return resp.ReadFrom(b[5:]) // flexible answers: header v1
 }
