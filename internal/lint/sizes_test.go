@@ -55,8 +55,6 @@ var oversized = [...]string{
 	"examples/metadump/timeline.go timelineBuilder.finish",
 	"examples/metadump/timeline.go timelineBuilder.record",
 	"examples/metadump/timeline.go writeTimelineText",
-	"examples/proxy/hostile_test.go hostileFrames",
-	"examples/proxy/main.go run",
 	"image/answer/cluster.go describeCluster",
 	"image/answer/describetopics.go describeTopicPartitions",
 	"image/answer/metadata.go metadata",
