@@ -1,13 +1,10 @@
 package main
 
 import (
-	"encoding/binary"
-	"errors"
 	"flag"
 	"io"
 	"net"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/require"
 	"github.com/twmb/franz-go/pkg/kmsg"
@@ -367,24 +364,4 @@ func TestForwardClientHosts(t *testing.T) {
 		require.Equal(t, c.host, fr.Coordinators[0].Host)
 	}
 	require.Equal(t, int64(6), f.stats.Local.Load())
-}
-
-// roundTripAs is roundTrip with the request header's client id.
-func roundTripAs(conn net.Conn, req kmsg.Request, resp kmsg.Response, corr int32, clientID string) error {
-	conn.SetDeadline(time.Now().Add(10 * time.Second))
-	if _, err := conn.Write(appendRequest(nil, req, corr, clientID)); err != nil {
-		return err
-	}
-	var size [4]byte
-	if _, err := io.ReadFull(conn, size[:]); err != nil {
-		return err
-	}
-	b := make([]byte, binary.BigEndian.Uint32(size[:]))
-	if _, err := io.ReadFull(conn, b); err != nil {
-		return err
-	}
-	if len(b) < 5 || int32(binary.BigEndian.Uint32(b)) != corr {
-		return errors.New("wrong correlation id")
-	}
-	return resp.ReadFrom(b[5:]) // flexible answers: header v1
 }
