@@ -295,3 +295,31 @@ func BenchmarkMetadata1000Clients(b *testing.B) {
 	b.StopTimer()
 	b.ReportMetric(float64(f.stats.Refreshes.Load()), "refreshes")
 }
+
+// TestForwardAllocationsPerRequest holds the forwarding path to the bound
+// of BENCHMARKS.md: a forwarded Produce or Fetch whose answer needs no
+// rewriting costs at most one allocation per request beyond the
+// connection's reused answer buffer (the header's client id). It runs the
+// benchmarks once each (not timed: only allocations are compared). The
+// race detector's own allocations would be counted, so it is skipped
+// under -race.
+func TestForwardAllocationsPerRequest(t *testing.T) {
+	if raceEnabled {
+		t.Skip("the race detector allocates on its own")
+	}
+	for _, c := range []struct {
+		name string
+		b    func(*testing.B)
+	}{{"Produce", BenchmarkForwardProduce}, {"Fetch", BenchmarkForwardFetch}} {
+		r := testing.Benchmark(c.b)
+		if r.N == 0 {
+			t.Fatalf("%s: the benchmark failed", c.name)
+		}
+		// Not AllocsPerOp, which rounds down: 1.9 would pass as 1. The
+		// 0.05 is room for the runtime's own rare allocations.
+		if a := float64(r.MemAllocs) / float64(r.N); a > 1.05 {
+			t.Errorf("%s: %.2f allocations per forwarded request (%d B), want at most 1", c.name, a, r.AllocedBytesPerOp())
+		}
+		t.Logf("%s: %.3f allocations, %d B per request over %d requests", c.name, float64(r.MemAllocs)/float64(r.N), r.AllocedBytesPerOp(), r.N)
+	}
+}
