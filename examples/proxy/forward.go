@@ -187,9 +187,13 @@ func (c *fconn) local(ctx context.Context, h wire.Header, frame []byte) ([]byte,
 		c.f.stats.Local.Add(1)
 		resp := kmsg.NewPtrApiVersionsResponse()
 		resp.ErrorCode = errUnsupportedVersionCode
-		k := kmsg.NewApiVersionsResponseApiKey()
-		k.ApiKey, k.MaxVersion = 18, 5
-		resp.ApiKeys = append(resp.ApiKeys, k)
+		// ApiVersions' own range as the proxy offers it
+		// (ApiVersionsRequest.getErrorResponse, KIP-511).
+		for _, k := range c.f.versions.Load().ApiKeys {
+			if k.ApiKey == 18 {
+				resp.ApiKeys = append(resp.ApiKeys, k)
+			}
+		}
 		return c.respond(h, resp.AppendTo(nil)), nil
 	}
 	if !wire.IsSupported(h.APIKey, h.APIVersion) {

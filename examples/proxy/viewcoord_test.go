@@ -301,6 +301,7 @@ func TestForwardApiVersionsChecks(t *testing.T) {
 		{"v3 bad software name", addr, 3, func(r *kmsg.ApiVersionsRequest) { r.ClientSoftwareName = "-x" }, errInvalidRequest, false},
 		{"v5 bootstrap, a broker of the view", boot.Addr().String(), 5, func(r *kmsg.ApiVersionsRequest) { r.ClusterID, r.NodeID = strp("bench"), 3 }, 0, true},
 		{"v5 bootstrap, an unknown broker", boot.Addr().String(), 5, func(r *kmsg.ApiVersionsRequest) { r.ClusterID, r.NodeID = strp("bench"), 99 }, errRebootstrapRequired, false},
+		{"v6 unsupported", addr, 6, nil, errUnsupportedVersion, true},
 	}
 	for i, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -310,9 +311,19 @@ func TestForwardApiVersionsChecks(t *testing.T) {
 			if c.setup != nil {
 				c.setup(req)
 			}
-			r := fwdRoundTrip(t, dialT(t, c.addr), req, int32(i)).(*kmsg.ApiVersionsResponse)
+			r := kmsg.NewPtrApiVersionsResponse()
+			r.Version = min(c.v, 5)
+			if c.v > 5 {
+				r.Version = 0 // Kafka answers an unknown version at v0
+			}
+			require.NoError(t, roundTrip(dialT(t, c.addr), req, r, int32(i)))
 			require.Equal(t, c.code, r.ErrorCode)
 			require.Equal(t, c.hasAPI, len(r.ApiKeys) > 0)
+			if c.code == errUnsupportedVersion {
+				require.Len(t, r.ApiKeys, 1, "ApiVersions' own range only (KIP-511)")
+				require.Equal(t, int16(3), r.ApiKeys[0].MaxVersion, "as offered: upstream's 3 within the proxy's 5")
+				return
+			}
 			if c.hasAPI {
 				require.Equal(t, f.versions.Load().ApiKeys, r.ApiKeys)
 				require.Equal(t, int16(11), r.ApiKeys[0].MaxVersion, "Produce: upstream's 11 within the rewriter's 13")
