@@ -54,9 +54,11 @@ func upstreamFlags(fs *flag.FlagSet) *upstreamConfig {
 // cluster view built from upstream Metadata answers (clientview.Refresher: the
 // view never goes back on a leader epoch, takes KIP-951 hints and refreshes
 // by clientview.Policy), advertises one port per upstream broker id
-// (advertise.Map, through brokerPorts), answers ApiVersions, Metadata and
-// DescribeCluster itself from the view with rewritten endpoints, and
-// forwards every other request to the broker whose port the client dialled
+// (advertise.Map, through brokerPorts), answers ApiVersions, Metadata,
+// DescribeCluster, FindCoordinator and DescribeTopicPartitions itself from
+// the view with rewritten endpoints where the view holds the answer
+// (viewcoord.go says when it does not), and forwards every other request
+// to the broker whose port the client dialled
 // (any broker on the bootstrap port), rewriting the addresses of the
 // responses (advertise.Rewriter).
 type Forwarder struct {
