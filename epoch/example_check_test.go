@@ -6,6 +6,7 @@ import (
 
 	"github.com/kmeta-go/kmeta/delta/deltatest"
 	"github.com/kmeta-go/kmeta/epoch"
+	"github.com/kmeta-go/kmeta/image/kafkaerr"
 )
 
 // Check answers what a broker's ReplicaManager answers a Fetch for one
@@ -53,4 +54,17 @@ func codeName(code int16) string {
 		return "UNKNOWN_LEADER_EPOCH"
 	}
 	return fmt.Sprintf("error %d", code)
+}
+
+// InvalidMetadata is the rule both sides share: each error a broker answers
+// a stale client with (Check's) makes the client refresh its metadata;
+// an authorization error does not.
+func ExampleInvalidMetadata() {
+	for _, c := range []kafkaerr.Code{kafkaerr.FencedLeaderEpoch, kafkaerr.NotLeaderOrFollower, kafkaerr.TopicAuthorizationFailed} {
+		fmt.Println(c, epoch.InvalidMetadata(c))
+	}
+	// Output:
+	// FENCED_LEADER_EPOCH true
+	// NOT_LEADER_OR_FOLLOWER true
+	// TOPIC_AUTHORIZATION_FAILED false
 }

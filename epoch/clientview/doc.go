@@ -7,6 +7,8 @@
 // partition out of a topic's partition count, is package
 // github.com/kmeta-go/kmeta/epoch/partitioner.
 //
+// # Merging answers
+//
 // A View is an immutable value: Merge turns a view and one
 // kmsg.MetadataResponse (any version) into the next view, sharing every
 // unchanged topic, and reports what changed; the receiver is never
@@ -39,16 +41,29 @@
 //     its leader (redpanda#31668).
 //   - Leaderless and errored partitions are never dropped and the partition
 //     count of one topic id never shrinks, so key → partition mapping does
-//     not change (kafka_ex#594); growth is reported as
-//     PartitionsGrew.
+//     not change (kafka_ex#594); growth is reported as PartitionsGrew.
 //   - The broker list, controller id and cluster id are replaced per answer,
 //     as the Java client does.
+//
+// # Hints
 //
 // ApplyProduce, ApplyFetch and ApplyHints take the KIP-951 CurrentLeader and
 // NodeEndpoints of Produce and Fetch errors under the same epoch rule
 // (Metadata.updatePartitionLeadership): a hint moves a leader only at an
 // epoch above any the view has seen, without a Metadata round trip; a hint
 // that cannot be taken marks the partition for refresh.
+//
+// # Reading a view, and who owns what
+//
+// A *View, and every *Topic and *Partition read from it, never changes once
+// returned: keep them as long as you like, from any goroutine. Topics,
+// partitions and brokers are read through methods only (Partition.Leader,
+// LeaderEpoch, SeenEpoch, Flags...); every slice a method returns
+// (Replicas, ISR, Brokers, RetiredIDs, RefreshTopics) is the caller's own
+// copy. Merge and the hint methods do not retain the answer they are given;
+// a Broker is a plain value that shares nothing with the view.
+//
+// # Refreshing
 //
 // Deciding when to refresh needs no goroutine either. A Policy holds
 // metadata.max.age.ms (with jitter against synchronised refreshes),
@@ -61,11 +76,17 @@
 // Refresher wraps a Schedule and a View for concurrent callers: they call
 // MaybeRefresh from their own goroutines, and concurrent needs share one
 // Metadata request (golang.org/x/sync/singleflight) sent by the embedder's
-// FetchFunc, the only networking involved. TestSimulationEpochsNeverGoBack
+// FetchFunc, the only networking involved:
+//
+//	r := clientview.NewRefresher(clientview.RefresherConfig{Fetch: sendMetadata, AllTopics: true})
+//	v, err := r.MaybeRefresh(ctx) // at most one request in flight, within the policy
+//	rep := r.ObserveProduce(produceResp)
+//
+// TestSimulationEpochsNeverGoBack
 // and TestSimulationStorm check the promises against the controller
 // simulator (package delta/deltatest) with answers built by package image/answer.
 //
-// Deliberate differences from the Java client:
+// # Deliberate differences from the Java client
 //
 //   - SeenEpoch, the highest reliable epoch seen, is kept after an answer
 //     without a reliable epoch (Java forgets it), so a later answer older

@@ -3,6 +3,7 @@ package clientview_test
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/twmb/franz-go/pkg/kmsg"
 
@@ -82,4 +83,67 @@ func ExampleRefresher() {
 	// Output:
 	// orders-0 leader 2 at epoch 8 after 1 request
 	// requests after a second MaybeRefresh: 1
+}
+
+// A Schedule decides when one client refreshes, with no clock or goroutine of
+// its own: the caller passes the time. A new view is due at once; after an
+// answer with progress the next refresh is due at the (here unjittered) max
+// age, unless the view needs one earlier; an answer that told nothing new
+// backs the next request off (KIP-580), a failure too.
+func ExampleSchedule() {
+	s := clientview.NewSchedule(clientview.ScheduleConfig{
+		Policy: clientview.Policy{MaxAge: time.Minute, MaxAgeJitter: -1},
+		Rand:   func() float64 { return 0.5 }, // jitter factor 1.0 in the backoff
+	})
+	now := time.Unix(0, 0)
+	fmt.Println("new view, wait:", s.Wait(now, nil))
+
+	s.Start(now)
+	v, rep := clientview.NewView(clientview.ViewConfig{}).Merge(metadataAnswer(2, 8), clientview.MergeOptions{})
+	s.Succeeded(now, rep)
+	fmt.Println("after progress, wait:", s.Wait(now, v))
+
+	s.RequestUpdate() // e.g. NOT_LEADER_OR_FOLLOWER on a produce
+	now = now.Add(time.Second)
+	s.Start(now)
+	_, rep = v.Merge(metadataAnswer(2, 8), clientview.MergeOptions{}) // nothing new
+	s.Succeeded(now, rep)
+	s.RequestUpdate()
+	fmt.Println("after an equivalent answer, wait:", s.Wait(now, v))
+
+	now = now.Add(time.Second)
+	s.Start(now)
+	s.Failed(now)
+	fmt.Println("after a failure, wait:", s.Wait(now, v))
+	// Output:
+	// new view, wait: 0s
+	// after progress, wait: 1m0s
+	// after an equivalent answer, wait: 100ms
+	// after a failure, wait: 200ms
+}
+
+// A Produce answer's KIP-951 hint moves the leader without a Metadata round
+// trip, because it carries a newer leader epoch; an older one would not.
+func ExampleView_ApplyProduce() {
+	v, _ := clientview.NewView(clientview.ViewConfig{}).Merge(metadataAnswer(2, 8), clientview.MergeOptions{})
+
+	resp := kmsg.NewPtrProduceResponse()
+	resp.Version = 10
+	t := kmsg.NewProduceResponseTopic()
+	t.Topic = "orders"
+	p := kmsg.NewProduceResponseTopicPartition()
+	p.Partition, p.ErrorCode = 0, 6 // NOT_LEADER_OR_FOLLOWER
+	p.CurrentLeader.LeaderID, p.CurrentLeader.LeaderEpoch = 3, 9
+	t.Partitions = append(t.Partitions, p)
+	resp.Topics = append(resp.Topics, t)
+
+	v, rep := v.ApplyProduce(resp)
+	for _, e := range rep.Events {
+		fmt.Printf("%v: %s-%d from %d to %d at epoch %d\n", e.Kind, e.Topic, e.Partition, e.Before, e.After, e.Epoch)
+	}
+	leader, leaderEpoch, _ := v.Leader("orders", 0)
+	fmt.Println("leader:", leader, "epoch:", leaderEpoch, "refresh:", v.NeedsRefresh())
+	// Output:
+	// LeaderMoved: orders-0 from 2 to 3 at epoch 9
+	// leader: 3 epoch: 9 refresh: false
 }

@@ -143,7 +143,7 @@ func FuzzMerge(f *testing.F) {
 			if fb.pick(5) == 0 {
 				h := Hint{Topic: fuzzNames[fb.pick(3)], Partition: int32(fb.pick(6)), ErrorCode: errNotLeaderOrFollower,
 					LeaderID: int32(fb.pick(5)) - 1, LeaderEpoch: int32(fb.pick(8)) - 1}
-				next, rep = v.ApplyHints([]Hint{h}, []Broker{{NodeID: h.LeaderID, Host: "x", Port: 1}})
+				next, rep = v.ApplyHints([]Hint{h}, []Broker{NewBroker(h.LeaderID, "x", 1, nil)})
 			} else {
 				resp, opts := fuzzAnswer(fb)
 				next, rep = v.Merge(resp, opts)
@@ -175,8 +175,8 @@ func FuzzMerge(f *testing.F) {
 				}
 				for i := range old.parts {
 					op, np := &old.parts[i], &nt.parts[i]
-					if np.SeenEpoch < op.SeenEpoch && !rewound[fmt.Sprintf("%s/%d", name, i)] {
-						t.Fatalf("step %d: %s/%d SeenEpoch went back %d → %d", step, name, i, op.SeenEpoch, np.SeenEpoch)
+					if np.seenEpoch < op.seenEpoch && !rewound[fmt.Sprintf("%s/%d", name, i)] {
+						t.Fatalf("step %d: %s/%d SeenEpoch went back %d → %d", step, name, i, op.seenEpoch, np.seenEpoch)
 					}
 				}
 			}

@@ -13,10 +13,12 @@ import (
 // Hint is one partition's outcome in a Produce or Fetch answer: its error
 // and the KIP-951 CurrentLeader the broker attached (-1/-1 when absent).
 type Hint struct {
-	Topic       string
-	TopicID     record.UUID // used when Topic is empty (Produce v13+, Fetch v13+)
-	Partition   int32
-	ErrorCode   int16
+	Topic     string
+	TopicID   record.UUID // used when Topic is empty (Produce v13+, Fetch v13+)
+	Partition int32
+	ErrorCode int16 // the partition's error in the answer
+	// LeaderID and LeaderEpoch are the KIP-951 CurrentLeader, -1 when the
+	// answer carries none.
 	LeaderID    int32
 	LeaderEpoch int32
 }
@@ -45,7 +47,7 @@ func (v *View) ApplyProduce(resp *kmsg.ProduceResponse) (*View, Report) {
 	}
 	nodes := make([]Broker, 0, len(resp.Brokers))
 	for _, b := range resp.Brokers {
-		nodes = append(nodes, Broker{NodeID: b.NodeID, Host: b.Host, Port: b.Port, Rack: copyString(b.Rack)})
+		nodes = append(nodes, NewBroker(b.NodeID, b.Host, b.Port, b.Rack))
 	}
 	return v.ApplyHints(hints, nodes)
 }
@@ -73,17 +75,9 @@ func (v *View) ApplyFetch(resp *kmsg.FetchResponse) (*View, Report) {
 	}
 	nodes := make([]Broker, 0, len(resp.Brokers))
 	for _, b := range resp.Brokers {
-		nodes = append(nodes, Broker{NodeID: b.NodeID, Host: b.Host, Port: b.Port, Rack: copyString(b.Rack)})
+		nodes = append(nodes, NewBroker(b.NodeID, b.Host, b.Port, b.Rack))
 	}
 	return v.ApplyHints(hints, nodes)
-}
-
-func copyString(s *string) *string {
-	if s == nil {
-		return nil
-	}
-	c := *s
-	return &c
 }
 
 // ApplyHints applies partition errors and KIP-951 leader hints under the
@@ -98,80 +92,18 @@ func copyString(s *string) *string {
 // one of Kafka's invalid-metadata errors the partition is marked
 // NeedsRefresh, so that the refresh policy asks for it.
 func (v *View) ApplyHints(hints []Hint, nodes []Broker) (*View, Report) {
-	var rep Report
-	changed := map[string]*Topic{}
-	var usedNodes []Broker
-	get := func(name string) *Topic {
-		if t, ok := changed[name]; ok {
-			return t
-		}
-		return v.tab.get(name)
-	}
+	a := hintApplier{v: v, nodes: nodes, changed: map[string]*Topic{}}
 	for _, h := range hints {
-		name := h.Topic
-		if name == "" {
-			n, ok := v.ids[h.TopicID]
-			if !ok {
-				rep.Invalid++
-				continue
-			}
-			name = n
-		}
-		t := get(name)
-		if t == nil {
-			continue
-		}
-		if h.TopicID != record.ZeroUUID && t.id != record.ZeroUUID && h.TopicID != t.id {
-			continue // an answer about another incarnation
-		}
-		cur, ok := t.Partition(h.Partition)
-		if !ok {
-			continue
-		}
-		p := *cur
-		took := false
-		if h.LeaderID >= 0 && h.LeaderEpoch >= 0 && (p.SeenEpoch < 0 || h.LeaderEpoch > p.SeenEpoch) {
-			node, known := findNode(nodes, h.LeaderID)
-			if !known {
-				node, known = v.Broker(h.LeaderID)
-			}
-			if known {
-				if h.LeaderID != p.Leader {
-					rep.Events = append(rep.Events, Event{Kind: LeaderMoved, Topic: name, Partition: p.ID,
-						Before: p.Leader, After: h.LeaderID, Epoch: h.LeaderEpoch})
-				}
-				p.Leader, p.LeaderEpoch, p.SeenEpoch = h.LeaderID, h.LeaderEpoch, h.LeaderEpoch
-				p.Flags &^= NoLeader | EpochUnknown | Stale | Suspect | NeedsRefresh | Missing
-				p.setStreak(streak{})
-				p.ErrorCode = 0
-				rep.Progress = true
-				took = true
-				if _, dup := findNode(usedNodes, node.NodeID); !dup {
-					usedNodes = append(usedNodes, node)
-				}
-			}
-		}
-		if !took && epoch.InvalidMetadata(kafkaerr.Code(h.ErrorCode)) {
-			p.Flags |= NeedsRefresh
-		}
-		if p.sameScalars(cur) {
-			continue
-		}
-		nt, ok := changed[name]
-		if !ok {
-			nt = t.clone()
-			changed[name] = nt
-		}
-		nt.parts[h.Partition] = p
+		a.apply(h)
 	}
-	if len(changed) == 0 && len(usedNodes) == 0 {
-		return v, rep
+	if len(a.changed) == 0 && len(a.used) == 0 {
+		return v, a.rep
 	}
 	next := *v
 	next.updates++
-	if len(changed) > 0 {
+	if len(a.changed) > 0 {
 		w := tableWriter{base: &v.tab}
-		for n, nt := range changed {
+		for n, nt := range a.changed {
 			old, slot := v.tab.find(n)
 			nt.recount()
 			if old.NeedsRefresh() {
@@ -184,27 +116,119 @@ func (v *View) ApplyHints(hints []Hint, nodes []Broker) (*View, Report) {
 		}
 		next.tab = w.finish()
 	}
-	if len(usedNodes) > 0 {
-		bs := append([]Broker(nil), v.brokers...)
-		for _, n := range usedNodes {
-			i := sort.Search(len(bs), func(i int) bool { return bs[i].NodeID >= n.NodeID })
-			if i < len(bs) && bs[i].NodeID == n.NodeID {
-				bs[i] = n
-			} else {
-				bs = append(bs, Broker{})
-				copy(bs[i+1:], bs[i:])
-				bs[i] = n
-			}
-		}
-		next.brokers = bs
+	if len(a.used) > 0 {
+		next.brokers = withNodes(v.brokers, a.used)
 	}
-	rep.Changed = true
-	return &next, rep
+	a.rep.Changed = true
+	return &next, a.rep
+}
+
+// hintApplier is one ApplyHints call: the topics it has changed so far
+// (copies of the receiver's) and the nodes of the hints it took.
+type hintApplier struct {
+	v       *View
+	nodes   []Broker
+	changed map[string]*Topic
+	used    []Broker
+	rep     Report
+}
+
+// topic returns the topic named name as the call has made it so far.
+func (a *hintApplier) topic(name string) *Topic {
+	if t, ok := a.changed[name]; ok {
+		return t
+	}
+	return a.v.tab.get(name)
+}
+
+// apply applies one hint: takes it under the rule of ApplyHints, or marks
+// the partition for refresh on an invalid-metadata error.
+func (a *hintApplier) apply(h Hint) {
+	name := h.Topic
+	if name == "" {
+		n, ok := a.v.ids[h.TopicID]
+		if !ok {
+			a.rep.Invalid++
+			return
+		}
+		name = n
+	}
+	t := a.topic(name)
+	if t == nil {
+		return
+	}
+	if h.TopicID != record.ZeroUUID && t.id != record.ZeroUUID && h.TopicID != t.id {
+		return // an answer about another incarnation
+	}
+	cur, ok := t.Partition(h.Partition)
+	if !ok {
+		return
+	}
+	p := *cur
+	took := a.take(&p, h, name)
+	if !took && epoch.InvalidMetadata(kafkaerr.Code(h.ErrorCode)) {
+		p.flags |= NeedsRefresh
+	}
+	if p.sameScalars(cur) {
+		return
+	}
+	nt, ok := a.changed[name]
+	if !ok {
+		nt = t.clone()
+		a.changed[name] = nt
+	}
+	nt.parts[h.Partition] = p
+}
+
+// take moves p's leader to the hint's (Metadata.updatePartitionLeadership)
+// when the hint names a leader and an epoch above any seen and the leader's
+// node is known, and reports whether it did.
+func (a *hintApplier) take(p *Partition, h Hint, topic string) bool {
+	if h.LeaderID < 0 || h.LeaderEpoch < 0 || (p.seenEpoch >= 0 && h.LeaderEpoch <= p.seenEpoch) {
+		return false
+	}
+	node, known := findNode(a.nodes, h.LeaderID)
+	if !known {
+		node, known = a.v.Broker(h.LeaderID)
+	}
+	if !known {
+		return false
+	}
+	if h.LeaderID != p.leader {
+		a.rep.Events = append(a.rep.Events, Event{Kind: LeaderMoved, Topic: topic, Partition: p.id,
+			Before: p.leader, After: h.LeaderID, Epoch: h.LeaderEpoch})
+	}
+	p.leader, p.leaderEpoch, p.seenEpoch = h.LeaderID, h.LeaderEpoch, h.LeaderEpoch
+	p.flags &^= NoLeader | EpochUnknown | Stale | Suspect | NeedsRefresh | Missing
+	p.setStreak(streak{})
+	p.errorCode = 0
+	a.rep.Progress = true
+	if _, dup := findNode(a.used, node.nodeID); !dup {
+		a.used = append(a.used, node)
+	}
+	return true
+}
+
+// withNodes returns a copy of brokers (sorted by id) with nodes put in,
+// replacing brokers of the same id.
+func withNodes(brokers, nodes []Broker) []Broker {
+	bs := append([]Broker(nil), brokers...)
+	for _, n := range nodes {
+		i := sort.Search(len(bs), func(i int) bool { return bs[i].nodeID >= n.nodeID })
+		if i < len(bs) && bs[i].nodeID == n.nodeID {
+			bs[i] = n
+		} else {
+			bs = append(bs, Broker{})
+			copy(bs[i+1:], bs[i:])
+			bs[i] = n
+		}
+	}
+	return bs
 }
 
 func findNode(nodes []Broker, id int32) (Broker, bool) {
 	for _, n := range nodes {
-		if n.NodeID == id {
+		if n.nodeID == id {
 			return n, true
 		}
 	}
@@ -222,13 +246,13 @@ func (v *View) MarkRefresh(topic string, partitions ...int32) *View {
 	var nt *Topic
 	for _, id := range partitions {
 		p, ok := t.Partition(id)
-		if !ok || p.Flags&NeedsRefresh != 0 {
+		if !ok || p.flags&NeedsRefresh != 0 {
 			continue
 		}
 		if nt == nil {
 			nt = t.clone()
 		}
-		nt.parts[id].Flags |= NeedsRefresh
+		nt.parts[id].flags |= NeedsRefresh
 	}
 	if nt == nil {
 		return v

@@ -47,17 +47,17 @@ func TestKIP951Hints(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			v, _ := base.ApplyProduce(c.resp)
 			p := mustPart(t, v, "t", 0)
-			if p.Leader != c.leader || p.LeaderEpoch != c.ep {
-				t.Fatalf("leader %d/%d, want %d/%d", p.Leader, p.LeaderEpoch, c.leader, c.ep)
+			if p.leader != c.leader || p.leaderEpoch != c.ep {
+				t.Fatalf("leader %d/%d, want %d/%d", p.leader, p.leaderEpoch, c.leader, c.ep)
 			}
-			if got := p.Flags&NeedsRefresh != 0; got != c.needsRefresh {
+			if got := p.flags&NeedsRefresh != 0; got != c.needsRefresh {
 				t.Fatalf("needs refresh %v, want %v", got, c.needsRefresh)
 			}
-			if p.Leader != 1 && (p.nRep != 3 || p.nISR != 3) {
+			if p.leader != 1 && (p.nRep != 3 || p.nISR != 3) {
 				t.Fatal("hint replaced replicas or ISR")
 			}
 			if c.broker != 0 {
-				if b, ok := v.Broker(c.broker); !ok || b.Host != "new-host" {
+				if b, ok := v.Broker(c.broker); !ok || b.Host() != "new-host" {
 					t.Fatal("hint node not merged into the broker list")
 				}
 			}
@@ -66,7 +66,7 @@ func TestKIP951Hints(t *testing.T) {
 	// A later stale Metadata answer does not undo a hint.
 	v, _ := base.ApplyProduce(produceAnswer("t", 0, errNotLeaderOrFollower, 2, 6))
 	v, _ = v.Merge(answer(12, topicAnswer("t", 1, part(0, 1, 5))), MergeOptions{})
-	if p := mustPart(t, v, "t", 0); p.Leader != 2 || p.Flags&Stale == 0 {
+	if p := mustPart(t, v, "t", 0); p.leader != 2 || p.flags&Stale == 0 {
 		t.Fatalf("stale answer after a hint: %+v", *p)
 	}
 }

@@ -26,8 +26,8 @@ func checkedView(v *View) *View {
 func viewInvariants(v *View) error {
 	bs := v.brokers
 	for i := 1; i < len(bs); i++ {
-		if bs[i].NodeID <= bs[i-1].NodeID {
-			return fmt.Errorf("broker %d listed after broker %d", bs[i].NodeID, bs[i-1].NodeID)
+		if bs[i].nodeID <= bs[i-1].nodeID {
+			return fmt.Errorf("broker %d listed after broker %d", bs[i].nodeID, bs[i-1].nodeID)
 		}
 	}
 	refreshing, n := 0, 0
@@ -46,17 +46,17 @@ func viewInvariants(v *View) error {
 		pending := 0
 		for i := range tp.parts {
 			p := &tp.parts[i]
-			if p.ID != int32(i) {
-				return fmt.Errorf("%s: partition %d at index %d", name, p.ID, i)
+			if p.id != int32(i) {
+				return fmt.Errorf("%s: partition %d at index %d", name, p.id, i)
 			}
-			if p.Flags&NeedsRefresh != 0 {
+			if p.flags&NeedsRefresh != 0 {
 				pending++
 			}
 			if (p.lists == nil) != (int(p.nRep)+int(p.nISR)+int(p.nOff) == 0) {
 				return fmt.Errorf("%s/%d: lists %p for %d + %d + %d", name, i, p.lists, p.nRep, p.nISR, p.nOff)
 			}
-			if p.LeaderEpoch > p.SeenEpoch {
-				return fmt.Errorf("%s/%d: leader epoch %d above the highest seen, %d", name, i, p.LeaderEpoch, p.SeenEpoch)
+			if p.leaderEpoch > p.seenEpoch {
+				return fmt.Errorf("%s/%d: leader epoch %d above the highest seen, %d", name, i, p.leaderEpoch, p.seenEpoch)
 			}
 		}
 		if pending != tp.pending {

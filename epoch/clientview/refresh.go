@@ -152,13 +152,22 @@ type Schedule struct {
 	started     int
 }
 
-// NewSchedule returns a schedule for p (defaults applied). rand draws the
-// jitter, uniform in [0, 1); nil uses math/rand/v2.
-func NewSchedule(p Policy, rand func() float64) *Schedule {
+// ScheduleConfig configures a Schedule for its life. The zero value is
+// Kafka's client defaults with jitter from math/rand/v2.
+type ScheduleConfig struct {
+	// Policy is when to refresh; zero fields take Kafka's defaults.
+	Policy Policy
+	// Rand draws the jitter, uniform in [0, 1); nil uses math/rand/v2.
+	Rand func() float64
+}
+
+// NewSchedule returns a schedule following cfg.Policy (defaults applied).
+func NewSchedule(cfg ScheduleConfig) *Schedule {
+	rand := cfg.Rand
 	if rand == nil {
 		rand = randFloat
 	}
-	return &Schedule{p: p.WithDefaults(), rand: rand}
+	return &Schedule{p: cfg.Policy.WithDefaults(), rand: rand}
 }
 
 func randFloat() float64 { return rand.Float64() }
@@ -272,10 +281,13 @@ func (s *Schedule) Failed(now time.Time) {
 // embedder's.
 type FetchFunc func(ctx context.Context, req *kmsg.MetadataRequest) (resp *kmsg.MetadataResponse, node int32, err error)
 
-// RefresherConfig configures a Refresher.
+// RefresherConfig configures a Refresher for its life. Fetch is required;
+// every other zero field means Kafka's client defaults.
 type RefresherConfig struct {
+	// Policy is when to refresh (see Schedule).
 	Policy Policy
-	View   ViewConfig
+	// View configures the views the refresher builds.
+	View ViewConfig
 	// Fetch sends the request. Required.
 	Fetch FetchFunc
 	// RequestVersion is the Metadata version to ask for (the embedder
@@ -314,7 +326,7 @@ func NewRefresher(cfg RefresherConfig) *Refresher {
 	if cfg.RequestVersion == 0 {
 		cfg.RequestVersion = 12
 	}
-	r := &Refresher{cfg: cfg, now: cfg.Now, sched: NewSchedule(cfg.Policy, cfg.Rand), needed: map[string]struct{}{}}
+	r := &Refresher{cfg: cfg, now: cfg.Now, sched: NewSchedule(ScheduleConfig{Policy: cfg.Policy, Rand: cfg.Rand}), needed: map[string]struct{}{}}
 	if r.now == nil {
 		r.now = time.Now
 	}

@@ -37,25 +37,31 @@ func TestBackoffKIP580(t *testing.T) {
 	}
 }
 
-// TestScheduleRules: Metadata.timeToNextUpdate and friends, one rule per case.
-func TestScheduleRules(t *testing.T) {
-	v := NewView(ViewConfig{})
-	t.Run("first refresh is due at once", func(t *testing.T) {
-		s := NewSchedule(Policy{}, half)
+// scheduleRule is one rule of Kafka's Metadata.timeToNextUpdate and friends:
+// a schedule driven by hand against an empty view v.
+type scheduleRule struct {
+	name string
+	run  func(t *testing.T, v *View)
+}
+
+// scheduleRules is TestScheduleRules' table, one rule per case.
+var scheduleRules = []scheduleRule{
+	{"first refresh is due at once", func(t *testing.T, v *View) {
+		s := NewSchedule(ScheduleConfig{Policy: Policy{}, Rand: half})
 		if w := s.Wait(t0, v); w != 0 {
 			t.Fatalf("wait %v", w)
 		}
-	})
-	t.Run("max age with jitter", func(t *testing.T) {
-		s := NewSchedule(Policy{MaxAge: time.Minute, MaxAgeJitter: 0.2}, half)
+	}},
+	{"max age with jitter", func(t *testing.T, v *View) {
+		s := NewSchedule(ScheduleConfig{Policy: Policy{MaxAge: time.Minute, MaxAgeJitter: 0.2}, Rand: half})
 		s.Start(t0)
 		s.Succeeded(t0, Report{Progress: true})
 		if w := s.Wait(t0, v); w != 54*time.Second { // 60 s · (1 − 0.2·0.5)
 			t.Fatalf("wait %v", w)
 		}
-	})
-	t.Run("requested update waits for the equivalence backoff (KIP-580)", func(t *testing.T) {
-		s := NewSchedule(Policy{}, half)
+	}},
+	{"requested update waits for the equivalence backoff (KIP-580)", func(t *testing.T, v *View) {
+		s := NewSchedule(ScheduleConfig{Policy: Policy{}, Rand: half})
 		s.Start(t0)
 		s.Succeeded(t0, Report{}) // equivalent: backoff(0) = 100 ms
 		s.RequestUpdate()
@@ -68,9 +74,9 @@ func TestScheduleRules(t *testing.T) {
 		if w := s.Wait(t0.Add(100*time.Millisecond), v); w != 200*time.Millisecond {
 			t.Fatalf("second equivalent answer: wait %v", w)
 		}
-	})
-	t.Run("progress resets the equivalence backoff; MinInterval remains", func(t *testing.T) {
-		s := NewSchedule(Policy{}, half)
+	}},
+	{"progress resets the equivalence backoff; MinInterval remains", func(t *testing.T, v *View) {
+		s := NewSchedule(ScheduleConfig{Policy: Policy{}, Rand: half})
 		s.Start(t0)
 		s.Succeeded(t0, Report{})
 		s.Start(t0.Add(time.Second))
@@ -79,9 +85,9 @@ func TestScheduleRules(t *testing.T) {
 		if w := s.Wait(t0.Add(time.Second+30*time.Millisecond), v); w != 70*time.Millisecond {
 			t.Fatalf("wait %v, want the 100 ms MinInterval's rest", w)
 		}
-	})
-	t.Run("failures back off by attempts", func(t *testing.T) {
-		s := NewSchedule(Policy{}, half)
+	}},
+	{"failures back off by attempts", func(t *testing.T, v *View) {
+		s := NewSchedule(ScheduleConfig{Policy: Policy{}, Rand: half})
 		for i, want := range []time.Duration{100, 200, 400} {
 			now := t0.Add(time.Duration(i) * time.Hour)
 			s.Start(now)
@@ -90,9 +96,9 @@ func TestScheduleRules(t *testing.T) {
 				t.Fatalf("after %d failures wait %v", i+1, w)
 			}
 		}
-	})
-	t.Run("sarama#3514/last refreshed is stamped only on success", func(t *testing.T) {
-		s := NewSchedule(Policy{MaxAge: time.Minute, MaxAgeJitter: -1}, half)
+	}},
+	{"sarama#3514/last refreshed is stamped only on success", func(t *testing.T, v *View) {
+		s := NewSchedule(ScheduleConfig{Policy: Policy{MaxAge: time.Minute, MaxAgeJitter: -1}, Rand: half})
 		s.Start(t0)
 		s.Succeeded(t0, Report{Progress: true})
 		later := t0.Add(59 * time.Second)
@@ -103,9 +109,9 @@ func TestScheduleRules(t *testing.T) {
 		if w := s.Wait(later.Add(time.Second), v); w != 0 {
 			t.Fatalf("wait %v", w)
 		}
-	})
-	t.Run("sarama#3514/an all-leaderless answer is asked again after the backoff, not at max age", func(t *testing.T) {
-		s := NewSchedule(Policy{}, half)
+	}},
+	{"sarama#3514/an all-leaderless answer is asked again after the backoff, not at max age", func(t *testing.T, v *View) {
+		s := NewSchedule(ScheduleConfig{Policy: Policy{}, Rand: half})
 		leaderless := answer(12, topicAnswer("t", 1, part(0, -1, -1), part(1, -1, -1)))
 		s.Start(t0)
 		v1, rep := NewView(ViewConfig{}).Merge(leaderless, MergeOptions{})
@@ -120,9 +126,9 @@ func TestScheduleRules(t *testing.T) {
 		if w := s.Wait(now, v2); w != 100*time.Millisecond {
 			t.Fatalf("after an equivalent leaderless answer: wait %v, want the backoff", w)
 		}
-	})
-	t.Run("sarama#3224/errors on many partitions ask for one refresh", func(t *testing.T) {
-		s := NewSchedule(Policy{}, half)
+	}},
+	{"sarama#3224/errors on many partitions ask for one refresh", func(t *testing.T, v *View) {
+		s := NewSchedule(ScheduleConfig{Policy: Policy{}, Rand: half})
 		s.Start(t0)
 		s.Succeeded(t0, Report{Progress: true})
 		now := t0.Add(time.Second)
@@ -143,9 +149,9 @@ func TestScheduleRules(t *testing.T) {
 		if s.Started() != 2 {
 			t.Fatalf("%d refreshes started", s.Started())
 		}
-	})
-	t.Run("a failure and an equivalent answer grow one backoff (unlike Java)", func(t *testing.T) {
-		s := NewSchedule(Policy{}, half)
+	}},
+	{"a failure and an equivalent answer grow one backoff (unlike Java)", func(t *testing.T, v *View) {
+		s := NewSchedule(ScheduleConfig{Policy: Policy{}, Rand: half})
 		s.Start(t0)
 		s.Succeeded(t0, Report{}) // 100 ms
 		now := t0.Add(100 * time.Millisecond)
@@ -162,34 +168,43 @@ func TestScheduleRules(t *testing.T) {
 		if w := s.Wait(now, v); w != 400*time.Millisecond {
 			t.Fatalf("wait %v", w)
 		}
-	})
-	t.Run("an update requested during a refresh stays requested", func(t *testing.T) {
-		s := NewSchedule(Policy{MinInterval: -1}, half)
+	}},
+	{"an update requested during a refresh stays requested", func(t *testing.T, v *View) {
+		s := NewSchedule(ScheduleConfig{Policy: Policy{MinInterval: -1}, Rand: half})
 		s.Start(t0)
 		s.RequestUpdate() // the answer in flight predates the error
 		s.Succeeded(t0.Add(time.Millisecond), Report{Progress: true})
 		if w := s.Wait(t0.Add(time.Millisecond), v); w != 0 {
 			t.Fatalf("wait %v, want due", w)
 		}
-	})
-	t.Run("a view needing refresh makes it due", func(t *testing.T) {
-		s := NewSchedule(Policy{}, half)
+	}},
+	{"a view needing refresh makes it due", func(t *testing.T, v *View) {
+		s := NewSchedule(ScheduleConfig{Policy: Policy{}, Rand: half})
 		s.Start(t0)
 		s.Succeeded(t0, Report{Progress: true})
 		stale, _ := v.Merge(answer(12, topicAnswer("t", 1, part(0, -1, -1))), MergeOptions{})
 		if w := s.Wait(t0.Add(time.Second), stale); w != 0 {
 			t.Fatalf("wait %v", w)
 		}
-	})
-	t.Run("new topics skip the backoff (requestUpdateForNewTopics)", func(t *testing.T) {
-		s := NewSchedule(Policy{}, half)
+	}},
+	{"new topics skip the backoff (requestUpdateForNewTopics)", func(t *testing.T, v *View) {
+		s := NewSchedule(ScheduleConfig{Policy: Policy{}, Rand: half})
 		s.Start(t0)
 		s.Succeeded(t0, Report{})
 		s.RequestNewTopics()
 		if w := s.Wait(t0, v); w != 100*time.Millisecond {
 			t.Fatalf("wait %v, want only MinInterval", w)
 		}
-	})
+	}},
+}
+
+// TestScheduleRules: Metadata.timeToNextUpdate and friends, one rule per
+// case of scheduleRules.
+func TestScheduleRules(t *testing.T) {
+	v := NewView(ViewConfig{})
+	for _, r := range scheduleRules {
+		t.Run(r.name, func(t *testing.T) { r.run(t, v) })
+	}
 }
 
 // TestMaxRefreshesPromise: a schedule driven by an error on every tick and
@@ -198,7 +213,7 @@ func TestScheduleRules(t *testing.T) {
 func TestMaxRefreshesPromise(t *testing.T) {
 	p := Policy{}.WithDefaults()
 	for _, window := range []time.Duration{time.Second, 9 * time.Second, time.Minute} {
-		s := NewSchedule(p, func() float64 { return 0 }) // least jitter: the worst case
+		s := NewSchedule(ScheduleConfig{Policy: p, Rand: func() float64 { return 0 }}) // least jitter: the worst case
 		v := NewView(ViewConfig{})
 		now := t0
 		s.Start(now)

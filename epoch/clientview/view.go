@@ -47,22 +47,46 @@ func (c ViewConfig) rewindAfter() int {
 }
 
 // Broker is one broker of a Metadata answer (MetadataResponseBroker) or of a
-// KIP-951 NodeEndpoints list.
+// KIP-951 NodeEndpoints list, read through its methods. It is a plain value:
+// a copy shares nothing with the View it came from.
 type Broker struct {
-	NodeID int32
-	Host   string
-	Port   int32
-	Rack   *string // nil: none; never modified once in a View
+	nodeID  int32
+	port    int32
+	host    string
+	rack    string
+	hasRack bool
 }
 
+// NewBroker returns a broker as an answer carries it (rack nil: none), for
+// the nodes given to View.ApplyHints.
+func NewBroker(nodeID int32, host string, port int32, rack *string) Broker {
+	b := Broker{nodeID: nodeID, host: host, port: port}
+	if rack != nil {
+		b.rack, b.hasRack = *rack, true
+	}
+	return b
+}
+
+// NodeID is the broker id.
+func (b Broker) NodeID() int32 { return b.nodeID }
+
+// Host is the broker's advertised host on the listener the answer was asked on.
+func (b Broker) Host() string { return b.host }
+
+// Port is the broker's advertised port.
+func (b Broker) Port() int32 { return b.port }
+
+// Rack returns the broker's rack and whether it has one.
+func (b Broker) Rack() (string, bool) { return b.rack, b.hasRack }
+
 func (b *Broker) equal(nodeID int32, host string, port int32, rack *string) bool {
-	if b.NodeID != nodeID || b.Host != host || b.Port != port {
+	if b.nodeID != nodeID || b.host != host || b.port != port {
 		return false
 	}
-	if (b.Rack == nil) != (rack == nil) {
+	if b.hasRack != (rack != nil) {
 		return false
 	}
-	return b.Rack == nil || *b.Rack == *rack
+	return !b.hasRack || b.rack == *rack
 }
 
 // Flags describe what a View knows about the freshness of one partition.
@@ -103,23 +127,16 @@ type streak struct {
 	multi  bool // a second distinct broker agreed
 }
 
-// Partition is one partition as a View knows it. Scalar fields may be read
-// freely; the replica lists are read through methods and are never modified.
+// Partition is one partition as a View knows it, read through its methods
+// (a Partition held by a View is never modified; the lists are returned as
+// copies).
 type Partition struct {
-	ID int32
-	// Leader is the last leader an answer named, -1 if none ever was.
-	Leader int32
-	// LeaderEpoch is the epoch at which Leader was named; -1 if the answer
-	// carried no reliable epoch. It is the epoch to send in Fetch,
-	// ListOffsets and OffsetsForLeaderEpoch (KIP-320).
-	LeaderEpoch int32
-	// SeenEpoch is the highest reliable leader epoch seen for this partition
-	// of this topic incarnation, -1 if none. It never decreases, except by an
-	// escape (ViewConfig.RewindAfter) or a recreated topic.
-	SeenEpoch int32
-	// ErrorCode is the partition error of the last answer the view took.
-	ErrorCode int16
-	Flags     Flags
+	id          int32
+	leader      int32
+	leaderEpoch int32
+	seenEpoch   int32
+	errorCode   int16
+	flags       Flags
 
 	// The rewind streak, flattened so that a Partition is 48 bytes: less to
 	// stream through in a merge and to copy with a changed topic.
@@ -149,6 +166,29 @@ func (p *Partition) allLists() []int32 {
 	return unsafe.Slice(p.lists, int(p.nRep)+int(p.nISR)+int(p.nOff))
 }
 
+// ID is the partition id.
+func (p *Partition) ID() int32 { return p.id }
+
+// Leader is the last leader an answer named, -1 if none ever was. It is kept
+// when a later answer says the partition has no leader (see HasLeader).
+func (p *Partition) Leader() int32 { return p.leader }
+
+// LeaderEpoch is the epoch at which Leader was named; -1 if the answer
+// carried no reliable epoch. It is the epoch to send in Fetch, ListOffsets
+// and OffsetsForLeaderEpoch (KIP-320).
+func (p *Partition) LeaderEpoch() int32 { return p.leaderEpoch }
+
+// SeenEpoch is the highest reliable leader epoch seen for this partition of
+// this topic incarnation, -1 if none. It never decreases, except by an
+// escape (ViewConfig.RewindAfter) or a recreated topic.
+func (p *Partition) SeenEpoch() int32 { return p.seenEpoch }
+
+// ErrorCode is the partition error of the last answer the view took.
+func (p *Partition) ErrorCode() int16 { return p.errorCode }
+
+// Flags are what the view knows about the freshness of the partition.
+func (p *Partition) Flags() Flags { return p.flags }
+
 // Replicas returns a copy of the replica list.
 func (p *Partition) Replicas() []int32 { return append([]int32(nil), p.replicas()...) }
 
@@ -163,7 +203,7 @@ func (p *Partition) AppendReplicas(dst []int32) []int32 { return append(dst, p.r
 
 // HasLeader reports whether the view knows a leader to send requests to:
 // a leader was named and the last answer did not say there is none.
-func (p *Partition) HasLeader() bool { return p.Leader >= 0 && p.Flags&NoLeader == 0 }
+func (p *Partition) HasLeader() bool { return p.leader >= 0 && p.flags&NoLeader == 0 }
 
 func (p *Partition) replicas() []int32 { return p.allLists()[:p.nRep] }
 func (p *Partition) isr() []int32      { return p.allLists()[p.nRep : p.nRep+p.nISR] }
@@ -204,8 +244,8 @@ func (t *Topic) IsInternal() bool { return t.internal }
 // leader, with or without an error (never lowered by a partial answer).
 func (t *Topic) NumPartitions() int { return len(t.parts) }
 
-// Partition returns partition id. The pointer is to the view's own value
-// and must be treated as read-only.
+// Partition returns partition id. The Partition is the view's own; it is
+// read through its methods and never changes.
 func (t *Topic) Partition(id int32) (*Partition, bool) {
 	if id < 0 || int(id) >= len(t.parts) {
 		return nil, false
@@ -250,7 +290,7 @@ func (t *Topic) clone() *Topic {
 func (t *Topic) recount() {
 	n := 0
 	for i := range t.parts {
-		if t.parts[i].Flags&NeedsRefresh != 0 {
+		if t.parts[i].flags&NeedsRefresh != 0 {
 			n++
 		}
 	}
@@ -333,7 +373,7 @@ func (v *View) Leader(topic string, partition int32) (leader, leaderEpoch int32,
 	if !found || !p.HasLeader() {
 		return -1, -1, false
 	}
-	return p.Leader, p.LeaderEpoch, true
+	return p.leader, p.leaderEpoch, true
 }
 
 // Brokers returns a copy of the broker list of the last answer (plus nodes
@@ -342,8 +382,8 @@ func (v *View) Brokers() []Broker { return append([]Broker(nil), v.brokers...) }
 
 // Broker returns broker id.
 func (v *View) Broker(id int32) (Broker, bool) {
-	i := sort.Search(len(v.brokers), func(i int) bool { return v.brokers[i].NodeID >= id })
-	if i < len(v.brokers) && v.brokers[i].NodeID == id {
+	i := sort.Search(len(v.brokers), func(i int) bool { return v.brokers[i].nodeID >= id })
+	if i < len(v.brokers) && v.brokers[i].nodeID == id {
 		return v.brokers[i], true
 	}
 	return Broker{}, false

@@ -5,8 +5,9 @@
 // order holds only while a key's partition stays the same).
 //
 // It is a function of the key and the partition count alone, so it serves a
-// client's view (clientview.Topic.NumPartitions) and a broker's image
-// (image.Topic.NumPartitions) alike:
+// client's view and a broker's image alike (the NumPartitions of a Topic of
+// package github.com/kmeta-go/kmeta/epoch/clientview or of package
+// github.com/kmeta-go/kmeta/image):
 //
 //	p := partitioner.ForKey([]byte("customer-42"), t.NumPartitions())
 //

@@ -40,7 +40,7 @@ func TestMurmur2MatchesKafka(t *testing.T) {
 	}
 }
 
-// TestKeyMoves (scenario 3): doubling 6 → 12 moves the keys whose hash
+// TestKeyMoves: doubling 6 → 12 moves the keys whose hash
 // modulo 12 is 6 or more, about half of them; MovedFraction says so.
 func TestKeyMoves(t *testing.T) {
 	moved := 0
@@ -64,7 +64,7 @@ func TestKeyMoves(t *testing.T) {
 	}
 }
 
-// BenchmarkKeyPartition: murmur2 of a 16-byte key and the modulo.
+// BenchmarkKeyPartition: ForKey, murmur2 of a 16-byte key and the modulo.
 func BenchmarkKeyPartition(b *testing.B) {
 	key := []byte("customer-0000042")
 	b.ReportAllocs()

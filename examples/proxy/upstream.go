@@ -133,7 +133,7 @@ func (f *Forwarder) upstreamAddrs() []struct {
 		out = append(out, struct {
 			id   int32
 			addr string
-		}{b.NodeID, advertise.Endpoint{Host: b.Host, Port: b.Port}.String()})
+		}{b.NodeID(), advertise.Endpoint{Host: b.Host(), Port: b.Port()}.String()})
 	}
 	for _, s := range f.seeds {
 		out = append(out, struct {
@@ -171,8 +171,8 @@ func (f *Forwarder) refresh(ctx context.Context, force bool) (*clientview.View, 
 		v, err = f.ref.MaybeRefresh(ctx)
 	}
 	for _, b := range v.Brokers() {
-		if _, oerr := f.amap.Observe(b.NodeID, advertise.Endpoint{Host: b.Host, Port: b.Port}, b.Rack); oerr != nil {
-			log.Printf("proxy: broker %d: no port to advertise: %v", b.NodeID, oerr)
+		if _, oerr := f.amap.Observe(b.NodeID(), advertise.Endpoint{Host: b.Host(), Port: b.Port()}, rackOf(b)); oerr != nil {
+			log.Printf("proxy: broker %d: no port to advertise: %v", b.NodeID(), oerr)
 		}
 	}
 	if id, ok := v.ClusterID(); ok {

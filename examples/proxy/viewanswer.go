@@ -43,7 +43,7 @@ func (f *Forwarder) metadataAnswer(ctx context.Context, req *kmsg.MetadataReques
 	resp.ControllerID = v.ControllerID()
 	for _, b := range v.Brokers() {
 		mb := kmsg.NewMetadataResponseBroker()
-		mb.NodeID, mb.Host, mb.Port, mb.Rack = b.NodeID, b.Host, b.Port, b.Rack
+		mb.NodeID, mb.Host, mb.Port, mb.Rack = b.NodeID(), b.Host(), b.Port(), rackOf(b)
 		resp.Brokers = append(resp.Brokers, mb)
 	}
 	f.rw.Metadata(resp, c)
@@ -86,9 +86,9 @@ func topicAnswer(t *clientview.Topic) kmsg.MetadataResponseTopic {
 	mt.Partitions = make([]kmsg.MetadataResponseTopicPartition, 0, t.NumPartitions())
 	for p := range t.Partitions() {
 		mp := kmsg.NewMetadataResponseTopicPartition()
-		mp.Partition = p.ID
-		mp.Leader, mp.LeaderEpoch = p.Leader, p.LeaderEpoch
-		mp.ErrorCode = p.ErrorCode
+		mp.Partition = p.ID()
+		mp.Leader, mp.LeaderEpoch = p.Leader(), p.LeaderEpoch()
+		mp.ErrorCode = p.ErrorCode()
 		if !p.HasLeader() {
 			mp.Leader = -1
 			if mp.ErrorCode == 0 {
@@ -128,7 +128,7 @@ func (f *Forwarder) describeClusterAnswer(ctx context.Context, req *kmsg.Describ
 	resp.ControllerID = v.ControllerID()
 	for _, b := range v.Brokers() {
 		db := kmsg.NewDescribeClusterResponseBroker()
-		db.NodeID, db.Host, db.Port, db.Rack = b.NodeID, b.Host, b.Port, b.Rack
+		db.NodeID, db.Host, db.Port, db.Rack = b.NodeID(), b.Host(), b.Port(), rackOf(b)
 		resp.Brokers = append(resp.Brokers, db)
 	}
 	f.rw.DescribeCluster(resp, c)
@@ -170,4 +170,12 @@ func (f *Forwarder) isNode(clusterID string, id, broker int32) bool {
 	}
 	_, ok := v.Broker(id)
 	return ok
+}
+
+// rackOf is a view broker's rack as Kafka's answers carry it (nil: none).
+func rackOf(b clientview.Broker) *string {
+	if r, ok := b.Rack(); ok {
+		return &r
+	}
+	return nil
 }

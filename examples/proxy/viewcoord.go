@@ -61,7 +61,7 @@ func coordinatorFromView(v *clientview.View, ver int16, keyType int8, key string
 	if !ok || !p.HasLeader() {
 		return clientview.Broker{}, false
 	}
-	return v.Broker(p.Leader)
+	return v.Broker(p.Leader())
 }
 
 // findCoordinatorAnswer answers FindCoordinator from the view
@@ -87,7 +87,7 @@ func (f *Forwarder) findCoordinatorAnswer(ctx context.Context, req *kmsg.FindCoo
 			msg := kafkaerr.Code(0).Message()
 			resp.ErrorMessage = &msg
 		}
-		resp.NodeID, resp.Host, resp.Port = b.NodeID, b.Host, b.Port
+		resp.NodeID, resp.Host, resp.Port = b.NodeID(), b.Host(), b.Port()
 	} else {
 		empty := ""
 		for _, k := range req.CoordinatorKeys {
@@ -96,7 +96,7 @@ func (f *Forwarder) findCoordinatorAnswer(ctx context.Context, req *kmsg.FindCoo
 				return nil
 			}
 			co := kmsg.NewFindCoordinatorResponseCoordinator()
-			co.Key, co.ErrorMessage, co.NodeID, co.Host, co.Port = k, &empty, b.NodeID, b.Host, b.Port
+			co.Key, co.ErrorMessage, co.NodeID, co.Host, co.Port = k, &empty, b.NodeID(), b.Host(), b.Port()
 			resp.Coordinators = append(resp.Coordinators, co)
 		}
 	}
@@ -241,9 +241,9 @@ func dtpTopic(t *clientview.Topic, start, budget int) (kmsg.DescribeTopicPartiti
 			continue // Kafka logs and skips a missing partition id
 		}
 		d := kmsg.NewDescribeTopicPartitionsResponseTopicPartition()
-		d.Partition, d.LeaderID, d.LeaderEpoch = p.ID, -1, p.LeaderEpoch
+		d.Partition, d.LeaderID, d.LeaderEpoch = p.ID(), -1, p.LeaderEpoch()
 		if p.HasLeader() {
-			d.LeaderID = p.Leader
+			d.LeaderID = p.Leader()
 		}
 		d.Replicas, d.ISR, d.OfflineReplicas = p.Replicas(), p.ISR(), p.OfflineReplicas()
 		d.EligibleLeaderReplicas, d.LastKnownELR = []int32{}, []int32{}
