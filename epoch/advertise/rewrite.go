@@ -146,7 +146,14 @@ func (r *Rewriter) FindCoordinator(resp *kmsg.FindCoordinatorResponse, c *Client
 		if *code != 0 || *id < 0 {
 			return
 		}
-		e, ok := advertised(r.Map, *id, *host, *port, nil)
+		// FindCoordinator carries no rack: keep the one the map holds,
+		// or Observe would record the broker as rackless (and copy the
+		// map) on every answer.
+		var rack *string
+		if known, ok := r.Map.Lookup(*id); ok && known.Upstream == (Endpoint{*host, *port}) {
+			rack = known.Rack
+		}
+		e, ok := advertised(r.Map, *id, *host, *port, rack)
 		if !ok {
 			*code, *id, *host, *port = errCoordinatorNotAvailable, -1, "", -1
 			m := "the proxy has no endpoint for the coordinator"
