@@ -172,6 +172,18 @@ func TestRewriteFindCoordinator(t *testing.T) {
 	require.Equal(t, int32(-1), many.Coordinators[1].NodeID)
 	require.Empty(t, many.Coordinators[1].Host)
 	require.Equal(t, "real", many.Coordinators[2].Host, "an error entry is not a coordinator")
+
+	// A coordinator answer, which carries no rack, keeps the rack a
+	// Metadata answer gave the broker.
+	rack := "r1"
+	_, err := r.Map.Observe(5, Endpoint{"real5", 9092}, &rack)
+	require.NoError(t, err)
+	five := kmsg.NewPtrFindCoordinatorResponse()
+	five.Version, five.NodeID, five.Host, five.Port = 3, 5, "real5", 9092
+	r.Response(five, nil)
+	e, _ = r.Map.Lookup(5)
+	require.NotNil(t, e.Rack)
+	require.Equal(t, "r1", *e.Rack)
 }
 
 func TestRewriteDescribeTopicPartitionsKeepsIDs(t *testing.T) {

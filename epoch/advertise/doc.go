@@ -3,7 +3,7 @@
 // in the answers the proxy sends so that clients never see an upstream one.
 //
 // It lives under epoch because it works on the client side of the protocol,
-// beside epoch's View: its input is what brokers answer (kmsg responses from
+// beside epoch/clientview's View: its input is what brokers answer (kmsg responses from
 // a real cluster, or answers built by image/answer from an image), not the
 // metadata log or the image, and a proxy uses it together with the View it
 // builds from those answers. It has no networking and no goroutine of its

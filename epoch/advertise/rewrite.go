@@ -146,7 +146,14 @@ func (r *Rewriter) FindCoordinator(resp *kmsg.FindCoordinatorResponse, c *Client
 		if *code != 0 || *id < 0 {
 			return
 		}
-		e, ok := advertised(r.Map, *id, *host, *port, nil)
+		// FindCoordinator carries no rack: keep the one the map holds,
+		// or Observe would record the broker as rackless (and copy the
+		// map) on every answer.
+		var rack *string
+		if known, ok := r.Map.Lookup(*id); ok && known.Upstream == (Endpoint{*host, *port}) {
+			rack = known.Rack
+		}
+		e, ok := advertised(r.Map, *id, *host, *port, rack)
 		if !ok {
 			*code, *id, *host, *port = errCoordinatorNotAvailable, -1, "", -1
 			m := "the proxy has no endpoint for the coordinator"
@@ -175,6 +182,43 @@ func has(ids []int32, id int32) bool {
 	return false
 }
 
+// rewriteNodes rewrites a KIP-951 (or KIP-932) NodeEndpoints list in
+// place: each node the Map can advertise gets its advertised endpoint, as
+// the client's Shaper re-hosts it; the others are removed and their ids
+// returned, so that the CurrentLeader hints naming them can be cleared.
+// at gives a node's id, host, port and rack.
+func rewriteNodes[N any](r *Rewriter, c *Client, nodes []N, at func(*N) (id int32, host *string, port *int32, rack *string)) ([]N, []int32) {
+	out := nodes[:0]
+	var dropped []int32
+	for i := range nodes {
+		n := nodes[i]
+		id, host, port, rack := at(&n)
+		e, ok := advertised(r.Map, id, *host, *port, rack)
+		if !ok {
+			dropped = append(dropped, id)
+			continue
+		}
+		s := r.shapeOne(c, Broker{NodeID: id, Host: e.Host, Port: e.Port, Rack: rack})
+		*host, *port = s.Host, s.Port
+		out = append(out, n)
+	}
+	return out, dropped
+}
+
+// clearHints sets each CurrentLeader hint that names a dropped node to
+// leader -1, epoch -1 (no hint): hints calls clear for every hint of the
+// answer.
+func clearHints(dropped []int32, hints func(clear func(leaderID, leaderEpoch *int32))) {
+	if len(dropped) == 0 {
+		return
+	}
+	hints(func(id, epoch *int32) {
+		if has(dropped, *id) {
+			*id, *epoch = -1, -1
+		}
+	})
+}
+
 // Produce rewrites the KIP-951 NodeEndpoints of a Produce answer (v10+). A
 // node the Map cannot advertise is removed, and every CurrentLeader hint
 // naming it is cleared (-1, -1): the client then asks Metadata instead.
@@ -182,30 +226,18 @@ func (r *Rewriter) Produce(resp *kmsg.ProduceResponse, c *Client) {
 	if len(resp.Brokers) == 0 {
 		return
 	}
-	out := resp.Brokers[:0]
 	var dropped []int32
-	for _, b := range resp.Brokers {
-		e, ok := advertised(r.Map, b.NodeID, b.Host, b.Port, b.Rack)
-		if !ok {
-			dropped = append(dropped, b.NodeID)
-			continue
-		}
-		s := r.shapeOne(c, Broker{NodeID: b.NodeID, Host: e.Host, Port: e.Port, Rack: b.Rack})
-		b.Host, b.Port = s.Host, s.Port
-		out = append(out, b)
-	}
-	resp.Brokers = out
-	if len(dropped) == 0 {
-		return
-	}
-	for i := range resp.Topics {
-		for j := range resp.Topics[i].Partitions {
-			cl := &resp.Topics[i].Partitions[j].CurrentLeader
-			if has(dropped, cl.LeaderID) {
-				cl.LeaderID, cl.LeaderEpoch = -1, -1
+	resp.Brokers, dropped = rewriteNodes(r, c, resp.Brokers, func(b *kmsg.ProduceResponseBroker) (int32, *string, *int32, *string) {
+		return b.NodeID, &b.Host, &b.Port, b.Rack
+	})
+	clearHints(dropped, func(clear func(*int32, *int32)) {
+		for i := range resp.Topics {
+			for j := range resp.Topics[i].Partitions {
+				cl := &resp.Topics[i].Partitions[j].CurrentLeader
+				clear(&cl.LeaderID, &cl.LeaderEpoch)
 			}
 		}
-	}
+	})
 }
 
 // Fetch rewrites the KIP-951 NodeEndpoints of a Fetch answer (v16+), as
@@ -214,79 +246,50 @@ func (r *Rewriter) Fetch(resp *kmsg.FetchResponse, c *Client) {
 	if len(resp.Brokers) == 0 {
 		return
 	}
-	out := resp.Brokers[:0]
 	var dropped []int32
-	for _, b := range resp.Brokers {
-		e, ok := advertised(r.Map, b.NodeID, b.Host, b.Port, b.Rack)
-		if !ok {
-			dropped = append(dropped, b.NodeID)
-			continue
-		}
-		s := r.shapeOne(c, Broker{NodeID: b.NodeID, Host: e.Host, Port: e.Port, Rack: b.Rack})
-		b.Host, b.Port = s.Host, s.Port
-		out = append(out, b)
-	}
-	resp.Brokers = out
-	if len(dropped) == 0 {
-		return
-	}
-	for i := range resp.Topics {
-		for j := range resp.Topics[i].Partitions {
-			cl := &resp.Topics[i].Partitions[j].CurrentLeader
-			if has(dropped, cl.LeaderID) {
-				cl.LeaderID, cl.LeaderEpoch = -1, -1
+	resp.Brokers, dropped = rewriteNodes(r, c, resp.Brokers, func(b *kmsg.FetchResponseBroker) (int32, *string, *int32, *string) {
+		return b.NodeID, &b.Host, &b.Port, b.Rack
+	})
+	clearHints(dropped, func(clear func(*int32, *int32)) {
+		for i := range resp.Topics {
+			for j := range resp.Topics[i].Partitions {
+				cl := &resp.Topics[i].Partitions[j].CurrentLeader
+				clear(&cl.LeaderID, &cl.LeaderEpoch)
 			}
 		}
-	}
+	})
 }
 
-// ShareFetch rewrites the NodeEndpoints of a ShareFetch answer (KIP-932).
+// ShareFetch rewrites the NodeEndpoints of a ShareFetch answer (KIP-932),
+// as Produce does.
 func (r *Rewriter) ShareFetch(resp *kmsg.ShareFetchResponse, c *Client) {
-	out := resp.NodeEndpoints[:0]
 	var dropped []int32
-	for _, b := range resp.NodeEndpoints {
-		e, ok := advertised(r.Map, b.NodeID, b.Host, b.Port, b.Rack)
-		if !ok {
-			dropped = append(dropped, b.NodeID)
-			continue
-		}
-		s := r.shapeOne(c, Broker{NodeID: b.NodeID, Host: e.Host, Port: e.Port, Rack: b.Rack})
-		b.Host, b.Port = s.Host, s.Port
-		out = append(out, b)
-	}
-	resp.NodeEndpoints = out
-	for i := range resp.Topics {
-		for j := range resp.Topics[i].Partitions {
-			cl := &resp.Topics[i].Partitions[j].CurrentLeader
-			if has(dropped, cl.LeaderID) {
-				cl.LeaderID, cl.LeaderEpoch = -1, -1
+	resp.NodeEndpoints, dropped = rewriteNodes(r, c, resp.NodeEndpoints, func(b *kmsg.ShareFetchResponseNodeEndpoint) (int32, *string, *int32, *string) {
+		return b.NodeID, &b.Host, &b.Port, b.Rack
+	})
+	clearHints(dropped, func(clear func(*int32, *int32)) {
+		for i := range resp.Topics {
+			for j := range resp.Topics[i].Partitions {
+				cl := &resp.Topics[i].Partitions[j].CurrentLeader
+				clear(&cl.LeaderID, &cl.LeaderEpoch)
 			}
 		}
-	}
+	})
 }
 
 // ShareAcknowledge rewrites the NodeEndpoints of a ShareAcknowledge answer
-// (KIP-932).
+// (KIP-932), as Produce does.
 func (r *Rewriter) ShareAcknowledge(resp *kmsg.ShareAcknowledgeResponse, c *Client) {
-	out := resp.NodeEndpoints[:0]
 	var dropped []int32
-	for _, b := range resp.NodeEndpoints {
-		e, ok := advertised(r.Map, b.NodeID, b.Host, b.Port, b.Rack)
-		if !ok {
-			dropped = append(dropped, b.NodeID)
-			continue
-		}
-		s := r.shapeOne(c, Broker{NodeID: b.NodeID, Host: e.Host, Port: e.Port, Rack: b.Rack})
-		b.Host, b.Port = s.Host, s.Port
-		out = append(out, b)
-	}
-	resp.NodeEndpoints = out
-	for i := range resp.Topics {
-		for j := range resp.Topics[i].Partitions {
-			cl := &resp.Topics[i].Partitions[j].CurrentLeader
-			if has(dropped, cl.LeaderID) {
-				cl.LeaderID, cl.LeaderEpoch = -1, -1
+	resp.NodeEndpoints, dropped = rewriteNodes(r, c, resp.NodeEndpoints, func(b *kmsg.ShareAcknowledgeResponseNodeEndpoint) (int32, *string, *int32, *string) {
+		return b.NodeID, &b.Host, &b.Port, b.Rack
+	})
+	clearHints(dropped, func(clear func(*int32, *int32)) {
+		for i := range resp.Topics {
+			for j := range resp.Topics[i].Partitions {
+				cl := &resp.Topics[i].Partitions[j].CurrentLeader
+				clear(&cl.LeaderID, &cl.LeaderEpoch)
 			}
 		}
-	}
+	})
 }

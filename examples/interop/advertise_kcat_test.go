@@ -58,15 +58,25 @@ func TestAdvertiseKcatDistinctBrokers(t *testing.T) {
 	if err != nil && !errors.Is(ctx.Err(), context.DeadlineExceeded) {
 		t.Fatalf("kcat: %v\n%s", err, out)
 	}
+	checkLibrdkafkaLog(t, "kcat", string(out), addr, ports, d)
+}
+
+// checkLibrdkafkaLog checks librdkafka's broker and metadata debug output
+// of a run of d against a proxy at addr whose broker ports are ports: each
+// broker id at one address of its own, each address labelled with one id,
+// no relabelling, the bootstrap broker at addr, and several metadata
+// answers.
+func checkLibrdkafkaLog(t *testing.T, who, out, addr string, ports map[int32]string, d time.Duration) {
+	t.Helper()
 	idAt := map[string]string{}   // address -> id
 	addrOf := map[string]string{} // id -> address
 	refreshes := 0
-	for _, line := range strings.Split(string(out), "\n") {
+	for _, line := range strings.Split(out, "\n") {
 		if strings.Contains(line, "Received metadata") {
 			refreshes++
 		}
 		if strings.Contains(line, "changed from") || strings.Contains(line, "relabel") {
-			t.Errorf("librdkafka relabelled a broker: %s", line)
+			t.Errorf("%s: librdkafka relabelled a broker: %s", who, line)
 		}
 		for _, m := range kcatThreadRE.FindAllStringSubmatch(line, -1) {
 			a, id := m[1], m[2]
@@ -86,17 +96,68 @@ func TestAdvertiseKcatDistinctBrokers(t *testing.T) {
 		}
 	}
 	if len(addrOf) != 3 {
-		t.Errorf("librdkafka saw brokers %v, want the 3 of the image", addrOf)
+		t.Errorf("%s: librdkafka saw brokers %v, want the 3 of the image", who, addrOf)
 	}
 	for id, a := range addrOf {
 		for pid, pa := range ports {
 			if pa == a && strconv.Itoa(int(pid)) != id {
-				t.Errorf("librdkafka labels %s broker %s; the proxy serves broker %d there", a, id, pid)
+				t.Errorf("%s: librdkafka labels %s broker %s; the proxy serves broker %d there", who, a, id, pid)
 			}
 		}
 	}
 	if refreshes < 2 {
-		t.Errorf("librdkafka received %d metadata answers in %v, want several", refreshes, d)
+		t.Errorf("%s: librdkafka received %d metadata answers in %v, want several", who, refreshes, d)
 	}
-	t.Logf("librdkafka over %v: %d metadata answers, brokers %v, no relabelling", d, refreshes, addrOf)
+	t.Logf("%s: librdkafka over %v: %d metadata answers, brokers %v, no relabelling", who, d, refreshes, addrOf)
+}
+
+// confluentScript is a librdkafka producer through python3-confluent-kafka
+// that asks for test-topic's metadata every 500 ms for argv[2] seconds,
+// with librdkafka's broker and metadata debug on stderr.
+const confluentScript = `
+import sys, time
+from confluent_kafka import Producer
+p = Producer({'bootstrap.servers': sys.argv[1], 'debug': 'broker,metadata',
+              'topic.metadata.refresh.interval.ms': 500, 'topic.metadata.refresh.sparse': False,
+              'reconnect.backoff.ms': 100, 'enable.sparse.connections': False})
+end = time.time() + float(sys.argv[2])
+while time.time() < end:
+    try:
+        p.list_topics('test-topic', timeout=2)
+    except Exception as e:
+        print('list_topics:', e, file=sys.stderr)
+    p.poll(0.5)
+`
+
+// TestAdvertiseConfluentKafkaDistinctBrokers is
+// TestAdvertiseKcatDistinctBrokers with librdkafka through
+// python3-confluent-kafka, where it is installed (apt-get install
+// python3-confluent-kafka); 30 s with -kcat-soak.
+func TestAdvertiseConfluentKafkaDistinctBrokers(t *testing.T) {
+	python := ""
+	// The python3 of PATH, else Debian's, whose dist-packages the apt
+	// package installs into.
+	for _, p := range []string{"python3", "/usr/bin/python3"} {
+		if exec.Command(p, "-c", "import confluent_kafka").Run() == nil {
+			python = p
+			break
+		}
+	}
+	if python == "" {
+		t.Skip("python3-confluent-kafka is not installed (apt-get install python3-confluent-kafka)")
+	}
+	shared := sharedtest.Dir(t)
+	dir := filepath.Join(shared, "corpus", "kraft", "ogs59__docker-compose-kafka4.10", "data", "kafka-2")
+	addr, _, ports := startProxy(t, dir)
+	d := 8 * time.Second
+	if *kcatSoak {
+		d = 30 * time.Second
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), d+30*time.Second)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, python, "-c", confluentScript, addr, strconv.Itoa(int(d/time.Second))).CombinedOutput()
+	if err != nil {
+		t.Fatalf("python3 confluent_kafka: %v\n%s", err, out)
+	}
+	checkLibrdkafkaLog(t, "confluent-kafka", string(out), addr, ports, d)
 }

@@ -2,8 +2,10 @@
 // object a line, and answers each with one JSON line on stdout.
 //   {"op":"produce","topic":T,"messages":[{"key":K,"value":V},...]} -> {"ok":true}
 //   {"op":"consume","topic":T,"count":N}  -> {"ok":true,"records":[{"partition":P,"offset":"O","key":K,"value":V},...]}
-// The producer sends with acks=-1 and one request in flight, with
-// kafkajs' Java-compatible murmur2 partitioner.
+//   {"op":"sendOnce","topic":T,"messages":[{"key":K,"value":V,"partition":P?},...]} -> {"ok":true}
+// The producer is idempotent (KAFKAJS_IDEMPOTENT=0 turns it off), sends
+// with acks=-1 and one request in flight, with kafkajs' Java-compatible
+// murmur2 partitioner; KAFKAJS_METADATA_MAX_AGE sets metadataMaxAge (ms).
 const readline = require('readline');
 const { Kafka, Partitioners, logLevel } = require('kafkajs');
 
@@ -14,10 +16,10 @@ const kafka = new Kafka({
   retry: { retries: 30, initialRetryTime: 50, maxRetryTime: 1000 },
 });
 const producer = kafka.producer({
-  idempotent: false, // see TestForwardKafkajs
+  idempotent: process.env.KAFKAJS_IDEMPOTENT !== '0',
   maxInFlightRequests: 1,
   createPartitioner: Partitioners.DefaultPartitioner,
-  metadataMaxAge: 500,
+  metadataMaxAge: Number(process.env.KAFKAJS_METADATA_MAX_AGE || 500),
 });
 
 async function consume(topic, count) {
@@ -49,6 +51,22 @@ async function main() {
     const cmd = JSON.parse(line);
     try {
       if (cmd.op === 'produce') {
+        // One send() per key, in order: each send then goes to one
+        // partition, so to one broker. A send() spanning brokers can lose
+        // acknowledged messages in kafkajs 2.2.4 when a leader moves (see
+        // TestKafkajsSendAcrossBrokersLosesMovedPartition).
+        const byKey = new Map();
+        for (const m of cmd.messages) {
+          if (!byKey.has(m.key)) byKey.set(m.key, []);
+          byKey.get(m.key).push(m);
+        }
+        for (const messages of byKey.values()) {
+          await producer.send({ topic: cmd.topic, acks: -1, messages });
+        }
+        console.log(JSON.stringify({ ok: true }));
+      } else if (cmd.op === 'sendOnce') {
+        // One send() for every message, whatever partitions and brokers
+        // they go to.
         await producer.send({ topic: cmd.topic, acks: -1, messages: cmd.messages });
         console.log(JSON.stringify({ ok: true }));
       } else if (cmd.op === 'consume') {

@@ -60,8 +60,20 @@ func TestForwardSarama(t *testing.T) {
 		t.Fatal(err)
 	}
 
+	checkConsumed(t, "sarama", msgs, saramaConsumeAll(t, client, topic, 5))
+	admin.Close()
+	p.stop(u)
+	t.Logf("sarama dialled %d times, all proxy ports", len(rec.dials))
+}
+
+// saramaConsumeAll waits until sarama sees the topic's parts partitions,
+// then reads each from its oldest offset to its high watermark with a
+// partition consumer.
+func saramaConsumeAll(t *testing.T, client sarama.Client, topic string, nparts int) []consumed {
+	t.Helper()
 	var parts []int32
-	for end := time.Now().Add(10 * time.Second); len(parts) != 5 && time.Now().Before(end); time.Sleep(100 * time.Millisecond) {
+	var err error
+	for end := time.Now().Add(10 * time.Second); len(parts) != nparts && time.Now().Before(end); time.Sleep(100 * time.Millisecond) {
 		if err := client.RefreshMetadata(topic); err != nil {
 			t.Fatal(err)
 		}
@@ -69,47 +81,50 @@ func TestForwardSarama(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if len(parts) != 5 {
-		t.Fatalf("sarama sees %d partitions, want 5", len(parts))
+	if len(parts) != nparts {
+		t.Fatalf("sarama sees %d partitions, want %d", len(parts), nparts)
 	}
 	cons, err := sarama.NewConsumerFromClient(client)
 	if err != nil {
 		t.Fatal(err)
 	}
+	defer cons.Close()
 	var got []consumed
 	for _, part := range parts {
 		hwm, err := client.GetOffset(topic, part, sarama.OffsetNewest)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if hwm == 0 {
-			continue
+		if hwm > 0 {
+			got = append(got, saramaConsumePartition(t, cons, topic, part, hwm)...)
 		}
-		pc, err := cons.ConsumePartition(topic, part, sarama.OffsetOldest)
-		if err != nil {
-			t.Fatal(err)
-		}
-		timeout := time.After(time.Minute)
-	loop:
-		for {
-			select {
-			case m := <-pc.Messages():
-				got = append(got, consumed{Partition: m.Partition, Offset: m.Offset, Key: string(m.Key), Value: string(m.Value)})
-				if m.Offset+1 >= hwm {
-					break loop
-				}
-			case e := <-pc.Errors():
-				t.Logf("sarama consumer error (retried): %v", e)
-			case <-timeout:
-				t.Errorf("partition %d: consumed up to %d of %d in a minute", part, len(got), hwm)
-				break loop
-			}
-		}
-		pc.Close()
 	}
-	checkConsumed(t, "sarama", msgs, got)
-	cons.Close()
-	admin.Close()
-	p.stop(u)
-	t.Logf("sarama dialled %d times, all proxy ports", len(rec.dials))
+	return got
+}
+
+// saramaConsumePartition reads one partition up to hwm, for at most a
+// minute.
+func saramaConsumePartition(t *testing.T, cons sarama.Consumer, topic string, part int32, hwm int64) []consumed {
+	t.Helper()
+	pc, err := cons.ConsumePartition(topic, part, sarama.OffsetOldest)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pc.Close()
+	var got []consumed
+	timeout := time.After(time.Minute)
+	for {
+		select {
+		case m := <-pc.Messages():
+			got = append(got, consumed{Partition: m.Partition, Offset: m.Offset, Key: string(m.Key), Value: string(m.Value)})
+			if m.Offset+1 >= hwm {
+				return got
+			}
+		case e := <-pc.Errors():
+			t.Logf("sarama consumer error (retried): %v", e)
+		case <-timeout:
+			t.Errorf("partition %d: consumed %d of %d in a minute", part, len(got), hwm)
+			return got
+		}
+	}
 }

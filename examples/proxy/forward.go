@@ -130,13 +130,16 @@ func (c *fconn) readLoop(items chan<- pending) error {
 		if err != nil {
 			return err
 		}
-		if h.APIKey == 18 || h.APIKey == 3 || h.APIKey == 60 {
+		if h.APIKey == 18 || answeredLocally(h.APIKey) && c.f.allowed(h.APIKey, h.APIVersion) {
 			out, err := c.local(ctx, h, frame)
 			if err != nil {
 				return err
 			}
-			items <- pending{local: out}
-			continue
+			if out != nil {
+				items <- pending{local: out}
+				continue
+			}
+			// The view cannot answer this one: forwarded.
 		}
 		if !c.f.allowed(h.APIKey, h.APIVersion) {
 			c.f.stats.Refused.Add(1)
@@ -165,34 +168,73 @@ func (c *fconn) readLoop(items chan<- pending) error {
 	}
 }
 
-// local answers ApiVersions, Metadata and DescribeCluster from the view.
+// answeredLocally reports the APIs the proxy answers from its view when it
+// can: ApiVersions, Metadata, DescribeCluster, FindCoordinator and
+// DescribeTopicPartitions.
+func answeredLocally(key int16) bool {
+	switch key {
+	case 3, 10, 18, 60, 75:
+		return true
+	}
+	return false
+}
+
+// local answers a request of an API answeredLocally names from the view,
+// or returns nil where the view cannot answer it (the request is then
+// forwarded).
 func (c *fconn) local(ctx context.Context, h wire.Header, frame []byte) ([]byte, error) {
-	c.f.stats.Local.Add(1)
 	if wire.IsUnsupportedApiVersions(h) {
+		c.f.stats.Local.Add(1)
 		resp := kmsg.NewPtrApiVersionsResponse()
 		resp.ErrorCode = errUnsupportedVersionCode
-		k := kmsg.NewApiVersionsResponseApiKey()
-		k.ApiKey, k.MaxVersion = 18, 3
-		resp.ApiKeys = append(resp.ApiKeys, k)
+		// ApiVersions' own range as the proxy offers it
+		// (ApiVersionsRequest.getErrorResponse, KIP-511).
+		for _, k := range c.f.versions.Load().ApiKeys {
+			if k.ApiKey == 18 {
+				resp.ApiKeys = append(resp.ApiKeys, k)
+			}
+		}
 		return c.respond(h, resp.AppendTo(nil)), nil
+	}
+	if !wire.IsSupported(h.APIKey, h.APIVersion) {
+		return nil, nil // a version the view's answers do not decode: upstream's, if it is offered
 	}
 	req, err := wire.DecodeBody(h, frame)
 	if err != nil {
 		return nil, err
 	}
 	cl := c.client(h.ClientID, c.rack)
-	var body []byte
+	var resp kmsg.Response
 	switch r := req.(type) {
 	case *kmsg.ApiVersionsRequest:
-		body = c.f.apiVersionsAnswer(r).AppendTo(nil)
+		resp = c.f.apiVersionsAnswer(r, c.broker)
 	case *kmsg.MetadataRequest:
-		body = c.f.metadataAnswer(ctx, r, cl).AppendTo(nil)
+		resp = c.f.metadataAnswer(ctx, r, cl)
 	case *kmsg.DescribeClusterRequest:
-		body = c.f.describeClusterAnswer(ctx, r, cl).AppendTo(nil)
+		resp = nilIfNone(c.f.describeClusterAnswer(ctx, r, cl))
+	case *kmsg.FindCoordinatorRequest:
+		resp = nilIfNone(c.f.findCoordinatorAnswer(ctx, r, cl))
+	case *kmsg.DescribeTopicPartitionsRequest:
+		resp = nilIfNone(c.f.describeTopicPartitionsAnswer(ctx, r))
 	default:
 		return nil, fmt.Errorf("api %d not answered locally", h.APIKey)
 	}
-	return c.respond(h, body), nil
+	if resp == nil {
+		return nil, nil
+	}
+	c.f.stats.Local.Add(1)
+	return c.respond(h, resp.AppendTo(nil)), nil
+}
+
+// nilIfNone turns a nil answer of a concrete type into a nil Response.
+func nilIfNone[R interface {
+	*kmsg.DescribeClusterResponse | *kmsg.FindCoordinatorResponse | *kmsg.DescribeTopicPartitionsResponse
+	kmsg.Response
+}](r R) kmsg.Response {
+	if r == nil {
+		return nil
+	}
+	return r
 }
 
 func (c *fconn) respond(h wire.Header, body []byte) []byte {
@@ -369,7 +411,7 @@ func (c *fconn) answer(it pending) ([]byte, error) {
 		if !sum.NodeEndpoints {
 			resp = nil
 		}
-	case 10, 78, 79:
+	case 10, 60, 78, 79:
 		if resp, err = decodeResponse(it.key, it.ver, body); err != nil {
 			return nil, err
 		}

@@ -64,8 +64,13 @@ func requestFrame(req kmsg.Request, corr int32) []byte {
 // roundTrip writes req on conn and reads its response into resp (whose
 // Version must be set), checking the correlation id.
 func roundTrip(conn net.Conn, req kmsg.Request, resp kmsg.Response, corr int32) error {
+	return roundTripAs(conn, req, resp, corr, "kmeta-test")
+}
+
+// roundTripAs is roundTrip with the request header's client id.
+func roundTripAs(conn net.Conn, req kmsg.Request, resp kmsg.Response, corr int32, clientID string) error {
 	conn.SetDeadline(time.Now().Add(10 * time.Second))
-	if _, err := conn.Write(requestFrame(req, corr)); err != nil {
+	if _, err := conn.Write(appendRequest(nil, req, corr, clientID)); err != nil {
 		return err
 	}
 	var size [4]byte

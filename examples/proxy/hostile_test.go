@@ -81,6 +81,47 @@ func validFrames() [][]byte {
 	return out
 }
 
+// withSize prefixes a frame body with its size.
+func withSize(b []byte) []byte {
+	return append(binary.BigEndian.AppendUint32(nil, uint32(len(b))), b...)
+}
+
+// hdr is a request header for key at v with correlation id 1 and a null
+// client id (v2, with its empty tags, where the version is flexible).
+func hdr(key, v int16) []byte {
+	b := binary.BigEndian.AppendUint16(nil, uint16(key))
+	b = binary.BigEndian.AppendUint16(b, uint16(v))
+	b = append(b, 0, 0, 0, 1, 0xff, 0xff)
+	if v >= 9 || key == 60 || key == 75 || (key == 18 && v >= 3) {
+		b = append(b, 0)
+	}
+	return b
+}
+
+// mutateFrame is a copy of a valid frame with one to four bytes flipped,
+// set to an edge value, dropped or inserted, and half the time its size
+// fixed to match.
+func mutateFrame(rng *rand.Rand, valid []byte) []byte {
+	b := append([]byte(nil), valid...)
+	for m := 1 + rng.Intn(4); m > 0 && len(b) > 4; m-- {
+		i := 4 + rng.Intn(len(b)-4)
+		switch rng.Intn(4) {
+		case 0:
+			b[i] ^= byte(1 << rng.Intn(8))
+		case 1:
+			b[i] = []byte{0x00, 0x7f, 0x80, 0xff}[rng.Intn(4)]
+		case 2:
+			b = append(b[:i], b[i+1:]...)
+		case 3:
+			b = append(b[:i], append([]byte{byte(rng.Intn(256))}, b[i:]...)...)
+		}
+	}
+	if rng.Intn(2) == 0 {
+		binary.BigEndian.PutUint32(b, uint32(len(b)-4))
+	}
+	return b
+}
+
 // hostileFrames are n frames drawn from rng: random bytes, valid requests
 // mutated (bytes flipped, inserted, removed, a size rewritten), truncated
 // frames, huge declared sizes, huge array counts, negative string lengths,
@@ -89,18 +130,6 @@ func hostileFrames(rng *rand.Rand, n int) [][]byte {
 	valid := validFrames()
 	var out [][]byte
 	out = append(out, issueFrames...)
-	withSize := func(b []byte) []byte {
-		return append(binary.BigEndian.AppendUint32(nil, uint32(len(b))), b...)
-	}
-	hdr := func(key, v int16) []byte {
-		b := binary.BigEndian.AppendUint16(nil, uint16(key))
-		b = binary.BigEndian.AppendUint16(b, uint16(v))
-		b = append(b, 0, 0, 0, 1, 0xff, 0xff)
-		if v >= 9 || key == 60 || key == 75 || (key == 18 && v >= 3) {
-			b = append(b, 0)
-		}
-		return b
-	}
 	for len(out) < n {
 		switch k := rng.Intn(10); k {
 		case 0: // random bytes
@@ -108,24 +137,7 @@ func hostileFrames(rng *rand.Rand, n int) [][]byte {
 			rng.Read(b)
 			out = append(out, withSize(b))
 		case 1, 2, 3: // a valid request, mutated
-			b := append([]byte(nil), valid[rng.Intn(len(valid))]...)
-			for m := 1 + rng.Intn(4); m > 0 && len(b) > 4; m-- {
-				i := 4 + rng.Intn(len(b)-4)
-				switch rng.Intn(4) {
-				case 0:
-					b[i] ^= byte(1 << rng.Intn(8))
-				case 1:
-					b[i] = []byte{0x00, 0x7f, 0x80, 0xff}[rng.Intn(4)]
-				case 2:
-					b = append(b[:i], b[i+1:]...)
-				case 3:
-					b = append(b[:i], append([]byte{byte(rng.Intn(256))}, b[i:]...)...)
-				}
-			}
-			if rng.Intn(2) == 0 {
-				binary.BigEndian.PutUint32(b, uint32(len(b)-4))
-			}
-			out = append(out, b)
+			out = append(out, mutateFrame(rng, valid[rng.Intn(len(valid))]))
 		case 4: // truncated: the size says more than is sent
 			b := valid[rng.Intn(len(valid))]
 			out = append(out, b[:rng.Intn(len(b))])

@@ -26,12 +26,15 @@
 //
 // With -upstream HOST:PORT[,...] it is instead a forwarding proxy in front
 // of a real cluster (upstream.go, forward.go): its cluster view comes from
-// upstream Metadata answers (clientview.Refresher), Metadata, DescribeCluster and
-// ApiVersions are answered from it, and every other request is forwarded to
-// the broker whose port the client dialled, with every broker address of
-// the answers rewritten to the proxy's ports (epoch/advertise). The cluster id is -cluster-id, else the
-// cluster.id of meta.properties beside the metadata directory, else
-// "kmeta-proxy".
+// upstream Metadata answers (clientview.Refresher); ApiVersions, Metadata,
+// DescribeCluster, FindCoordinator and DescribeTopicPartitions are answered
+// from it where it holds the answer (viewanswer.go, viewcoord.go), and
+// every other request is forwarded to the broker whose port the client
+// dialled, with every broker address of the answers rewritten to the
+// proxy's ports (epoch/advertise). -rack-first and -client-host PREFIX=HOST
+// give each client its own view of the broker list (advertise.Shaper). The
+// cluster id is -cluster-id, else the cluster.id of meta.properties beside
+// the metadata directory, else "kmeta-proxy".
 //
 // -demo serves a simulated cluster instead (delta/deltatest: three brokers,
 // topics orders, payments and __consumer_offsets, as Kafka's controller
@@ -141,39 +144,12 @@ func run(args []string, ready chan<- net.Addr) error {
 	if err := loader.Install(first, relay); err != nil {
 		return err
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	var dir string
-	if *demo {
-		*advertise = true
-		if err := loadDemo(loader); err != nil {
-			return err
-		}
-	} else {
-		dir = fs.Arg(0)
-		if st, err := os.Stat(filepath.Join(dir, record.MetadataPartitionDir)); err == nil && st.IsDir() {
-			dir = filepath.Join(dir, record.MetadataPartitionDir) // a log directory holding the partition
-		}
-		if err := loadDir(loader, dir); err != nil {
-			var le *dirfollow.LoadError
-			if !errors.As(err, &le) {
-				return err
-			}
-			log.Printf("proxy: %v", err) // loaded: serve it, the problems named
-		}
-		if *follow {
-			followed := make(chan struct{})
-			go func() {
-				defer close(followed)
-				if err := followDir(ctx, loader, dir); err != nil && !errors.Is(err, context.Canceled) {
-					log.Printf("proxy: following %s: %v", dir, err)
-				}
-			}()
-			defer func() { cancel(); <-followed }() // before loader.Close
-			if err := waitFirst(ctx, first, dir); err != nil {
-				return err
-			}
-		}
+	dir := fs.Arg(0)
+	*advertise = *advertise || *demo // the simulated brokers' hosts do not exist
+	stop, err := loadSource(loader, first, dir, *demo, *follow)
+	defer stop() // before loader.Close
+	if err != nil {
+		return err
 	}
 	if *clusterID == "" {
 		*clusterID = DefaultClusterID
@@ -184,31 +160,85 @@ func run(args []string, ready chan<- net.Addr) error {
 	if *listener == "" && loader.Image() != nil {
 		*listener = defaultListener(loader.Image())
 	}
-	addr := ""
-	if *advertise {
-		addr = ln.Addr().String()
-	}
-	s := NewServer(*listener, *clusterID, addr)
-	s.serveFenced = imgCfg.serveFenced
-	if *advertise {
-		host, _, _ := net.SplitHostPort(addr)
-		s.advertisePerBroker(host, up.brokerBase)
-		defer s.closePorts()
-	}
-	s.setLimits(*lim)
+	s := newImageServer(ln, *listener, *clusterID, *advertise, up.brokerBase, imgCfg, *lim)
+	defer s.stopPorts()
 	if err := relay.set(s); err != nil {
 		log.Printf("proxy: %v", err) // as the loader reports a publisher's fault
 	}
 	s.startEmpty(dir)
+	s.logStart(ln)
+	if ready != nil {
+		ready <- ln.Addr()
+	}
+	return s.Serve(ln)
+}
+
+// loadSource loads the demo cluster, or the directory dir (the partition
+// directory itself or a log directory holding it) and with follow keeps
+// following it from a goroutine of its own until stop is called, after
+// the first image is published.
+func loadSource(loader *publisher.Loader, first *firstImage, dir string, demo, follow bool) (stop func(), err error) {
+	stop = func() {}
+	if demo {
+		return stop, loadDemo(loader)
+	}
+	if st, err := os.Stat(filepath.Join(dir, record.MetadataPartitionDir)); err == nil && st.IsDir() {
+		dir = filepath.Join(dir, record.MetadataPartitionDir) // a log directory holding the partition
+	}
+	if err := loadDir(loader, dir); err != nil {
+		var le *dirfollow.LoadError
+		if !errors.As(err, &le) {
+			return stop, err
+		}
+		log.Printf("proxy: %v", err) // loaded: serve it, the problems named
+	}
+	if !follow {
+		return stop, nil
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	followed := make(chan struct{})
+	go func() {
+		defer close(followed)
+		if err := followDir(ctx, loader, dir); err != nil && !errors.Is(err, context.Canceled) {
+			log.Printf("proxy: following %s: %v", dir, err)
+		}
+	}()
+	stop = func() { cancel(); <-followed }
+	return stop, waitFirst(ctx, first, dir)
+}
+
+// newImageServer is the server of the image mode on ln: with advertise,
+// one port per broker id on ln's host (BASE+id with -broker-ports).
+func newImageServer(ln net.Listener, listener, clusterID string, advertise bool, base int, imgCfg *imageConfig, lim Limits) *Server {
+	addr := ""
+	if advertise {
+		addr = ln.Addr().String()
+	}
+	s := NewServer(listener, clusterID, addr)
+	s.serveFenced = imgCfg.serveFenced
+	if advertise {
+		host, _, _ := net.SplitHostPort(addr)
+		s.advertisePerBroker(host, base)
+	}
+	s.setLimits(lim)
+	return s
+}
+
+// stopPorts closes the per-broker listeners of -advertise, if any.
+func (s *Server) stopPorts() {
+	if s.closePorts != nil {
+		s.closePorts()
+	}
+}
+
+// logStart says what the server serves, and that -serve-fenced's answers
+// are not the cluster's state.
+func (s *Server) logStart(ln net.Listener) {
 	img := s.img.Load()
 	log.Printf("proxy: %d brokers, %d topics, listener %q, cluster %q, on %s", img.Cluster().NumBrokers(), img.Topics().Len(), s.rq.Listener, s.ans.Config().ClusterID, ln.Addr())
 	if s.serveFenced {
 		log.Printf("proxy: -serve-fenced: fenced brokers are answered as alive and leaderless partitions as led by their first ISR (else eligible leader) replica; this is not the cluster's state")
 	}
-	if ready != nil {
-		ready <- ln.Addr()
-	}
-	return s.Serve(ln)
 }
 
 // NewServer returns a server answering on listener for the cluster id; a

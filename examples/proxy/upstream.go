@@ -29,6 +29,7 @@ type upstreamConfig struct {
 	brokerBase int
 	timeout    time.Duration
 	rackFirst  bool
+	hosts      advertise.ClientHosts // -client-host
 	verify     bool
 }
 
@@ -38,6 +39,13 @@ func upstreamFlags(fs *flag.FlagSet) *upstreamConfig {
 	fs.IntVar(&c.brokerBase, "broker-ports", 0, "advertise broker id N on port BASE+N (default: a free port per broker, kept for the life of the proxy)")
 	fs.DurationVar(&c.timeout, "upstream-timeout", 30*time.Second, "longest wait for an upstream answer (request.timeout.ms)")
 	fs.BoolVar(&c.rackFirst, "rack-first", false, "order each client's broker list with its rack's brokers first (client.rack from Fetch requests)")
+	fs.Func("client-host", "PREFIX=HOST: advertise HOST (with the proxy's ports) to clients whose client.id starts with PREFIX, the longest prefix winning (repeatable; Bufstream-style host overrides by client id)", func(v string) error {
+		r, err := parseHostRule(v)
+		if err == nil {
+			c.hosts = append(c.hosts, r)
+		}
+		return err
+	})
 	fs.BoolVar(&c.verify, "verify", false, "decode every answer sent and log any broker address that is not one of the proxy's ports; log every upstream connection's local address")
 	return c
 }
@@ -46,9 +54,11 @@ func upstreamFlags(fs *flag.FlagSet) *upstreamConfig {
 // cluster view built from upstream Metadata answers (clientview.Refresher: the
 // view never goes back on a leader epoch, takes KIP-951 hints and refreshes
 // by clientview.Policy), advertises one port per upstream broker id
-// (advertise.Map, through brokerPorts), answers ApiVersions, Metadata and
-// DescribeCluster itself from the view with rewritten endpoints, and
-// forwards every other request to the broker whose port the client dialled
+// (advertise.Map, through brokerPorts), answers ApiVersions, Metadata,
+// DescribeCluster, FindCoordinator and DescribeTopicPartitions itself from
+// the view with rewritten endpoints where the view holds the answer
+// (viewcoord.go says when it does not), and forwards every other request
+// to the broker whose port the client dialled
 // (any broker on the bootstrap port), rewriting the addresses of the
 // responses (advertise.Rewriter).
 type Forwarder struct {
@@ -218,7 +228,7 @@ func (f *Forwarder) loadVersions(ctx context.Context) error {
 // rewriter only.
 func localVersions(key int16) (lo, hi int16, ok bool) {
 	switch key {
-	case 3, 18, 60:
+	case 3, 18:
 		for _, a := range wire.Supported {
 			if a.Key == key {
 				return a.Min, a.Max, true
@@ -352,6 +362,35 @@ func flexibleResponseHeader(key, version int16) bool {
 	return flexible
 }
 
+// parseHostRule parses -client-host's PREFIX=HOST (an empty prefix: every
+// client without a longer match).
+func parseHostRule(v string) (advertise.HostRule, error) {
+	prefix, host, ok := strings.Cut(v, "=")
+	if !ok || host == "" || strings.ContainsAny(host, " :/") {
+		return advertise.HostRule{}, fmt.Errorf("-client-host %q: want PREFIX=HOST", v)
+	}
+	return advertise.HostRule{ClientIDPrefix: prefix, Host: host}, nil
+}
+
+// shaperFor is the per-client view the flags ask for: -rack-first's order,
+// then -client-host's hosts; nil for neither.
+func shaperFor(cfg *upstreamConfig) advertise.Shaper {
+	var ss []advertise.Shaper
+	if cfg.rackFirst {
+		ss = append(ss, advertise.RackFirst{})
+	}
+	if len(cfg.hosts) > 0 {
+		ss = append(ss, cfg.hosts)
+	}
+	switch len(ss) {
+	case 0:
+		return nil
+	case 1:
+		return ss[0]
+	}
+	return advertise.Chain(ss...)
+}
+
 func splitSeeds(s string) []string {
 	var out []string
 	for _, p := range strings.Split(s, ",") {
@@ -380,12 +419,10 @@ func runUpstream(listen string, cfg *upstreamConfig, ready chan<- net.Addr) erro
 	ports := newBrokerPorts(host, cfg.brokerBase, func(ln net.Listener, id int32) { f.serveBroker(ln, id) })
 	defer ports.Close()
 	f = newForwarder(splitSeeds(cfg.seeds), cfg.timeout, ports)
-	if cfg.rackFirst {
-		f.rw.Shaper = advertise.RackFirst{}
-	}
+	f.rw.Shaper = shaperFor(cfg)
 	var ver *verifier
 	if cfg.verify {
-		ver = newVerifier(f, ln.Addr().String())
+		ver = newVerifier(f, ln.Addr().String(), cfg.hosts)
 	}
 	ctx, cancel := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer cancel()

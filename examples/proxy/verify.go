@@ -10,6 +10,8 @@ import (
 	"sync/atomic"
 
 	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/kmeta-go/kmeta/epoch/advertise"
 )
 
 // verifier is -verify: every answer the forwarder sends is decoded again and
@@ -21,6 +23,7 @@ import (
 type verifier struct {
 	f         *Forwarder
 	bootstrap string
+	hosts     map[string]bool // -client-host's hosts, which name the proxy too
 	checked   atomic.Int64
 	addrs     atomic.Int64
 	leaks     atomic.Int64
@@ -28,8 +31,11 @@ type verifier struct {
 	byKey     map[int16]int64
 }
 
-func newVerifier(f *Forwarder, bootstrap string) *verifier {
-	v := &verifier{f: f, bootstrap: bootstrap, byKey: map[int16]int64{}}
+func newVerifier(f *Forwarder, bootstrap string, hosts advertise.ClientHosts) *verifier {
+	v := &verifier{f: f, bootstrap: bootstrap, hosts: map[string]bool{}, byKey: map[int16]int64{}}
+	for _, h := range hosts {
+		v.hosts[h.Host] = true
+	}
 	f.onResponse = v.check
 	dial := f.dial
 	f.dial = func(ctx context.Context, network, addr string) (net.Conn, error) {
@@ -60,6 +66,10 @@ func (v *verifier) check(key, version int16, body []byte) {
 	ok := map[string]bool{v.bootstrap: true}
 	for _, a := range own {
 		ok[a] = true
+		_, port, _ := net.SplitHostPort(a)
+		for h := range v.hosts {
+			ok[net.JoinHostPort(h, port)] = true
+		}
 	}
 	walkAddrs(reflect.ValueOf(resp), func(host string, port int32) {
 		v.addrs.Add(1)

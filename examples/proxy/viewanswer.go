@@ -104,10 +104,18 @@ func topicAnswer(t *clientview.Topic) kmsg.MetadataResponseTopic {
 }
 
 // describeClusterAnswer answers DescribeCluster from the view
-// (KafkaApis.handleDescribeCluster): the view's brokers rewritten, its
-// controller id and cluster id. Controllers (EndpointType 2) are not
-// reachable through a broker proxy and are answered with none.
+// (KafkaApis.handleDescribeCluster on a broker): the view's brokers
+// rewritten, its controller id and cluster id. It returns nil, and the
+// request is forwarded, where the view does not hold the answer: a request
+// for controllers (EndpointType 2, KIP-919: a broker answers
+// MISMATCHED_ENDPOINT_TYPE, and controllers a client reaches through a
+// broker proxy are not listed, advertise.Rewriter), for fenced brokers
+// (v2, which a Metadata answer does not list) or for the cluster's
+// authorized operations.
 func (f *Forwarder) describeClusterAnswer(ctx context.Context, req *kmsg.DescribeClusterRequest, c *advertise.Client) *kmsg.DescribeClusterResponse {
+	if req.Version >= 1 && req.EndpointType != 1 || req.Version >= 2 && req.IncludeFencedBrokers || req.IncludeClusterAuthorizedOperations {
+		return nil
+	}
 	v, _ := f.refresh(ctx, false)
 	resp := kmsg.NewPtrDescribeClusterResponse()
 	resp.Version = req.Version
@@ -118,9 +126,6 @@ func (f *Forwarder) describeClusterAnswer(ctx context.Context, req *kmsg.Describ
 		resp.ClusterID = id
 	}
 	resp.ControllerID = v.ControllerID()
-	if req.Version >= 1 && req.EndpointType == 2 {
-		return resp
-	}
 	for _, b := range v.Brokers() {
 		db := kmsg.NewDescribeClusterResponseBroker()
 		db.NodeID, db.Host, db.Port, db.Rack = b.NodeID(), b.Host(), b.Port(), rackOf(b)
@@ -132,13 +137,39 @@ func (f *Forwarder) describeClusterAnswer(ctx context.Context, req *kmsg.Describ
 
 // apiVersionsAnswer is upstream's ApiVersions answer narrowed to what the
 // proxy can parse and rewrite (advertise.Intersect), at the request's
-// version, with upstream's features.
-func (f *Forwarder) apiVersionsAnswer(req *kmsg.ApiVersionsRequest) *kmsg.ApiVersionsResponse {
-	up := f.versions.Load()
+// version, with upstream's features; an invalid request is answered
+// INVALID_REQUEST and a v5 request naming another cluster, or another node
+// than the broker id of the port it came to (any broker of the view on the
+// bootstrap port), REBOOTSTRAP_REQUIRED (KIP-1242), as
+// KafkaApis.handleApiVersionsRequest answers them, without API keys.
+func (f *Forwarder) apiVersionsAnswer(req *kmsg.ApiVersionsRequest, broker int32) *kmsg.ApiVersionsResponse {
 	resp := kmsg.NewPtrApiVersionsResponse()
-	*resp = *up
 	resp.Version = req.Version
+	switch {
+	case !apiVersionsValid(req):
+		resp.ErrorCode = errInvalidRequest
+	case req.Version >= 5 && req.ClusterID != nil && !f.isNode(*req.ClusterID, req.NodeID, broker):
+		resp.ErrorCode = errRebootstrapRequired
+	default:
+		*resp = *f.versions.Load()
+		resp.Version = req.Version
+	}
 	return resp
+}
+
+// isNode reports whether a client expecting node id of cluster clusterID
+// is where it meant to be on the port of broker (-1: the bootstrap port,
+// which answers for every broker of the view).
+func (f *Forwarder) isNode(clusterID string, id, broker int32) bool {
+	v := f.ref.View()
+	if cid, ok := v.ClusterID(); !ok || cid != clusterID {
+		return false
+	}
+	if broker >= 0 {
+		return id == broker
+	}
+	_, ok := v.Broker(id)
+	return ok
 }
 
 // rackOf is a view broker's rack as Kafka's answers carry it (nil: none).
