@@ -401,9 +401,11 @@ func (l *Loader) loadBatchSpan(b *Batch, last int64) error {
 func estimateSize(b *Batch) int {
 	n := record.BatchHeaderSize
 	for i, r := range b.Records {
-		v, err := record.Size(r, r.HighestVersion())
-		if err != nil {
-			v = 0
+		v := 0
+		if r != nil { // a nil record was reported as a replay fault
+			if n, err := record.Size(r, r.HighestVersion()); err == nil {
+				v = n
+			}
 		}
 		n += record.RecordSize(int32(i), -1, v)
 	}
@@ -458,7 +460,7 @@ func (l *Loader) replay(off int64, r record.Record) error {
 		l.tx = txNone
 	}
 	l.hasSeenRecord = true
-	if err := l.d.Replay(r); err != nil {
+	if err := l.d.ReplayAt(off, r); err != nil {
 		return l.replayFault(off, r, err)
 	}
 	return nil
@@ -467,7 +469,7 @@ func (l *Loader) replay(off int64, r record.Record) error {
 // replayFault reports a record the loader could not replay, and in Halt
 // mode halts.
 func (l *Loader) replayFault(off int64, r record.Record, err error) error {
-	re := &ReplayError{Offset: off, Record: r, Err: err}
+	re := &ReplayError{Offset: off, Batch: -1, Index: -1, Record: r, Err: err}
 	l.setStats(func(s *Stats) { s.ReplayErrors++ })
 	l.fault(&Fault{Kind: FaultReplay, Offset: off, Err: re})
 	if l.mustHalt(err) {
@@ -644,12 +646,13 @@ func (l *Loader) LoadSnapshot(s Snapshot) error {
 		p = image.EmptyProvenance
 	}
 	i := 0
-	return l.loadSnapshot(p, fmt.Sprintf("snapshot %d-%d", s.LastContainedOffset+1, s.LastContainedEpoch), func() ([]record.Record, int64, error) {
+	id := record.SnapshotID{EndOffset: s.LastContainedOffset + 1, Epoch: s.LastContainedEpoch}
+	return l.loadSnapshot(p, id, fmt.Sprintf("snapshot %d-%d", id.EndOffset, id.Epoch), func() ([]record.Record, int64, error) {
 		if i > 0 {
 			return nil, 0, io.EOF
 		}
 		i++
-		return s.Records, 0, nil
+		return s.Records, -1, nil
 	})
 }
 
@@ -666,7 +669,7 @@ func (l *Loader) LoadSnapshotReader(r *record.SnapshotReader) error {
 	if v, ok := r.KRaftVersion(); ok {
 		defer func() { l.kraftVersion = v; l.setStats(func(s *Stats) { s.KRaftVersion = v }) }()
 	}
-	return l.loadSnapshot(p, r.Name(), func() ([]record.Record, int64, error) {
+	return l.loadSnapshot(p, r.ID(), r.Name(), func() ([]record.Record, int64, error) {
 		for {
 			b, err := r.Next()
 			if err != nil {
@@ -688,10 +691,11 @@ func (l *Loader) LoadSnapshotReader(r *record.SnapshotReader) error {
 	})
 }
 
-// loadSnapshot is MetadataLoader's snapshot load. next returns the records
-// of the snapshot chunk by chunk with the offset (inside the snapshot) of
-// the first, and io.EOF at the end.
-func (l *Loader) loadSnapshot(p image.Provenance, name string, next func() ([]record.Record, int64, error)) error {
+// loadSnapshot is MetadataLoader's snapshot load of the snapshot id, called
+// name in logs. next returns the records of the snapshot batch by batch with
+// the batch's base offset inside the snapshot (-1 for a list of records),
+// and io.EOF at the end.
+func (l *Loader) loadSnapshot(p image.Provenance, id record.SnapshotID, name string, next func() ([]record.Record, int64, error)) error {
 	if l.closed {
 		return ErrClosed
 	}
@@ -709,9 +713,9 @@ func (l *Loader) loadSnapshot(p image.Provenance, name string, next func() ([]re
 		for i, r := range recs {
 			n++
 			if err := d.Replay(r); err != nil {
-				re := &ReplayError{Offset: base + int64(i), Record: r, Err: fmt.Errorf("%s: %w", name, err)}
+				re := &ReplayError{Offset: -1, Snapshot: &id, Batch: base, Index: i, Record: r, Err: err}
 				l.setStats(func(s *Stats) { s.ReplayErrors++ })
-				l.fault(&Fault{Kind: FaultReplay, Offset: re.Offset, Err: re})
+				l.fault(&Fault{Kind: FaultReplay, Offset: p.LastContainedOffset, Err: re})
 				if l.mustHalt(err) {
 					return l.halt(re)
 				}

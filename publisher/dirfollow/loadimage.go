@@ -55,11 +55,11 @@ func LoadImage(dir string) (*image.Image, error) {
 //
 // As with LoadImage, records the loader skipped (Kafka's broker skips a
 // record its replay rejects) are returned with the image in a *LoadError,
-// each a *RecordError naming the file, the batch's byte position and the
-// record's offset. An error that stops the load is returned as the loader
-// reports it; a *publisher.ReplayError in it carries the record's offset in
-// the file (for a bootstrap.checkpoint too, whose records the loader sees as
-// a list).
+// each a *RecordError naming the file and the batch's byte position. An
+// error that stops the load (a record only a newer Kafka writes halts the
+// loader in every mode) is a *RecordError naming the file too, around the
+// loader's error: a *publisher.ReplayError names the record's log offset, or
+// for a snapshot or bootstrap.checkpoint its place in the file.
 func LoadPath(path string) (*image.Image, error) {
 	st, err := os.Stat(path)
 	if err != nil {
@@ -102,12 +102,9 @@ func LoadPath(path string) (*image.Image, error) {
 			s.Records = append(s.Records, r)
 		}
 		if err := l.LoadSnapshot(s); err != nil {
-			// The loader names a snapshot's record by its index in the list.
-			var re *publisher.ReplayError
-			if errors.As(err, &re) && re.Offset >= 0 && re.Offset < int64(len(entries)) {
-				re.Offset = entries[re.Offset].Offset
-			}
-			return nil, err
+			// The loader's *publisher.ReplayError names the record by its
+			// index among the file's records.
+			return nil, &RecordError{File: path, Position: -1, Offset: -1, Err: err}
 		}
 		l.SetHighWatermark(0)
 	case strings.HasSuffix(name, record.SnapshotSuffix):
@@ -117,7 +114,10 @@ func LoadPath(path string) (*image.Image, error) {
 		}
 		defer s.Close()
 		if err := l.LoadSnapshotReader(s); err != nil {
-			return nil, err
+			if ce := (*record.CorruptionError)(nil); errors.As(err, &ce) {
+				return nil, err // it names the file
+			}
+			return nil, &RecordError{File: path, Position: -1, Offset: s.LastContainedLogOffset(), Err: err}
 		}
 		l.SetHighWatermark(s.ID().EndOffset)
 	default:
@@ -137,7 +137,7 @@ func LoadPath(path string) (*image.Image, error) {
 			}
 			batchPos = b.Position
 			if err := l.LoadRecordBatch(b); err != nil {
-				return nil, err
+				return nil, &RecordError{File: path, Position: b.Position, Offset: b.BaseOffset, Err: err}
 			}
 			next = b.NextOffset()
 		}
