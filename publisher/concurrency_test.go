@@ -19,7 +19,7 @@ import (
 func TestConcurrentReadersSeeWholeCommits(t *testing.T) {
 	const commits = 10000
 	const readers = 8
-	l := NewLoader(Options{})
+	l := NewLoader(Config{})
 	cache := NewCache("")
 	must(t, l.Install(cache))
 	l.SetHighWatermark(0)
@@ -115,7 +115,7 @@ func TestConcurrentReadersSeeWholeCommits(t *testing.T) {
 // gap, and are closed exactly once after removal.
 func TestInstallRemoveWhileFeeding(t *testing.T) {
 	const commits = 3000
-	l := NewLoader(Options{})
+	l := NewLoader(Config{})
 	l.SetHighWatermark(0)
 	f := &feed{}
 	must(t, l.HandleCommit(f.batch(topicRec("a", 1), partRec(1, 0, 0))))

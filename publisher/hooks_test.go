@@ -26,7 +26,7 @@ func TestHooksCarryTheLoaderMetrics(t *testing.T) {
 	var caught []image.Provenance
 	var faultKinds []FaultKind
 	var logs bytes.Buffer
-	l := NewLoader(Options{
+	l := NewLoader(Config{
 		Logger: slog.New(slog.NewTextHandler(&logs, nil)),
 		Hooks: Hooks{
 			BatchLoaded:    func(b BatchInfo) { batches = append(batches, b) },

@@ -47,8 +47,8 @@ func (s txState) open() bool { return s == txStarted || s == txContinued }
 // WaitForOffset and Stats. Readers use them or the Cache publisher; none
 // waits for the loader's work.
 type Loader struct {
-	opts Options
-	log  *slog.Logger
+	cfg Config
+	log *slog.Logger
 
 	// Everything below is owned by the loader's goroutine (Kafka's single
 	// event thread) except board, loaded and stats, which readers load.
@@ -78,7 +78,7 @@ type Loader struct {
 	listeners map[int]func(*Fault)
 	nextID    int
 
-	board  genPointer
+	board  latestPublication
 	loaded atomic.Pointer[image.Image] // img, for Image()
 
 	smu   sync.Mutex // guards stats, for Stats on any goroutine
@@ -94,8 +94,8 @@ type entry struct {
 
 // NewLoader returns a loader holding the empty image, catching up, with no
 // publishers.
-func NewLoader(opts Options) *Loader {
-	l := &Loader{opts: opts, log: opts.Logger}
+func NewLoader(cfg Config) *Loader {
+	l := &Loader{cfg: cfg, log: cfg.Logger}
 	if l.log == nil {
 		l.log = slog.New(slog.DiscardHandler)
 	}
@@ -106,7 +106,7 @@ func NewLoader(opts Options) *Loader {
 	l.leader = UnknownLeader
 	l.kraftVersion = -1
 	l.board.publish(nil, false)
-	l.timed = opts.Hooks.Published != nil || opts.Hooks.CommitHandled != nil
+	l.timed = cfg.Hooks.Published != nil || cfg.Hooks.CommitHandled != nil
 	l.stats = Stats{LastApplied: image.EmptyProvenance, Loaded: image.EmptyProvenance, HighWatermark: -1, Leader: UnknownLeader, KRaftVersion: -1}
 	return l
 }
@@ -216,7 +216,7 @@ func (l *Loader) stillCatchingUp(offset int64) bool {
 	p := l.img.Provenance()
 	l.log.Info("finished catching up to the current high water mark", "offset", offset, "highWatermark", l.hw)
 	l.setStats(func(s *Stats) { s.CaughtUp = true })
-	if h := l.opts.Hooks.CaughtUp; h != nil {
+	if h := l.cfg.Hooks.CaughtUp; h != nil {
 		h(p)
 	}
 	return false
@@ -242,7 +242,7 @@ func (l *Loader) setLeader(le LeaderAndEpoch) {
 	}
 	l.leader = le
 	l.setStats(func(s *Stats) { s.Leader = le })
-	if h := l.opts.Hooks.LeaderChanged; h != nil {
+	if h := l.cfg.Hooks.LeaderChanged; h != nil {
 		h(le)
 	}
 	for _, e := range l.readyEntries() {
@@ -392,7 +392,7 @@ func (l *Loader) loadBatchSpan(b *Batch, last int64) error {
 	l.numBytes += int64(size)
 	l.numBatches++
 	l.elapsed += el
-	if h := l.opts.Hooks.BatchLoaded; h != nil {
+	if h := l.cfg.Hooks.BatchLoaded; h != nil {
 		h(BatchInfo{BaseOffset: b.BaseOffset, LastOffset: last, Epoch: b.Epoch, Records: len(b.Records) + len(b.Control), Bytes: size, Control: len(b.Control) > 0, Elapsed: el})
 	}
 	return nil
@@ -482,7 +482,7 @@ func (l *Loader) replayFault(off int64, r record.Record, err error) error {
 // mode, and in every mode for a record only a newer Kafka can have written
 // (delta.ErrNewerVersion), which no image kmeta builds could represent.
 func (l *Loader) mustHalt(err error) bool {
-	return l.opts.ReplayErrors == Halt || errors.Is(err, delta.ErrNewerVersion)
+	return l.cfg.ReplayErrors == Halt || errors.Is(err, delta.ErrNewerVersion)
 }
 
 // halt discards everything loaded since the last good image and refuses
@@ -508,7 +508,7 @@ func (l *Loader) commit(start time.Time, batches int) error {
 		l.log.Debug("not publishing: a metadata transaction is still open", "offset", l.lastOffset, "batches", l.numBatches)
 	}
 	l.setStats(func(s *Stats) { s.Commits++ })
-	if h := l.opts.Hooks.CommitHandled; h != nil {
+	if h := l.cfg.Hooks.CommitHandled; h != nil {
 		h(CommitInfo{LastOffset: l.lastOffset, Epoch: l.lastEpoch, Batches: batches, Published: published, Elapsed: since(start)})
 	}
 	return l.halted
@@ -529,7 +529,7 @@ func (l *Loader) emit(d *delta.Delta, m Manifest) bool {
 	if err != nil {
 		l.setStats(func(s *Stats) { s.ApplyErrors++ })
 		l.fault(&Fault{Kind: FaultApply, Offset: m.Provenance.LastContainedOffset, Err: err})
-		if l.opts.ReplayErrors == Halt {
+		if l.cfg.ReplayErrors == Halt {
 			l.halt(err)
 			return false
 		}
@@ -576,7 +576,7 @@ func (l *Loader) publish(d *delta.Delta, img *image.Image, m Manifest, apply tim
 		s.Loaded = img.Provenance()
 		s.Publications++
 	})
-	if h := l.opts.Hooks.Published; h != nil {
+	if h := l.cfg.Hooks.Published; h != nil {
 		mv, _ := img.Features().MetadataVersion()
 		if !dispatch {
 			m = Manifest{Type: SnapshotLoad, Provenance: img.Provenance()}
@@ -605,12 +605,12 @@ func clearEntries(s []*entry) []*entry {
 
 // fault counts nothing itself: it calls the hook and the handler.
 func (l *Loader) fault(f *Fault) {
-	if h := l.opts.Hooks.Fault; h != nil {
+	if h := l.cfg.Hooks.Fault; h != nil {
 		h(f)
 	}
 	l.notifyFaultListeners(f)
-	if l.opts.FaultHandler != nil {
-		l.opts.FaultHandler(l, f)
+	if l.cfg.FaultHandler != nil {
+		l.cfg.FaultHandler(l, f)
 		return
 	}
 	l.log.Error("metadata loader fault", "kind", f.Kind.String(), "publisher", f.Publisher, "offset", f.Offset, "err", f.Err)
@@ -730,7 +730,7 @@ func (l *Loader) loadSnapshot(p image.Provenance, id record.SnapshotID, name str
 		l.setStats(func(s *Stats) { s.ApplyErrors++ })
 		f := &Fault{Kind: FaultApply, Offset: p.LastContainedOffset, Err: fmt.Errorf("%s: %w", name, err)}
 		l.fault(f)
-		if l.opts.ReplayErrors == Halt {
+		if l.cfg.ReplayErrors == Halt {
 			return l.halt(f)
 		}
 		return f
@@ -746,7 +746,7 @@ func (l *Loader) loadSnapshot(p image.Provenance, id record.SnapshotID, name str
 	})
 	el := time.Since(start)
 	l.log.Info("loaded snapshot", "snapshot", name, "offset", p.LastContainedOffset, "records", n, "elapsed", el)
-	if h := l.opts.Hooks.SnapshotLoaded; h != nil {
+	if h := l.cfg.Hooks.SnapshotLoaded; h != nil {
 		h(SnapshotInfo{Provenance: p, Records: n, Elapsed: el, Loads: loads})
 	}
 	if !l.stillCatchingUp(p.LastContainedOffset) {

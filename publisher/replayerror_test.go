@@ -33,7 +33,7 @@ func TestReplayErrorOneFactPerLayer(t *testing.T) {
 
 	t.Run("snapshot", func(t *testing.T) {
 		var fs faults
-		l := NewLoader(Options{ReplayErrors: Halt, FaultHandler: fs.handler})
+		l := NewLoader(Config{ReplayErrors: Halt, FaultHandler: fs.handler})
 		defer l.Close()
 		cache := NewCache("")
 		must(t, l.Install(cache))
@@ -62,7 +62,7 @@ func TestReplayErrorOneFactPerLayer(t *testing.T) {
 
 	t.Run("log", func(t *testing.T) {
 		var fs faults
-		l := NewLoader(Options{FaultHandler: fs.handler})
+		l := NewLoader(Config{FaultHandler: fs.handler})
 		defer l.Close()
 		must(t, l.LoadBatch(Batch{BaseOffset: 0, Epoch: 1, Records: []record.Record{topicRec("a", 1)}}))
 		must(t, l.LoadBatch(Batch{BaseOffset: 1, Epoch: 1, Records: []record.Record{orphan, nil, end()}}))

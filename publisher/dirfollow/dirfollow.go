@@ -19,7 +19,7 @@
 // loader's own faults for records it skipped), naming the file, the byte
 // position of the batch and the offset.
 //
-//	l := publisher.NewLoader(publisher.Options{})
+//	l := publisher.NewLoader(publisher.Config{})
 //	cache := publisher.NewCache("")
 //	l.Install(cache)
 //	if err := dirfollow.Load(l, dir); err != nil { ... }

@@ -33,7 +33,7 @@ func badDir(t *testing.T, snapshot bool) (*record.MemFS, record.Record) {
 	mem := &record.MemFS{}
 	var buf bytes.Buffer
 	id := record.SnapshotID{EndOffset: 1000, Epoch: 3}
-	w, err := record.NewSnapshotWriter(&buf, id, record.SnapshotOptions{})
+	w, err := record.NewSnapshotWriter(&buf, id, record.SnapshotWriterConfig{})
 	must(t, err)
 	for _, r := range snap {
 		must(t, w.AppendRecord(r, r.HighestVersion()))
@@ -87,7 +87,7 @@ func TestLoadErrorsAddOneFactPerLayer(t *testing.T) {
 			js, err := orphan.AppendJSON(nil, orphan.HighestVersion())
 			must(t, err)
 			var faults []*publisher.Fault
-			l := publisher.NewLoader(publisher.Options{ReplayErrors: tc.mode, FaultHandler: func(_ *publisher.Loader, f *publisher.Fault) { faults = append(faults, f) }})
+			l := publisher.NewLoader(publisher.Config{ReplayErrors: tc.mode, FaultHandler: func(_ *publisher.Loader, f *publisher.Fault) { faults = append(faults, f) }})
 			defer l.Close()
 			cache := publisher.NewCache("")
 			must(t, l.Install(cache))

@@ -26,7 +26,7 @@ func LoadImage(dir string) (*image.Image, error) {
 	if st, err := os.Stat(filepath.Join(dir, record.MetadataPartitionDir)); err == nil && st.IsDir() {
 		dir = filepath.Join(dir, record.MetadataPartitionDir)
 	}
-	l := publisher.NewLoader(publisher.Options{})
+	l := publisher.NewLoader(publisher.Config{})
 	defer l.Close()
 	cache := publisher.NewCache("dirfollow.LoadImage")
 	if err := l.Install(cache); err != nil {
@@ -68,7 +68,7 @@ func LoadPath(path string) (*image.Image, error) {
 	if st.IsDir() {
 		return LoadImage(path)
 	}
-	l := publisher.NewLoader(publisher.Options{FaultHandler: func(*publisher.Loader, *publisher.Fault) {}})
+	l := publisher.NewLoader(publisher.Config{FaultHandler: func(*publisher.Loader, *publisher.Fault) {}})
 	defer l.Close()
 	skipped := &LoadError{Dir: path}
 	batchPos := int64(-1)

@@ -102,7 +102,7 @@ func ImagesAt(path string, points ...Point) ([]*image.Image, error) {
 		return nil, err
 	}
 	defer l.close()
-	ld := publisher.NewLoader(publisher.Options{})
+	ld := publisher.NewLoader(publisher.Config{})
 	defer ld.Close()
 	last := int64(-1)
 	if l.snap != nil {

@@ -21,10 +21,10 @@ import (
 //
 // A Builder is used by one goroutine.
 type Builder struct {
-	opts Options
-	lim  int // 0: no limit
-	h    *History
-	chk  checker
+	cfg BuilderConfig
+	lim int // 0: no limit
+	h   *History
+	chk checker
 
 	cur   *image.Image // the image after the last applied unit
 	d     *delta.Delta // records since cur
@@ -61,10 +61,10 @@ type brokerNow struct {
 }
 
 // NewBuilder returns an empty builder.
-func NewBuilder(opts Options) *Builder {
+func NewBuilder(cfg BuilderConfig) *Builder {
 	b := &Builder{
-		opts: opts,
-		lim:  opts.limit(),
+		cfg: cfg,
+		lim: cfg.limit(),
 		h: &History{
 			brokers:    map[int32]*BrokerHistory{},
 			partitions: map[TopicPartition]*PartitionHistory{},
@@ -290,7 +290,7 @@ func snapshotImage(path string) (*image.Image, error) {
 		return nil, err
 	}
 	defer s.Close()
-	ld := publisher.NewLoader(publisher.Options{})
+	ld := publisher.NewLoader(publisher.Config{})
 	defer ld.Close()
 	if err := ld.LoadSnapshotReader(s); err != nil {
 		return nil, err

@@ -32,7 +32,7 @@ func Read(path string, opts Options) (*History, error) {
 		return nil, err
 	}
 	defer l.close()
-	b := NewBuilder(opts)
+	b := NewBuilder(BuilderConfig(opts))
 	b.verify = l.later
 	err = l.feed(b, nil)
 	return b.Finish(), err
