@@ -78,12 +78,10 @@ var oversized = [...]string{
 	"publisher/dirfollow/soak_test.go TestSoakFollowOneHour",
 	"publisher/dirfollow/states_test.go TestFollowEveryDirectoryState",
 	"publisher/history/at.go ImagesAt",
-	"publisher/history/builder.go",
 	"publisher/history/builder.go Builder.replay",
 	"publisher/history/check_test.go brokenLogs",
 	"publisher/history/source.go openLog",
 	"publisher/hooks_test.go TestHooksCarryTheLoaderMetrics",
-	"publisher/loader.go",
 }
 
 // TestSizes: no hand-written Go file of the repository (nested modules and
