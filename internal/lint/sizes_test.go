@@ -74,7 +74,6 @@ var oversized = [...]string{
 	"internal/recordgen/parse.go parser.fieldLine",
 	"internal/wire/wire_test.go randomRequest",
 	"publisher/concurrency_test.go TestConcurrentReadersSeeWholeCommits",
-	"publisher/dirfollow/loadimage.go LoadPath",
 	"publisher/dirfollow/soak_test.go TestSoakFollowOneHour",
 	"publisher/dirfollow/states_test.go TestFollowEveryDirectoryState",
 	"publisher/history/at.go ImagesAt",
