@@ -71,7 +71,6 @@ var oversized = [...]string{
 	"image/json.go WriteJSON",
 	"image/write.go Image.Write",
 	"internal/recordgen/parse.go parser.fieldLine",
-	"internal/wire/wire_test.go randomRequest",
 	"publisher/concurrency_test.go TestConcurrentReadersSeeWholeCommits",
 	"publisher/dirfollow/soak_test.go TestSoakFollowOneHour",
 	"publisher/dirfollow/states_test.go TestFollowEveryDirectoryState",
