@@ -68,7 +68,6 @@ var oversized = [...]string{
 	"image/authz/model_test.go model.authorizeByResourceType",
 	"image/authz/model_test.go model.wildcardScanFails",
 	"image/authz/standard.go Standard.authorizeByResourceType",
-	"image/json.go WriteJSON",
 	"image/write.go Image.Write",
 	"internal/recordgen/parse.go parser.fieldLine",
 	"publisher/concurrency_test.go TestConcurrentReadersSeeWholeCommits",
