@@ -49,7 +49,6 @@ var oversized = [...]string{
 	"examples/metadump/cdp_test.go startBrowser",
 	"examples/metadump/imagediff.go diffImages",
 	"examples/metadump/lineedit.go lineEditor.readLine",
-	"examples/metadump/main.go runIO",
 	"examples/metadump/shell_pty_test.go TestShellInteractiveOverPTY",
 	"examples/metadump/timeline.go",
 	"examples/metadump/timeline.go buildTimeline",
