@@ -72,7 +72,6 @@ var oversized = [...]string{
 	"publisher/concurrency_test.go TestConcurrentReadersSeeWholeCommits",
 	"publisher/dirfollow/soak_test.go TestSoakFollowOneHour",
 	"publisher/dirfollow/states_test.go TestFollowEveryDirectoryState",
-	"publisher/history/builder.go Builder.replay",
 	"publisher/history/check_test.go brokenLogs",
 	"publisher/history/source.go openLog",
 	"publisher/hooks_test.go TestHooksCarryTheLoaderMetrics",

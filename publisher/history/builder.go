@@ -376,34 +376,8 @@ func (b *Builder) reject(pos Position, r record.Record, err error) {
 // replay replays one data record and records what it changed.
 func (b *Builder) replay(pos Position, r record.Record) {
 	switch r := r.(type) {
-	case *record.BeginTransactionRecord:
-		if err := b.apply(); err != nil {
-			b.reject(pos, r, err)
-			return
-		}
-		name := ""
-		if r.Name != nil {
-			name = *r.Name
-		}
-		b.inTx, b.txBase, b.pending = true, b.cur, nil
-		b.change(pos, r, ChangeTransaction, name, "begin")
-		return
-	case *record.EndTransactionRecord:
-		if !b.inTx {
-			return
-		}
-		b.inTx = false
-		for _, fn := range b.pending {
-			fn()
-		}
-		b.pending = nil
-		b.change(pos, r, ChangeTransaction, "", "end")
-		return
-	case *record.AbortTransactionRecord:
-		if b.inTx {
-			b.abortTx(pos)
-		}
-		b.change(pos, r, ChangeTransaction, "", "abort")
+	case *record.BeginTransactionRecord, *record.EndTransactionRecord, *record.AbortTransactionRecord:
+		b.replayMarker(pos, r)
 		return
 	case *record.PartitionRecord:
 		before, existed := b.d.Partition(r.TopicID, r.PartitionID)
@@ -466,6 +440,40 @@ func (b *Builder) replay(pos Position, r record.Record) {
 	}
 	b.dirty = true
 	b.otherChange(pos, r)
+}
+
+// replayMarker follows a transaction marker: Begin starts holding the
+// events of the transaction, End releases them, Abort drops them with the
+// transaction's changes.
+func (b *Builder) replayMarker(pos Position, r record.Record) {
+	switch r := r.(type) {
+	case *record.BeginTransactionRecord:
+		if err := b.apply(); err != nil {
+			b.reject(pos, r, err)
+			return
+		}
+		name := ""
+		if r.Name != nil {
+			name = *r.Name
+		}
+		b.inTx, b.txBase, b.pending = true, b.cur, nil
+		b.change(pos, r, ChangeTransaction, name, "begin")
+	case *record.EndTransactionRecord:
+		if !b.inTx {
+			return
+		}
+		b.inTx = false
+		for _, fn := range b.pending {
+			fn()
+		}
+		b.pending = nil
+		b.change(pos, r, ChangeTransaction, "", "end")
+	case *record.AbortTransactionRecord:
+		if b.inTx {
+			b.abortTx(pos)
+		}
+		b.change(pos, r, ChangeTransaction, "", "abort")
+	}
 }
 
 func (b *Builder) abortTx(pos Position) {
