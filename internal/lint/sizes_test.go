@@ -74,7 +74,6 @@ var oversized = [...]string{
 	"publisher/dirfollow/states_test.go TestFollowEveryDirectoryState",
 	"publisher/history/check_test.go brokenLogs",
 	"publisher/history/source.go openLog",
-	"publisher/hooks_test.go TestHooksCarryTheLoaderMetrics",
 }
 
 // TestSizes: no hand-written Go file of the repository (nested modules and
