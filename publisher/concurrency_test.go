@@ -34,24 +34,9 @@ func TestConcurrentReadersSeeWholeCommits(t *testing.T) {
 		wg.Add(1)
 		go func(r int) {
 			defer wg.Done()
-			last := int64(-1)
-			for !stop.Load() {
-				img := cache.Load()
-				a, _ := img.Topic("left")
-				b, _ := img.Topic("right")
-				pa, _ := a.Partition(0)
-				pb, _ := b.Partition(0)
-				if pa.Leader() != pb.Leader() || pa.LeaderEpoch() != pb.LeaderEpoch() {
-					errs <- fmt.Errorf("reader %d at offset %d: left %d/%d, right %d/%d", r, img.Provenance().LastContainedOffset, pa.Leader(), pa.LeaderEpoch(), pb.Leader(), pb.LeaderEpoch())
-					return
-				}
-				off := img.Provenance().LastContainedOffset
-				if off < last {
-					errs <- fmt.Errorf("reader %d: offset went back from %d to %d", r, last, off)
-					return
-				}
-				last = off
-				reads[r]++
+			var err error
+			if reads[r], err = readWholeCommits(cache, r, &stop); err != nil {
+				errs <- err
 			}
 		}(r)
 	}
@@ -107,6 +92,31 @@ func TestConcurrentReadersSeeWholeCommits(t *testing.T) {
 	if woken == 0 {
 		t.Errorf("watcher never woken")
 	}
+}
+
+// readWholeCommits is reader r of TestConcurrentReadersSeeWholeCommits: it
+// reads cache until stop, checking that every image holds both topics of a
+// commit at the same leader and epoch and that offsets never go back, and
+// returns the number of images read.
+func readWholeCommits(cache *Cache, r int, stop *atomic.Bool) (int, error) {
+	last, reads := int64(-1), 0
+	for !stop.Load() {
+		img := cache.Load()
+		a, _ := img.Topic("left")
+		b, _ := img.Topic("right")
+		pa, _ := a.Partition(0)
+		pb, _ := b.Partition(0)
+		if pa.Leader() != pb.Leader() || pa.LeaderEpoch() != pb.LeaderEpoch() {
+			return reads, fmt.Errorf("reader %d at offset %d: left %d/%d, right %d/%d", r, img.Provenance().LastContainedOffset, pa.Leader(), pa.LeaderEpoch(), pb.Leader(), pb.LeaderEpoch())
+		}
+		off := img.Provenance().LastContainedOffset
+		if off < last {
+			return reads, fmt.Errorf("reader %d: offset went back from %d to %d", r, last, off)
+		}
+		last = off
+		reads++
+	}
+	return reads, nil
 }
 
 // TestInstallRemoveWhileFeeding: publishers installed and removed through

@@ -69,7 +69,6 @@ var oversized = [...]string{
 	"image/authz/standard.go Standard.authorizeByResourceType",
 	"image/write.go Image.Write",
 	"internal/recordgen/parse.go parser.fieldLine",
-	"publisher/concurrency_test.go TestConcurrentReadersSeeWholeCommits",
 	"publisher/dirfollow/soak_test.go TestSoakFollowOneHour",
 	"publisher/dirfollow/states_test.go TestFollowEveryDirectoryState",
 	"publisher/history/check_test.go brokenLogs",
