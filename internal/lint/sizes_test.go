@@ -72,7 +72,6 @@ var oversized = [...]string{
 	"publisher/dirfollow/soak_test.go TestSoakFollowOneHour",
 	"publisher/dirfollow/states_test.go TestFollowEveryDirectoryState",
 	"publisher/history/check_test.go brokenLogs",
-	"publisher/history/source.go openLog",
 }
 
 // TestSizes: no hand-written Go file of the repository (nested modules and
