@@ -68,7 +68,6 @@ var oversized = [...]string{
 	"image/authz/model_test.go model.wildcardScanFails",
 	"image/authz/standard.go Standard.authorizeByResourceType",
 	"image/write.go Image.Write",
-	"internal/recordgen/parse.go parser.fieldLine",
 	"publisher/dirfollow/soak_test.go TestSoakFollowOneHour",
 	"publisher/dirfollow/states_test.go TestFollowEveryDirectoryState",
 	"publisher/history/check_test.go brokenLogs",
