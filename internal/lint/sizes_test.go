@@ -70,7 +70,6 @@ var oversized = [...]string{
 	"image/write.go Image.Write",
 	"publisher/dirfollow/soak_test.go TestSoakFollowOneHour",
 	"publisher/dirfollow/states_test.go TestFollowEveryDirectoryState",
-	"publisher/history/check_test.go brokenLogs",
 }
 
 // TestSizes: no hand-written Go file of the repository (nested modules and
