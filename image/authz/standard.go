@@ -572,9 +572,13 @@ func (s *Standard) authorizeByResourceType(req *request, rt ResourceType) bool {
 			}
 		}
 	}
-	if wildcardAllow {
-		return true
-	}
+	return wildcardAllow || allowSurvives(allowLiteral, allowPrefixed, denyLiteral, denyPrefixed)
+}
+
+// allowSurvives is the end of Authorizer.authorizeByResourceType: some
+// ALLOW, literal or prefixed, is neither denied by a literal DENY of its
+// name nor dominated by a prefixed DENY of one of its prefixes.
+func allowSurvives(allowLiteral, allowPrefixed []string, denyLiteral, denyPrefixed map[string]bool) bool {
 	dominated := func(name string) bool {
 		for i := 1; i <= len(name); i++ {
 			if denyPrefixed[name[:i]] {

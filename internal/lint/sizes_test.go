@@ -66,7 +66,6 @@ var oversized = [...]string{
 	"image/authz/cidr.go textToNumericFormatV6",
 	"image/authz/model_test.go model.authorizeByResourceType",
 	"image/authz/model_test.go model.wildcardScanFails",
-	"image/authz/standard.go Standard.authorizeByResourceType",
 	"image/write.go Image.Write",
 	"publisher/dirfollow/soak_test.go TestSoakFollowOneHour",
 	"publisher/dirfollow/states_test.go TestFollowEveryDirectoryState",
