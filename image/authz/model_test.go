@@ -514,9 +514,12 @@ func (m *model) authorizeByResourceType(ctx Context, opType Operation, rtType Re
 			allowPre = append(allowPre, a.ResourceName)
 		}
 	}
-	if wildAllow {
-		return true
-	}
+	return wildAllow || modelAllowSurvives(allowLit, allowPre, denyLit, denyPre)
+}
+
+// modelAllowSurvives: some ALLOW name is neither a literal DENY's name nor
+// has a prefixed DENY's name as a prefix (Authorizer.authorizeByResourceType).
+func modelAllowSurvives(allowLit, allowPre []string, denyLit, denyPre map[string]bool) bool {
 	dominated := func(n string) bool {
 		for i := 1; i <= len(n); i++ {
 			if denyPre[n[:i]] {

@@ -64,7 +64,6 @@ var oversized = [...]string{
 	"image/answer/testimage_test.go edgeImage",
 	"image/api_test.go TestExportedAPIDoesNotWrite",
 	"image/authz/cidr.go textToNumericFormatV6",
-	"image/authz/model_test.go model.authorizeByResourceType",
 	"image/authz/model_test.go model.wildcardScanFails",
 	"image/write.go Image.Write",
 	"publisher/dirfollow/soak_test.go TestSoakFollowOneHour",
