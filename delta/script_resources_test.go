@@ -99,9 +99,9 @@ func (s *replayScript) alterClientQuota(t *testing.T, c *datadriven.Case) string
 }
 
 var (
-	aclResources   = map[string]int8{"topic": authz.ResourceTopic, "group": authz.ResourceGroup, "cluster": authz.ResourceCluster, "transactional-id": authz.ResourceTransactionalID, "delegation-token": authz.ResourceDelegationToken, "user": authz.ResourceUser}
-	aclOperations  = map[string]int8{"all": authz.OpAll, "read": authz.OpRead, "write": authz.OpWrite, "create": authz.OpCreate, "delete": authz.OpDelete, "alter": authz.OpAlter, "describe": authz.OpDescribe, "cluster-action": authz.OpClusterAction, "describe-configs": authz.OpDescribeConfigs, "alter-configs": authz.OpAlterConfigs, "idempotent-write": authz.OpIdempotentWrite}
-	aclPermissions = map[string]int8{"allow": authz.PermissionAllow, "deny": authz.PermissionDeny}
+	aclResources   = map[string]int8{"topic": int8(authz.ResourceTopic), "group": int8(authz.ResourceGroup), "cluster": int8(authz.ResourceCluster), "transactional-id": int8(authz.ResourceTransactionalID), "delegation-token": int8(authz.ResourceDelegationToken), "user": int8(authz.ResourceUser)}
+	aclOperations  = map[string]int8{"all": int8(authz.OpAll), "read": int8(authz.OpRead), "write": int8(authz.OpWrite), "create": int8(authz.OpCreate), "delete": int8(authz.OpDelete), "alter": int8(authz.OpAlter), "describe": int8(authz.OpDescribe), "cluster-action": int8(authz.OpClusterAction), "describe-configs": int8(authz.OpDescribeConfigs), "alter-configs": int8(authz.OpAlterConfigs), "idempotent-write": int8(authz.OpIdempotentWrite)}
+	aclPermissions = map[string]int8{"allow": int8(authz.PermissionAllow), "deny": int8(authz.PermissionDeny)}
 )
 
 func lookup(t *testing.T, c *datadriven.Case, m map[string]int8, what, v string) int8 {
@@ -115,7 +115,7 @@ func lookup(t *testing.T, c *datadriven.Case, m map[string]int8, what, v string)
 // createACL creates an ACL and remembers its id under the script's name.
 func (s *replayScript) createACL(t *testing.T, c *datadriven.Case) string {
 	name := pos(t, c, 0)
-	acl := image.ACL{Host: "*", PatternType: authz.PatternLiteral}
+	acl := image.ACL{Host: "*", PatternType: int8(authz.PatternLiteral)}
 	for _, a := range c.Args {
 		k, v, _ := strings.Cut(a, "=")
 		switch k {
@@ -123,7 +123,7 @@ func (s *replayScript) createACL(t *testing.T, c *datadriven.Case) string {
 			f := strings.Split(v, ":")
 			acl.ResourceType, acl.ResourceName = lookup(t, c, aclResources, "resource type", f[0]), f[1]
 			if len(f) > 2 && f[2] == "prefixed" {
-				acl.PatternType = authz.PatternPrefixed
+				acl.PatternType = int8(authz.PatternPrefixed)
 			}
 		case "principal":
 			acl.Principal = v

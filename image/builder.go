@@ -186,8 +186,10 @@ func (b *TopicBuilder) live() {
 	}
 }
 
-// Name is the topic's name; ID its id.
-func (b *TopicBuilder) Name() string    { return b.name }
+// Name is the topic's name.
+func (b *TopicBuilder) Name() string { return b.name }
+
+// ID is the topic's id.
 func (b *TopicBuilder) ID() record.UUID { return b.id }
 
 // Grow makes room for n more partitions, so that the next n Puts of

@@ -217,34 +217,14 @@ func WriteJSON(w io.Writer, img *Image, opts JSONOptions) error {
 		out.Features.Finalized[f.Name] = f.Level
 	}
 	for b := range img.cluster.Brokers() {
-		jb := jsonBroker{ID: b.id, Epoch: b.epoch, IncarnationID: b.incarnationID.String(), Listeners: jsonEndpoints(b.listeners),
-			SupportedFeatures: jsonRanges(b.features), Fenced: b.fenced, InControlledShutdown: b.inControlledShutdown,
-			IsMigratingZKBroker: b.migratingZK, Directories: uuidStrings(b.dirs)}
-		if b.cordonedSet {
-			jb.CordonedDirectories = uuidStrings(b.cordoned)
-		}
-		if r, ok := b.Rack(); ok {
-			jb.Rack = &r
-		}
-		out.Brokers = append(out.Brokers, jb)
+		out.Brokers = append(out.Brokers, jsonBrokerOf(b))
 	}
 	for c := range img.cluster.Controllers() {
 		out.Controllers = append(out.Controllers, jsonController{c.id, c.incarnationID.String(), c.zkMigrationReady,
 			jsonEndpoints(c.listeners), jsonRanges(c.features)})
 	}
 	for _, t := range img.topics.Sorted() {
-		jt := jsonTopic{Name: t.name, ID: t.id.String(), Partitions: make([]jsonPartition, 0, len(t.parts))}
-		for p := range t.Partitions() {
-			rs := "RECOVERED"
-			if p.recovery == LeaderRecovering {
-				rs = "RECOVERING"
-			}
-			jt.Partitions = append(jt.Partitions, jsonPartition{Partition: p.id, Replicas: p.Replicas(),
-				Directories: uuidStrings(p.Directories()), ISR: p.ISR(), RemovingReplicas: p.RemovingReplicas(),
-				AddingReplicas: p.AddingReplicas(), ELR: p.ELR(), LastKnownELR: p.LastKnownELR(), Leader: p.leader,
-				LeaderRecoveryState: rs, LeaderEpoch: p.leaderEpoch, PartitionEpoch: p.partitionEpoch})
-		}
-		out.Topics = append(out.Topics, jt)
+		out.Topics = append(out.Topics, jsonTopicOf(t))
 	}
 	for res, es := range img.configs.resources() {
 		jc := jsonConfig{ResourceType: int8(res.Type), ResourceName: res.Name, Configs: map[string]string{}}
@@ -290,6 +270,36 @@ func WriteJSON(w io.Writer, img *Image, opts JSONOptions) error {
 		enc.SetIndent("", opts.Indent)
 	}
 	return enc.Encode(out)
+}
+
+// jsonBrokerOf is WriteJSON's view of broker b.
+func jsonBrokerOf(b *Broker) jsonBroker {
+	jb := jsonBroker{ID: b.id, Epoch: b.epoch, IncarnationID: b.incarnationID.String(), Listeners: jsonEndpoints(b.listeners),
+		SupportedFeatures: jsonRanges(b.features), Fenced: b.fenced, InControlledShutdown: b.inControlledShutdown,
+		IsMigratingZKBroker: b.migratingZK, Directories: uuidStrings(b.dirs)}
+	if b.cordonedSet {
+		jb.CordonedDirectories = uuidStrings(b.cordoned)
+	}
+	if r, ok := b.Rack(); ok {
+		jb.Rack = &r
+	}
+	return jb
+}
+
+// jsonTopicOf is WriteJSON's view of topic t and its partitions.
+func jsonTopicOf(t *Topic) jsonTopic {
+	jt := jsonTopic{Name: t.name, ID: t.id.String(), Partitions: make([]jsonPartition, 0, len(t.parts))}
+	for p := range t.Partitions() {
+		rs := "RECOVERED"
+		if p.recovery == LeaderRecovering {
+			rs = "RECOVERING"
+		}
+		jt.Partitions = append(jt.Partitions, jsonPartition{Partition: p.id, Replicas: p.Replicas(),
+			Directories: uuidStrings(p.Directories()), ISR: p.ISR(), RemovingReplicas: p.RemovingReplicas(),
+			AddingReplicas: p.AddingReplicas(), ELR: p.ELR(), LastKnownELR: p.LastKnownELR(), Leader: p.leader,
+			LeaderRecoveryState: rs, LeaderEpoch: p.leaderEpoch, PartitionEpoch: p.partitionEpoch})
+	}
+	return jt
 }
 
 // WriteRecordsJSONL writes the writer path's records (Image.Write with

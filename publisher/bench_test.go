@@ -109,14 +109,14 @@ var (
 func BenchmarkCommitLoader3Publishers(b *testing.B) {
 	benchSetup(b)
 	benchLoaderOnce.Do(func() {
-		l := NewLoader(Options{})
+		l := NewLoader(Config{})
 		if err := l.LoadSnapshot(Snapshot{LastContainedOffset: 999, LastContainedEpoch: 1, Records: benchRecs}); err != nil {
 			panic(err)
 		}
 		l.SetHighWatermark(1000)
 		changed := 0
 		err := l.Install(NewCache(""),
-			NewSnapshotGenerator(&fakeEmitter{}, SnapshotGeneratorOptions{MaxBytes: 1 << 50, MaxInterval: -1}),
+			NewSnapshotGenerator(&fakeEmitter{}, SnapshotGeneratorConfig{MaxBytes: 1 << 50, MaxInterval: -1}),
 			Func("counter", func(u Update) error {
 				if u.Manifest.Type == LogDelta {
 					changed += len(u.Changes.Topics().Changed)

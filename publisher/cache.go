@@ -11,7 +11,7 @@ import (
 // however long the reader keeps it.
 type Cache struct {
 	name string
-	cur  genPointer
+	cur  latestPublication
 }
 
 // NewCache returns a cache holding the empty image. name is its publisher

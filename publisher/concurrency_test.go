@@ -19,7 +19,7 @@ import (
 func TestConcurrentReadersSeeWholeCommits(t *testing.T) {
 	const commits = 10000
 	const readers = 8
-	l := NewLoader(Options{})
+	l := NewLoader(Config{})
 	cache := NewCache("")
 	must(t, l.Install(cache))
 	l.SetHighWatermark(0)
@@ -34,24 +34,9 @@ func TestConcurrentReadersSeeWholeCommits(t *testing.T) {
 		wg.Add(1)
 		go func(r int) {
 			defer wg.Done()
-			last := int64(-1)
-			for !stop.Load() {
-				img := cache.Load()
-				a, _ := img.Topic("left")
-				b, _ := img.Topic("right")
-				pa, _ := a.Partition(0)
-				pb, _ := b.Partition(0)
-				if pa.Leader() != pb.Leader() || pa.LeaderEpoch() != pb.LeaderEpoch() {
-					errs <- fmt.Errorf("reader %d at offset %d: left %d/%d, right %d/%d", r, img.Provenance().LastContainedOffset, pa.Leader(), pa.LeaderEpoch(), pb.Leader(), pb.LeaderEpoch())
-					return
-				}
-				off := img.Provenance().LastContainedOffset
-				if off < last {
-					errs <- fmt.Errorf("reader %d: offset went back from %d to %d", r, last, off)
-					return
-				}
-				last = off
-				reads[r]++
+			var err error
+			if reads[r], err = readWholeCommits(cache, r, &stop); err != nil {
+				errs <- err
 			}
 		}(r)
 	}
@@ -109,13 +94,38 @@ func TestConcurrentReadersSeeWholeCommits(t *testing.T) {
 	}
 }
 
+// readWholeCommits is reader r of TestConcurrentReadersSeeWholeCommits: it
+// reads cache until stop, checking that every image holds both topics of a
+// commit at the same leader and epoch and that offsets never go back, and
+// returns the number of images read.
+func readWholeCommits(cache *Cache, r int, stop *atomic.Bool) (int, error) {
+	last, reads := int64(-1), 0
+	for !stop.Load() {
+		img := cache.Load()
+		a, _ := img.Topic("left")
+		b, _ := img.Topic("right")
+		pa, _ := a.Partition(0)
+		pb, _ := b.Partition(0)
+		if pa.Leader() != pb.Leader() || pa.LeaderEpoch() != pb.LeaderEpoch() {
+			return reads, fmt.Errorf("reader %d at offset %d: left %d/%d, right %d/%d", r, img.Provenance().LastContainedOffset, pa.Leader(), pa.LeaderEpoch(), pb.Leader(), pb.LeaderEpoch())
+		}
+		off := img.Provenance().LastContainedOffset
+		if off < last {
+			return reads, fmt.Errorf("reader %d: offset went back from %d to %d", r, last, off)
+		}
+		last = off
+		reads++
+	}
+	return reads, nil
+}
+
 // TestInstallRemoveWhileFeeding: publishers installed and removed through
 // the Runner from another goroutine while commits flow through it each see
 // the full image first, then every later publication in order without a
 // gap, and are closed exactly once after removal.
 func TestInstallRemoveWhileFeeding(t *testing.T) {
 	const commits = 3000
-	l := NewLoader(Options{})
+	l := NewLoader(Config{})
 	l.SetHighWatermark(0)
 	f := &feed{}
 	must(t, l.HandleCommit(f.batch(topicRec("a", 1), partRec(1, 0, 0))))

@@ -14,7 +14,7 @@ import (
 // fault, the commit is published to the others, and the loader goes on.
 func TestInputFromAPublisherIsAFault(t *testing.T) {
 	var faults []*Fault
-	l := NewLoader(Options{FaultHandler: func(_ *Loader, f *Fault) { faults = append(faults, f) }})
+	l := NewLoader(Config{FaultHandler: func(_ *Loader, f *Fault) { faults = append(faults, f) }})
 	rude, polite := newRecorder("rude"), newRecorder("polite")
 	f := &feed{}
 	rude.onUp = func(_ *recorder, _ Changes, _ *image.Image, m Manifest) error {

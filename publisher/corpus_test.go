@@ -40,7 +40,7 @@ func TestCorpusDirsThroughLoader(t *testing.T) {
 	dirs, images, names := corpusDirs(t)
 	for i, dir := range dirs {
 		t.Run(names[i], func(t *testing.T) {
-			l := publisher.NewLoader(publisher.Options{ReplayErrors: publisher.Halt})
+			l := publisher.NewLoader(publisher.Config{ReplayErrors: publisher.Halt})
 			cache := publisher.NewCache("")
 			if err := l.Install(cache); err != nil {
 				t.Fatal(err)

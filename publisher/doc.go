@@ -9,7 +9,7 @@
 // Make a loader and give it what your raft client (or a file reader)
 // delivers, in log order:
 //
-//	l := publisher.NewLoader(publisher.Options{Logger: logger})
+//	l := publisher.NewLoader(publisher.Config{Logger: logger})
 //
 //	// handleLoadSnapshot: a snapshot in memory, or read from a file
 //	l.LoadSnapshot(publisher.Snapshot{LastContainedOffset: 99, LastContainedEpoch: 3, Records: recs})
@@ -45,7 +45,7 @@
 //     advance the log position and tell the loader of the raft leader. A
 //     controller failover is therefore an update with no change.
 //   - A record the image rejects (delta.Replay's *delta.RecordError) is a
-//     fault. With Options.ReplayErrors = Skip, Kafka's broker behaviour,
+//     fault. With Config.ReplayErrors = Skip, Kafka's broker behaviour,
 //     the commit is published without it and it is counted; with Halt the
 //     last good image keeps being served and the loader refuses input until
 //     a snapshot is loaded. A metadata.version only a newer Kafka than kmeta
@@ -64,7 +64,7 @@
 // and for installing and removing publishers from other goroutines.
 //
 // The package starts a goroutine only when asked: NewRunner's, and, with
-// SnapshotGeneratorOptions.Async, one per snapshot being written.
+// SnapshotGeneratorConfig.Async, one per snapshot being written.
 //
 // # Publishers
 //
@@ -77,12 +77,12 @@
 // empty image (a SnapshotLoad manifest), then every later commit (LogDelta
 // manifests saying how many batches and bytes and how long they took). A
 // publisher that returns an error or panics is reported to
-// Options.FaultHandler and counted; the others still get the update, and it
+// Config.FaultHandler and counted; the others still get the update, and it
 // keeps getting later ones unless the handler calls l.Remove. Publishers
 // implementing ControllerListener hear of raft leader changes.
 //
 //	cache := publisher.NewCache("")
-//	gen := publisher.NewSnapshotGenerator(&publisher.DirEmitter{Dir: dir}, publisher.SnapshotGeneratorOptions{})
+//	gen := publisher.NewSnapshotGenerator(&publisher.DirEmitter{Dir: dir}, publisher.SnapshotGeneratorConfig{})
 //	l.Install(gen, cache, myPublisher)
 //
 // Shipped publishers:
@@ -108,7 +108,7 @@
 //
 // # Observing
 //
-// Options.Logger takes a *slog.Logger. Options.Hooks is a struct of optional
+// Config.Logger takes a *slog.Logger. Config.Hooks is a struct of optional
 // callbacks (batch loaded, commit handled, snapshot loaded, published,
 // caught up, leader changed, fault) that carry Kafka's loader metrics
 // (MetadataLoaderMetrics, BrokerServerMetrics): offset and epoch of the last published image, batch and publish

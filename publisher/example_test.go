@@ -14,7 +14,7 @@ import (
 // each publisher first receives the whole image, then one update per
 // commit.
 func ExampleLoader() {
-	l := publisher.NewLoader(publisher.Options{})
+	l := publisher.NewLoader(publisher.Config{})
 	cache := publisher.NewCache("cache")
 	logger := publisher.Func("logger", func(u publisher.Update) error {
 		var names []string

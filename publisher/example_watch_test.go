@@ -11,7 +11,7 @@ import (
 // when a newer one is published: the way to wait for changes without
 // polling. Here a reader waits while the loader publishes the next commit.
 func ExampleCache_Watch() {
-	l := publisher.NewLoader(publisher.Options{})
+	l := publisher.NewLoader(publisher.Config{})
 	defer l.Close()
 	cache := publisher.NewCache("cache")
 	if err := l.Install(cache); err != nil {

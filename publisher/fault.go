@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"runtime/debug"
 
+	"github.com/kmeta-go/kmeta/delta"
 	"github.com/kmeta-go/kmeta/record"
 )
 
@@ -71,14 +72,18 @@ type Fault struct {
 	Kind FaultKind
 	// Publisher names the publisher for publisher faults.
 	Publisher string
-	// Offset is the record's offset for replay faults, the new image's
-	// offset for apply and publisher faults.
+	// Offset is the record's log offset for replay faults (for a record
+	// of a snapshot, the snapshot's last contained offset), the new image's
+	// offset for apply and publisher faults, the offset the reader was at
+	// for read faults.
 	Offset int64
 	// Err is the cause: a *ReplayError for replay faults, a *PanicError for
 	// a publisher that panicked.
 	Err error
 }
 
+// Error says what the loader was doing and the cause, which names the
+// record or image it was at.
 func (f *Fault) Error() string {
 	switch f.Kind {
 	case FaultPublisher, FaultPublisherInit:
@@ -88,30 +93,66 @@ func (f *Fault) Error() string {
 	case FaultApply:
 		return fmt.Sprintf("building the metadata image ending at offset %d: %v", f.Offset, f.Err)
 	case FaultRead:
-		return fmt.Sprintf("reading the metadata log at offset %d: %v", f.Offset, f.Err)
+		return fmt.Sprintf("reading the metadata log: %v", f.Err)
 	}
-	return fmt.Sprintf("loading metadata at offset %d: %v", f.Offset, f.Err)
+	return fmt.Sprintf("loading metadata: %v", f.Err)
 }
 
-// Unwrap returns Err.
+// Unwrap returns Err, for errors.Is and errors.As.
 func (f *Fault) Unwrap() error { return f.Err }
 
 // ReplayError is a record the loader could not replay: the delta rejected it
-// (Err wraps the *delta.RecordError and delta.ErrRejected) or it is a
-// transaction marker out of place.
+// (Err is the *delta.RecordError, which wraps delta.ErrRejected) or it is a
+// transaction marker out of place (MetadataBatchLoader.replay). It adds the
+// loader's fact once: where the record is. A record of the log is named by
+// its offset, which the loader gives to delta.ReplayAt, so the
+// *delta.RecordError says it (with the record's type); for a marker, which
+// the delta never sees, ReplayError says both. A record of a snapshot has no
+// log offset: ReplayError names the snapshot and the record's position in
+// it. The file the record was read from is the caller's fact (dirfollow's
+// RecordError).
 type ReplayError struct {
-	// Offset is the record's log offset (for a snapshot, the snapshot's
-	// last contained offset).
+	// Offset is the record's offset in the metadata log; -1 for a record
+	// of a snapshot.
 	Offset int64
+	// Snapshot is the id of the snapshot the record is part of; nil for a
+	// record of the log.
+	Snapshot *record.SnapshotID
+	// Batch is, for a snapshot read by LoadSnapshotReader, the base offset
+	// of the record's batch inside the snapshot (a snapshot's own offsets,
+	// starting at 0 with its SnapshotHeaderRecord, not log offsets); -1
+	// otherwise.
+	Batch int64
+	// Index is the record's index in its snapshot batch, or in
+	// Snapshot.Records for LoadSnapshot; -1 for a record of the log.
+	Index int
+	// Record is the record, nil for a nil record.
 	Record record.Record
-	Err    error
+	// Err is the cause.
+	Err error
 }
 
+// Error names the record's place and the cause: "snapshot 1000-3: record
+// 1: delta: PARTITION_RECORD {…}: unknown topic id …", or for the log just
+// the *delta.RecordError ("delta: PARTITION_RECORD at offset 7 {…}: …").
 func (e *ReplayError) Error() string {
-	return fmt.Sprintf("metadata log record at offset %d (%s): %v", e.Offset, e.Record.Type(), e.Err)
+	if e.Snapshot != nil {
+		if e.Batch >= 0 {
+			return fmt.Sprintf("snapshot %d-%d: batch at snapshot offset %d: record %d: %v", e.Snapshot.EndOffset, e.Snapshot.Epoch, e.Batch, e.Index, e.Err)
+		}
+		return fmt.Sprintf("snapshot %d-%d: record %d: %v", e.Snapshot.EndOffset, e.Snapshot.Epoch, e.Index, e.Err)
+	}
+	if de := (*delta.RecordError)(nil); errors.As(e.Err, &de) && de.Offset >= 0 {
+		return e.Err.Error() // the delta named the record and its offset
+	}
+	typ := "record"
+	if e.Record != nil {
+		typ = e.Record.Type().String()
+	}
+	return fmt.Sprintf("%s at offset %d: %v", typ, e.Offset, e.Err)
 }
 
-// Unwrap returns Err.
+// Unwrap returns Err, for errors.Is and errors.As.
 func (e *ReplayError) Unwrap() error { return e.Err }
 
 // PanicError is a panic recovered from a publisher.
@@ -120,6 +161,7 @@ type PanicError struct {
 	Stack []byte
 }
 
+// Error prints the panic's value (Stack holds where it happened).
 func (e *PanicError) Error() string { return fmt.Sprintf("panic: %v", e.Value) }
 
 func recoverPanic(err *error) {

@@ -12,7 +12,7 @@ import (
 // raises without taking the fault handler from the embedder;
 // ReportReadError reports what could not be read through the same path.
 func ExampleLoader_WatchFaults() {
-	l := publisher.NewLoader(publisher.Options{FaultHandler: func(_ *publisher.Loader, f *publisher.Fault) {
+	l := publisher.NewLoader(publisher.Config{FaultHandler: func(_ *publisher.Loader, f *publisher.Fault) {
 		fmt.Println("fault handler:", f.Kind)
 	}})
 	defer l.Close()

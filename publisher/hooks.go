@@ -25,8 +25,9 @@ const (
 	Halt
 )
 
-// Options configure a Loader. The zero value is usable.
-type Options struct {
+// Config is what NewLoader keeps for the life of a Loader. The zero value
+// gives Kafka's defaults.
+type Config struct {
 	// Logger receives the loader's log lines; nil discards them.
 	Logger *slog.Logger
 	// Hooks are optional callbacks for metrics and tracing.

@@ -12,31 +12,41 @@ import (
 	"github.com/kmeta-go/kmeta/record"
 )
 
+// hookCalls records what each of the loader's Hooks was called with.
+type hookCalls struct {
+	batches    []BatchInfo
+	commits    []CommitInfo
+	pubs       []PublishInfo
+	snaps      []SnapshotInfo
+	leaders    []LeaderAndEpoch
+	caught     []image.Provenance
+	faultKinds []FaultKind
+}
+
+// hooks are Hooks that record their calls in h.
+func (h *hookCalls) hooks() Hooks {
+	return Hooks{
+		BatchLoaded:    func(b BatchInfo) { h.batches = append(h.batches, b) },
+		CommitHandled:  func(c CommitInfo) { h.commits = append(h.commits, c) },
+		Published:      func(p PublishInfo) { h.pubs = append(h.pubs, p) },
+		SnapshotLoaded: func(s SnapshotInfo) { h.snaps = append(h.snaps, s) },
+		LeaderChanged:  func(le LeaderAndEpoch) { h.leaders = append(h.leaders, le) },
+		CaughtUp:       func(p image.Provenance) { h.caught = append(h.caught, p) },
+		Fault:          func(f *Fault) { h.faultKinds = append(h.faultKinds, f.Kind) },
+	}
+}
+
 // TestHooksCarryTheLoaderMetrics: the hooks and Stats carry what Kafka's
 // loader metrics say: batch sizes and per-batch times
 // (MetadataBatchSizes, MetadataBatchProcessingTimeUs, per batch rather than
 // per commit as Kafka's MetadataLoader records them), last-applied offset and time, CurrentMetadataVersion,
 // HandleLoadSnapshotCount, CurrentControllerId, load and apply error counts.
 func TestHooksCarryTheLoaderMetrics(t *testing.T) {
-	var batches []BatchInfo
-	var commits []CommitInfo
-	var pubs []PublishInfo
-	var snaps []SnapshotInfo
-	var leaders []LeaderAndEpoch
-	var caught []image.Provenance
-	var faultKinds []FaultKind
+	var h hookCalls
 	var logs bytes.Buffer
-	l := NewLoader(Options{
-		Logger: slog.New(slog.NewTextHandler(&logs, nil)),
-		Hooks: Hooks{
-			BatchLoaded:    func(b BatchInfo) { batches = append(batches, b) },
-			CommitHandled:  func(c CommitInfo) { commits = append(commits, c) },
-			Published:      func(p PublishInfo) { pubs = append(pubs, p) },
-			SnapshotLoaded: func(s SnapshotInfo) { snaps = append(snaps, s) },
-			LeaderChanged:  func(le LeaderAndEpoch) { leaders = append(leaders, le) },
-			CaughtUp:       func(p image.Provenance) { caught = append(caught, p) },
-			Fault:          func(f *Fault) { faultKinds = append(faultKinds, f.Kind) },
-		},
+	l := NewLoader(Config{
+		Logger:       slog.New(slog.NewTextHandler(&logs, nil)),
+		Hooks:        h.hooks(),
 		FaultHandler: func(*Loader, *Fault) {},
 	})
 	bad := newRecorder("bad")
@@ -58,33 +68,33 @@ func TestHooksCarryTheLoaderMetrics(t *testing.T) {
 	b1.Size, b2.Size = 80, 300
 	must(t, l.HandleCommit(b1, b2))
 
-	if len(snaps) != 1 || snaps[0].Loads != 1 || snaps[0].Records != 1 {
-		t.Errorf("snapshot hooks %+v", snaps)
+	if len(h.snaps) != 1 || h.snaps[0].Loads != 1 || h.snaps[0].Records != 1 {
+		t.Errorf("snapshot hooks %+v", h.snaps)
 	}
-	if len(batches) != 2 || batches[0].Records != 1 || !batches[0].Control || batches[1].Records != 3 || batches[1].Bytes != 300 || batches[1].LastOffset != 13 {
-		t.Errorf("batch hooks %+v", batches)
+	if len(h.batches) != 2 || h.batches[0].Records != 1 || !h.batches[0].Control || h.batches[1].Records != 3 || h.batches[1].Bytes != 300 || h.batches[1].LastOffset != 13 {
+		t.Errorf("batch hooks %+v", h.batches)
 	}
-	if len(commits) != 1 || !commits[0].Published || commits[0].LastOffset != 13 || commits[0].Batches != 2 {
-		t.Errorf("commit hooks %+v", commits)
+	if len(h.commits) != 1 || !h.commits[0].Published || h.commits[0].LastOffset != 13 || h.commits[0].Batches != 2 {
+		t.Errorf("commit hooks %+v", h.commits)
 	}
-	if len(caught) != 1 || caught[0].LastContainedOffset != 9 {
-		t.Errorf("caught-up hooks %+v", caught)
+	if len(h.caught) != 1 || h.caught[0].LastContainedOffset != 9 {
+		t.Errorf("caught-up hooks %+v", h.caught)
 	}
-	if len(leaders) != 1 || leaders[0] != (LeaderAndEpoch{3000, 2}) {
-		t.Errorf("leader hooks %+v", leaders)
+	if len(h.leaders) != 1 || h.leaders[0] != (LeaderAndEpoch{3000, 2}) {
+		t.Errorf("leader hooks %+v", h.leaders)
 	}
-	if len(pubs) != 2 {
-		t.Fatalf("publish hooks %+v", pubs)
+	if len(h.pubs) != 2 {
+		t.Fatalf("publish hooks %+v", h.pubs)
 	}
-	p := pubs[1]
+	p := h.pubs[1]
 	if p.Manifest.Type != LogDelta || p.Manifest.NumBatches != 2 || p.Manifest.NumBytes != 380 || p.Manifest.Provenance.LastContainedOffset != 13 || p.Manifest.Provenance.LastContainedLogTimeMs != 601 {
 		t.Errorf("manifest %+v", p.Manifest)
 	}
 	if p.MetadataVersion != 21 || p.Publishers != 1 || p.Failed != 1 {
 		t.Errorf("publish info %+v", p)
 	}
-	if !slices.Equal(faultKinds, []FaultKind{FaultReplay, FaultPublisher}) {
-		t.Errorf("faults %v", faultKinds)
+	if !slices.Equal(h.faultKinds, []FaultKind{FaultReplay, FaultPublisher}) {
+		t.Errorf("faults %v", h.faultKinds)
 	}
 	st := l.Stats()
 	want := Stats{

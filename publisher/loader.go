@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"sync"
 	"sync/atomic"
@@ -47,8 +46,8 @@ func (s txState) open() bool { return s == txStarted || s == txContinued }
 // WaitForOffset and Stats. Readers use them or the Cache publisher; none
 // waits for the loader's work.
 type Loader struct {
-	opts Options
-	log  *slog.Logger
+	cfg Config
+	log *slog.Logger
 
 	// Everything below is owned by the loader's goroutine (Kafka's single
 	// event thread) except board, loaded and stats, which readers load.
@@ -78,7 +77,7 @@ type Loader struct {
 	listeners map[int]func(*Fault)
 	nextID    int
 
-	board  genPointer
+	board  latestPublication
 	loaded atomic.Pointer[image.Image] // img, for Image()
 
 	smu   sync.Mutex // guards stats, for Stats on any goroutine
@@ -94,8 +93,8 @@ type entry struct {
 
 // NewLoader returns a loader holding the empty image, catching up, with no
 // publishers.
-func NewLoader(opts Options) *Loader {
-	l := &Loader{opts: opts, log: opts.Logger}
+func NewLoader(cfg Config) *Loader {
+	l := &Loader{cfg: cfg, log: cfg.Logger}
 	if l.log == nil {
 		l.log = slog.New(slog.DiscardHandler)
 	}
@@ -106,7 +105,7 @@ func NewLoader(opts Options) *Loader {
 	l.leader = UnknownLeader
 	l.kraftVersion = -1
 	l.board.publish(nil, false)
-	l.timed = opts.Hooks.Published != nil || opts.Hooks.CommitHandled != nil
+	l.timed = cfg.Hooks.Published != nil || cfg.Hooks.CommitHandled != nil
 	l.stats = Stats{LastApplied: image.EmptyProvenance, Loaded: image.EmptyProvenance, HighWatermark: -1, Leader: UnknownLeader, KRaftVersion: -1}
 	return l
 }
@@ -216,7 +215,7 @@ func (l *Loader) stillCatchingUp(offset int64) bool {
 	p := l.img.Provenance()
 	l.log.Info("finished catching up to the current high water mark", "offset", offset, "highWatermark", l.hw)
 	l.setStats(func(s *Stats) { s.CaughtUp = true })
-	if h := l.opts.Hooks.CaughtUp; h != nil {
+	if h := l.cfg.Hooks.CaughtUp; h != nil {
 		h(p)
 	}
 	return false
@@ -242,7 +241,7 @@ func (l *Loader) setLeader(le LeaderAndEpoch) {
 	}
 	l.leader = le
 	l.setStats(func(s *Stats) { s.Leader = le })
-	if h := l.opts.Hooks.LeaderChanged; h != nil {
+	if h := l.cfg.Hooks.LeaderChanged; h != nil {
 		h(le)
 	}
 	for _, e := range l.readyEntries() {
@@ -392,7 +391,7 @@ func (l *Loader) loadBatchSpan(b *Batch, last int64) error {
 	l.numBytes += int64(size)
 	l.numBatches++
 	l.elapsed += el
-	if h := l.opts.Hooks.BatchLoaded; h != nil {
+	if h := l.cfg.Hooks.BatchLoaded; h != nil {
 		h(BatchInfo{BaseOffset: b.BaseOffset, LastOffset: last, Epoch: b.Epoch, Records: len(b.Records) + len(b.Control), Bytes: size, Control: len(b.Control) > 0, Elapsed: el})
 	}
 	return nil
@@ -401,9 +400,11 @@ func (l *Loader) loadBatchSpan(b *Batch, last int64) error {
 func estimateSize(b *Batch) int {
 	n := record.BatchHeaderSize
 	for i, r := range b.Records {
-		v, err := record.Size(r, r.HighestVersion())
-		if err != nil {
-			v = 0
+		v := 0
+		if r != nil { // a nil record was reported as a replay fault
+			if n, err := record.Size(r, r.HighestVersion()); err == nil {
+				v = n
+			}
 		}
 		n += record.RecordSize(int32(i), -1, v)
 	}
@@ -458,7 +459,7 @@ func (l *Loader) replay(off int64, r record.Record) error {
 		l.tx = txNone
 	}
 	l.hasSeenRecord = true
-	if err := l.d.Replay(r); err != nil {
+	if err := l.d.ReplayAt(off, r); err != nil {
 		return l.replayFault(off, r, err)
 	}
 	return nil
@@ -467,7 +468,7 @@ func (l *Loader) replay(off int64, r record.Record) error {
 // replayFault reports a record the loader could not replay, and in Halt
 // mode halts.
 func (l *Loader) replayFault(off int64, r record.Record, err error) error {
-	re := &ReplayError{Offset: off, Record: r, Err: err}
+	re := &ReplayError{Offset: off, Batch: -1, Index: -1, Record: r, Err: err}
 	l.setStats(func(s *Stats) { s.ReplayErrors++ })
 	l.fault(&Fault{Kind: FaultReplay, Offset: off, Err: re})
 	if l.mustHalt(err) {
@@ -480,7 +481,7 @@ func (l *Loader) replayFault(off int64, r record.Record, err error) error {
 // mode, and in every mode for a record only a newer Kafka can have written
 // (delta.ErrNewerVersion), which no image kmeta builds could represent.
 func (l *Loader) mustHalt(err error) bool {
-	return l.opts.ReplayErrors == Halt || errors.Is(err, delta.ErrNewerVersion)
+	return l.cfg.ReplayErrors == Halt || errors.Is(err, delta.ErrNewerVersion)
 }
 
 // halt discards everything loaded since the last good image and refuses
@@ -506,7 +507,7 @@ func (l *Loader) commit(start time.Time, batches int) error {
 		l.log.Debug("not publishing: a metadata transaction is still open", "offset", l.lastOffset, "batches", l.numBatches)
 	}
 	l.setStats(func(s *Stats) { s.Commits++ })
-	if h := l.opts.Hooks.CommitHandled; h != nil {
+	if h := l.cfg.Hooks.CommitHandled; h != nil {
 		h(CommitInfo{LastOffset: l.lastOffset, Epoch: l.lastEpoch, Batches: batches, Published: published, Elapsed: since(start)})
 	}
 	return l.halted
@@ -527,7 +528,7 @@ func (l *Loader) emit(d *delta.Delta, m Manifest) bool {
 	if err != nil {
 		l.setStats(func(s *Stats) { s.ApplyErrors++ })
 		l.fault(&Fault{Kind: FaultApply, Offset: m.Provenance.LastContainedOffset, Err: err})
-		if l.opts.ReplayErrors == Halt {
+		if l.cfg.ReplayErrors == Halt {
 			l.halt(err)
 			return false
 		}
@@ -574,7 +575,7 @@ func (l *Loader) publish(d *delta.Delta, img *image.Image, m Manifest, apply tim
 		s.Loaded = img.Provenance()
 		s.Publications++
 	})
-	if h := l.opts.Hooks.Published; h != nil {
+	if h := l.cfg.Hooks.Published; h != nil {
 		mv, _ := img.Features().MetadataVersion()
 		if !dispatch {
 			m = Manifest{Type: SnapshotLoad, Provenance: img.Provenance()}
@@ -603,12 +604,12 @@ func clearEntries(s []*entry) []*entry {
 
 // fault counts nothing itself: it calls the hook and the handler.
 func (l *Loader) fault(f *Fault) {
-	if h := l.opts.Hooks.Fault; h != nil {
+	if h := l.cfg.Hooks.Fault; h != nil {
 		h(f)
 	}
 	l.notifyFaultListeners(f)
-	if l.opts.FaultHandler != nil {
-		l.opts.FaultHandler(l, f)
+	if l.cfg.FaultHandler != nil {
+		l.cfg.FaultHandler(l, f)
 		return
 	}
 	l.log.Error("metadata loader fault", "kind", f.Kind.String(), "publisher", f.Publisher, "offset", f.Offset, "err", f.Err)
@@ -627,128 +628,6 @@ func (l *Loader) Stats() Stats {
 	l.smu.Lock()
 	defer l.smu.Unlock()
 	return l.stats
-}
-
-// LoadSnapshot loads a snapshot held in memory
-// (RaftClient.Listener.handleLoadSnapshot): a delta from the current image
-// that replays every record and then deletes whatever the snapshot did not
-// re-assert (delta.NewSnapshot, FinishSnapshot). Anything loaded but not
-// yet published (an open transaction) is discarded. A halted loader resumes
-// from a snapshot.
-func (l *Loader) LoadSnapshot(s Snapshot) error {
-	l.enter()
-	defer l.leave()
-	p := image.Provenance{LastContainedOffset: s.LastContainedOffset, LastContainedEpoch: s.LastContainedEpoch, LastContainedLogTimeMs: s.LastContainedLogTime, BatchAligned: true}
-	if s.LastContainedOffset < 0 && len(s.Records) == 0 {
-		// A snapshot of no log at all: the empty image, with its provenance.
-		p = image.EmptyProvenance
-	}
-	i := 0
-	return l.loadSnapshot(p, fmt.Sprintf("snapshot %d-%d", s.LastContainedOffset+1, s.LastContainedEpoch), func() ([]record.Record, int64, error) {
-		if i > 0 {
-			return nil, 0, io.EOF
-		}
-		i++
-		return s.Records, 0, nil
-	})
-}
-
-// LoadSnapshotReader loads the snapshot a record.SnapshotReader reads, as
-// LoadSnapshot does, with the provenance Kafka's loader takes from it: the
-// id's offset and epoch and the header's LastContainedLogTimestamp. It reads
-// the reader to its end; a snapshot that is damaged or lacks its footer
-// (record.ErrIncompleteSnapshot) is an error and changes nothing. It does
-// not close the reader.
-func (l *Loader) LoadSnapshotReader(r *record.SnapshotReader) error {
-	l.enter()
-	defer l.leave()
-	p := image.Provenance{LastContainedOffset: r.LastContainedLogOffset(), LastContainedEpoch: r.LastContainedLogEpoch(), LastContainedLogTimeMs: r.LastContainedLogTimestamp(), BatchAligned: true}
-	if v, ok := r.KRaftVersion(); ok {
-		defer func() { l.kraftVersion = v; l.setStats(func(s *Stats) { s.KRaftVersion = v }) }()
-	}
-	return l.loadSnapshot(p, r.Name(), func() ([]record.Record, int64, error) {
-		for {
-			b, err := r.Next()
-			if err != nil {
-				return nil, 0, err
-			}
-			if b.IsControl() {
-				continue
-			}
-			recs, err := b.DecodeRecords()
-			if err != nil {
-				return nil, 0, fmt.Errorf("publisher: %s: batch at offset %d: %w", r.Name(), b.BaseOffset, err)
-			}
-			out := make([]record.Record, len(recs))
-			for i, d := range recs {
-				out[i] = d.Record
-			}
-			return out, b.BaseOffset, nil
-		}
-	})
-}
-
-// loadSnapshot is MetadataLoader's snapshot load. next returns the records
-// of the snapshot chunk by chunk with the offset (inside the snapshot) of
-// the first, and io.EOF at the end.
-func (l *Loader) loadSnapshot(p image.Provenance, name string, next func() ([]record.Record, int64, error)) error {
-	if l.closed {
-		return ErrClosed
-	}
-	start := time.Now()
-	d := delta.NewSnapshot(l.img)
-	n := 0
-	for {
-		recs, base, err := next()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return err
-		}
-		for i, r := range recs {
-			n++
-			if err := d.Replay(r); err != nil {
-				re := &ReplayError{Offset: base + int64(i), Record: r, Err: fmt.Errorf("%s: %w", name, err)}
-				l.setStats(func(s *Stats) { s.ReplayErrors++ })
-				l.fault(&Fault{Kind: FaultReplay, Offset: re.Offset, Err: re})
-				if l.mustHalt(err) {
-					return l.halt(re)
-				}
-			}
-		}
-	}
-	d.FinishSnapshot()
-	t0 := l.clock()
-	img, err := d.Apply(p)
-	apply := since(t0)
-	if err != nil {
-		l.setStats(func(s *Stats) { s.ApplyErrors++ })
-		f := &Fault{Kind: FaultApply, Offset: p.LastContainedOffset, Err: fmt.Errorf("%s: %w", name, err)}
-		l.fault(f)
-		if l.opts.ReplayErrors == Halt {
-			return l.halt(f)
-		}
-		return f
-	}
-	l.halted = nil
-	l.resetToImage(img)
-	loads := int64(0)
-	l.setStats(func(s *Stats) {
-		s.Halted = nil
-		s.SnapshotLoads++
-		loads = s.SnapshotLoads
-		s.Loaded = p
-	})
-	el := time.Since(start)
-	l.log.Info("loaded snapshot", "snapshot", name, "offset", p.LastContainedOffset, "records", n, "elapsed", el)
-	if h := l.opts.Hooks.SnapshotLoaded; h != nil {
-		h(SnapshotInfo{Provenance: p, Records: n, Elapsed: el, Loads: loads})
-	}
-	if !l.stillCatchingUp(p.LastContainedOffset) {
-		l.publish(d, img, Manifest{Type: SnapshotLoad, Provenance: p, Leader: l.leader, Elapsed: el}, apply, true)
-	}
-	return nil
 }
 
 // Image returns the loader's newest image, published or not: it runs ahead

@@ -31,7 +31,7 @@ func TestMetadataLoaderStillNeedToCatchUp(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			l := NewLoader(Options{})
+			l := NewLoader(Config{})
 			rec := newRecorder("r")
 			must(t, l.Install(rec))
 			if tc.hwFirst && tc.hw >= 0 {
@@ -73,7 +73,7 @@ func TestMetadataLoaderStillNeedToCatchUp(t *testing.T) {
 // caught up (Kafka 4.x hasSeenRecord = !image.isEmpty()): a
 // log of control batches only publishes nothing.
 func TestCatchUpNeedsARecord(t *testing.T) {
-	l := NewLoader(Options{})
+	l := NewLoader(Config{})
 	rec := newRecorder("r")
 	must(t, l.Install(rec))
 	f := &feed{epoch: 1}
@@ -95,7 +95,7 @@ func TestCatchUpNeedsARecord(t *testing.T) {
 // with a SNAPSHOT manifest, then every later commit; publishers run in
 // install order; a duplicate name is refused (installPublishers).
 func TestMetadataLoaderInitializeNewPublishers(t *testing.T) {
-	l := NewLoader(Options{})
+	l := NewLoader(Config{})
 	var order []string
 	early := newRecorder("early")
 	early.onUp = func(r *recorder, _ Changes, _ *image.Image, _ Manifest) error {
@@ -149,7 +149,7 @@ func TestPublisherFaultIsolation(t *testing.T) {
 	for _, mode := range []string{"panic", "error", "panic-removed-by-handler"} {
 		t.Run(mode, func(t *testing.T) {
 			var fs faults
-			opts := Options{FaultHandler: fs.handler}
+			opts := Config{FaultHandler: fs.handler}
 			if mode == "panic-removed-by-handler" {
 				opts.FaultHandler = func(l *Loader, f *Fault) {
 					fs.handler(l, f)
@@ -218,7 +218,7 @@ func TestPublisherFaultIsolation(t *testing.T) {
 // closed.
 func TestPublisherInitFailureDropped(t *testing.T) {
 	var fs faults
-	l := NewLoader(Options{FaultHandler: fs.handler})
+	l := NewLoader(Config{FaultHandler: fs.handler})
 	l.SetHighWatermark(1)
 	must(t, l.HandleCommit((&feed{}).batch(topicRec("a", 1), partRec(1, 0, 0))))
 	bad := newRecorder("bad")
@@ -236,7 +236,7 @@ func TestPublisherInitFailureDropped(t *testing.T) {
 // publishers while being called; the new one is initialized when the
 // publication ends, the removed one gets nothing more and is closed.
 func TestInstallAndRemoveFromAPublisher(t *testing.T) {
-	l := NewLoader(Options{})
+	l := NewLoader(Config{})
 	victim, added := newRecorder("victim"), newRecorder("added")
 	boss := newRecorder("boss")
 	boss.onUp = func(_ *recorder, _ Changes, _ *image.Image, m Manifest) error {
@@ -277,7 +277,7 @@ func TestInstallAndRemoveFromAPublisher(t *testing.T) {
 // defers publication until its End, even across commits; records before a
 // Begin in the same commit are published on their own.
 func TestMetadataBatchLoaderTransactions(t *testing.T) {
-	l := NewLoader(Options{})
+	l := NewLoader(Config{})
 	rec := newRecorder("r")
 	must(t, l.Install(rec))
 	l.SetHighWatermark(0)
@@ -334,7 +334,7 @@ func TestAbortedTransactionLeavesNoTrace(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			l := NewLoader(Options{})
+			l := NewLoader(Config{})
 			rec := newRecorder("r")
 			must(t, l.Install(rec))
 			l.SetHighWatermark(0)
@@ -371,7 +371,7 @@ func TestAbortedTransactionLeavesNoTrace(t *testing.T) {
 // (MetadataBatchLoader.replay throws; the loader reports and goes on).
 func TestTransactionMarkerFaults(t *testing.T) {
 	var fs faults
-	l := NewLoader(Options{FaultHandler: fs.handler})
+	l := NewLoader(Config{FaultHandler: fs.handler})
 	l.SetHighWatermark(0)
 	f := &feed{}
 	must(t, l.HandleCommit(f.batch(end(), abort(), topicRec("a", 1), partRec(1, 0, 0), begin(), begin(), end())))
@@ -389,7 +389,7 @@ func TestTransactionMarkerFaults(t *testing.T) {
 // publishers see the deletions and a SNAPSHOT manifest; an open transaction
 // is discarded.
 func TestSnapshotLoadRemovesAbsentTopics(t *testing.T) {
-	l := NewLoader(Options{})
+	l := NewLoader(Config{})
 	rec := newRecorder("r")
 	must(t, l.Install(rec))
 	l.SetHighWatermark(0)
@@ -429,7 +429,7 @@ func TestSnapshotLoadRemovesAbsentTopics(t *testing.T) {
 // offset is published: not while catching up, not inside an open
 // transaction.
 func TestWaitForOffset(t *testing.T) {
-	l := NewLoader(Options{})
+	l := NewLoader(Config{})
 	cache := NewCache("")
 	must(t, l.Install(cache))
 	type result struct {
@@ -511,7 +511,7 @@ func TestReplayErrors(t *testing.T) {
 		name := map[ReplayErrorMode]string{Skip: "skip", Halt: "halt"}[mode]
 		t.Run(name, func(t *testing.T) {
 			var fs faults
-			l := NewLoader(Options{ReplayErrors: mode, FaultHandler: fs.handler})
+			l := NewLoader(Config{ReplayErrors: mode, FaultHandler: fs.handler})
 			rec := newRecorder("r")
 			must(t, l.Install(rec))
 			l.SetHighWatermark(0)
@@ -572,7 +572,7 @@ func TestReplayErrors(t *testing.T) {
 // leader advance, and the loader goes on from there.
 func TestControllerFailoverIsInvisible(t *testing.T) {
 	var fs faults
-	l := NewLoader(Options{FaultHandler: fs.handler})
+	l := NewLoader(Config{FaultHandler: fs.handler})
 	cache := NewCache("")
 	rec := newRecorder("r")
 	must(t, l.Install(cache, rec))
@@ -631,7 +631,7 @@ func TestControllerFailoverIsInvisible(t *testing.T) {
 // TestOffsetsMustContinue: a batch that repeats or skips offsets is refused
 // and changes nothing.
 func TestOffsetsMustContinue(t *testing.T) {
-	l := NewLoader(Options{})
+	l := NewLoader(Config{})
 	f := &feed{}
 	must(t, l.HandleCommit(f.batch(topicRec("a", 1), partRec(1, 0, 0))))
 	for _, base := range []int64{0, 1, 3} {
@@ -649,7 +649,7 @@ func TestOffsetsMustContinue(t *testing.T) {
 // TestSetLeaderRule: only a higher epoch, or a leader becoming known in the
 // same epoch, changes the leader (KafkaRaftClient's leader-change rule).
 func TestSetLeaderRule(t *testing.T) {
-	l := NewLoader(Options{})
+	l := NewLoader(Config{})
 	steps := []struct {
 		in, want LeaderAndEpoch
 	}{

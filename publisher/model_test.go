@@ -114,7 +114,7 @@ func sortInts(s []int) {
 
 func runModel(t *testing.T, seed uint64) {
 	var fs faults
-	l := NewLoader(Options{ReplayErrors: Halt, FaultHandler: fs.handler})
+	l := NewLoader(Config{ReplayErrors: Halt, FaultHandler: fs.handler})
 	cache := NewCache("")
 	must(t, l.Install(cache))
 	g := &modelGen{r: rand.New(rand.NewPCG(seed, 7)), committed: map[int]bool{}}

@@ -20,7 +20,7 @@ func TestLoaderHaltsOnNewerMetadataVersion(t *testing.T) {
 		r.Name, r.FeatureLevel = image.MetadataVersionFeature, level
 		return r
 	}
-	l := NewLoader(Options{FaultHandler: func(*Loader, *Fault) {}})
+	l := NewLoader(Config{FaultHandler: func(*Loader, *Fault) {}})
 	defer l.Close()
 	cache := NewCache("t")
 	if err := l.Install(cache); err != nil {

@@ -12,7 +12,7 @@ import (
 // input, installs and removes from any goroutine, in queue order.
 // Publishers get an Update value whose Changes say what changed.
 func ExampleRunner() {
-	l := publisher.NewLoader(publisher.Options{})
+	l := publisher.NewLoader(publisher.Config{})
 	r := publisher.NewRunner(l, 16)
 
 	topic := func(name string, id byte) []record.Record {

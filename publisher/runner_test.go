@@ -12,7 +12,7 @@ import (
 // TestRunner: commits queued to a Runner are loaded in order on its
 // goroutine; WaitForOffset sees them; errors are kept; Close drains.
 func TestRunner(t *testing.T) {
-	l := NewLoader(Options{})
+	l := NewLoader(Config{})
 	cache := NewCache("")
 	must(t, l.Install(cache))
 	r := NewRunner(l, 4)

@@ -44,7 +44,7 @@ type DirEmitter struct {
 	// Dir is the __cluster_metadata-0 directory.
 	Dir string
 	// KRaftVersion and Voters go into the snapshot's header batch
-	// (record.SnapshotOptions).
+	// (record.SnapshotWriterConfig).
 	KRaftVersion int16
 	Voters       *record.VotersRecord
 	// Now stands in for the clock in the batch timestamps (nil: the wall
@@ -67,7 +67,7 @@ func (e *DirEmitter) Emit(img *image.Image) (int64, error) {
 	if _, err := os.Stat(filepath.Join(e.Dir, id.FileName())); err == nil {
 		return 0, fmt.Errorf("%w: %s", ErrSnapshotExists, id.FileName())
 	}
-	w, err := record.CreateSnapshot(e.Dir, id, record.SnapshotOptions{
+	w, err := record.CreateSnapshot(e.Dir, id, record.SnapshotWriterConfig{
 		LastContainedLogTimestamp: img.Provenance().LastContainedLogTimeMs,
 		KRaftVersion:              e.KRaftVersion,
 		Voters:                    e.Voters,
@@ -89,9 +89,9 @@ func (e *DirEmitter) Emit(img *image.Image) (int64, error) {
 	return n, nil
 }
 
-// SnapshotGeneratorOptions configure a SnapshotGenerator. The zero value
-// gives Kafka's defaults.
-type SnapshotGeneratorOptions struct {
+// SnapshotGeneratorConfig is what NewSnapshotGenerator keeps for the life of
+// a SnapshotGenerator. The zero value gives Kafka's defaults.
+type SnapshotGeneratorConfig struct {
 	// Name is the publisher name; "" means "SnapshotGenerator".
 	Name string
 	// MaxBytes is metadata.log.max.record.bytes.between.snapshots; 0 means
@@ -136,7 +136,7 @@ type GeneratedSnapshot struct {
 // batch-aligned) are never written, nor anything while disabled.
 type SnapshotGenerator struct {
 	emitter SnapshotEmitter
-	opts    SnapshotGeneratorOptions
+	cfg     SnapshotGeneratorConfig
 	log     *slog.Logger
 
 	mu       sync.Mutex
@@ -149,45 +149,45 @@ type SnapshotGenerator struct {
 }
 
 // NewSnapshotGenerator returns a generator writing through e.
-func NewSnapshotGenerator(e SnapshotEmitter, opts SnapshotGeneratorOptions) *SnapshotGenerator {
-	if opts.Name == "" {
-		opts.Name = "SnapshotGenerator"
+func NewSnapshotGenerator(e SnapshotEmitter, cfg SnapshotGeneratorConfig) *SnapshotGenerator {
+	if cfg.Name == "" {
+		cfg.Name = "SnapshotGenerator"
 	}
-	if opts.MaxBytes <= 0 {
-		opts.MaxBytes = DefaultMaxBytesBetweenSnapshots
+	if cfg.MaxBytes <= 0 {
+		cfg.MaxBytes = DefaultMaxBytesBetweenSnapshots
 	}
-	if opts.MaxInterval == 0 {
-		opts.MaxInterval = DefaultMaxSnapshotInterval
+	if cfg.MaxInterval == 0 {
+		cfg.MaxInterval = DefaultMaxSnapshotInterval
 	}
-	if opts.Now == nil {
-		opts.Now = time.Now
+	if cfg.Now == nil {
+		cfg.Now = time.Now
 	}
-	g := &SnapshotGenerator{emitter: e, opts: opts, log: opts.Logger}
+	g := &SnapshotGenerator{emitter: e, cfg: cfg, log: cfg.Logger}
 	if g.log == nil {
 		g.log = slog.New(slog.DiscardHandler)
 	}
-	g.last = opts.Now()
+	g.last = cfg.Now()
 	return g
 }
 
 // Name implements Publisher.
-func (g *SnapshotGenerator) Name() string { return g.opts.Name }
+func (g *SnapshotGenerator) Name() string { return g.cfg.Name }
 
 // OnUpdate implements Publisher (SnapshotGenerator.onMetadataUpdate).
 func (g *SnapshotGenerator) OnUpdate(u Update) error {
 	img, m := u.Image, u.Manifest
 	g.mu.Lock()
 	if m.Type == SnapshotLoad {
-		g.bytes, g.last = 0, g.opts.Now()
+		g.bytes, g.last = 0, g.cfg.Now()
 		g.mu.Unlock()
 		return nil
 	}
 	g.bytes += m.NumBytes
 	var reason string
-	if g.bytes >= g.opts.MaxBytes {
-		reason = fmt.Sprintf("we have replayed at least %d bytes", g.opts.MaxBytes)
-	} else if g.opts.MaxInterval > 0 && g.opts.Now().Sub(g.last) >= g.opts.MaxInterval {
-		reason = fmt.Sprintf("we have waited at least %v", g.opts.MaxInterval)
+	if g.bytes >= g.cfg.MaxBytes {
+		reason = fmt.Sprintf("we have replayed at least %d bytes", g.cfg.MaxBytes)
+	} else if g.cfg.MaxInterval > 0 && g.cfg.Now().Sub(g.last) >= g.cfg.MaxInterval {
+		reason = fmt.Sprintf("we have waited at least %v", g.cfg.MaxInterval)
 	}
 	if reason == "" {
 		g.mu.Unlock()
@@ -202,7 +202,7 @@ func (g *SnapshotGenerator) OnUpdate(u Update) error {
 		g.mu.Unlock()
 		g.log.Debug("not scheduling a snapshot: the image is not batch-aligned", "offset", img.Provenance().LastContainedOffset)
 		return nil
-	case g.opts.Async:
+	case g.cfg.Async:
 		if g.inflight {
 			g.mu.Unlock()
 			return nil
@@ -217,8 +217,8 @@ func (g *SnapshotGenerator) OnUpdate(u Update) error {
 			g.inflight = false
 			g.mu.Unlock()
 			if err != nil {
-				if g.opts.Failed != nil {
-					g.opts.Failed(err)
+				if g.cfg.Failed != nil {
+					g.cfg.Failed(err)
 				} else {
 					g.log.Error("KRaft snapshot file generation error", "err", err)
 				}
@@ -233,7 +233,7 @@ func (g *SnapshotGenerator) OnUpdate(u Update) error {
 // emit resets the counters and writes the snapshot.
 func (g *SnapshotGenerator) emit(img *image.Image, reason string) error {
 	g.mu.Lock()
-	g.bytes, g.last = 0, g.opts.Now()
+	g.bytes, g.last = 0, g.cfg.Now()
 	g.mu.Unlock()
 	g.log.Info("creating new KRaft snapshot", "id", SnapshotID(img).String(), "reason", reason)
 	n, err := g.emitter.Emit(img)
@@ -244,12 +244,12 @@ func (g *SnapshotGenerator) emit(img *image.Image, reason string) error {
 	if err != nil {
 		return err
 	}
-	gs := GeneratedSnapshot{ID: SnapshotID(img), Bytes: n, At: g.opts.Now(), Reason: reason}
+	gs := GeneratedSnapshot{ID: SnapshotID(img), Bytes: n, At: g.cfg.Now(), Reason: reason}
 	g.mu.Lock()
 	g.latest = gs
 	g.mu.Unlock()
-	if g.opts.Generated != nil {
-		g.opts.Generated(gs)
+	if g.cfg.Generated != nil {
+		g.cfg.Generated(gs)
 	}
 	return nil
 }

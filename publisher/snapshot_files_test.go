@@ -22,8 +22,8 @@ import (
 func generate(t *testing.T, dir string) (string, *image.Image) {
 	t.Helper()
 	out := t.TempDir()
-	l := publisher.NewLoader(publisher.Options{ReplayErrors: publisher.Halt})
-	g := publisher.NewSnapshotGenerator(&publisher.DirEmitter{Dir: out}, publisher.SnapshotGeneratorOptions{MaxBytes: 1})
+	l := publisher.NewLoader(publisher.Config{ReplayErrors: publisher.Halt})
+	g := publisher.NewSnapshotGenerator(&publisher.DirEmitter{Dir: out}, publisher.SnapshotGeneratorConfig{MaxBytes: 1})
 	if err := l.Install(g); err != nil {
 		t.Fatal(err)
 	}
@@ -58,7 +58,7 @@ func readBack(t *testing.T, path string) *image.Image {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	l := publisher.NewLoader(publisher.Options{ReplayErrors: publisher.Halt})
+	l := publisher.NewLoader(publisher.Config{ReplayErrors: publisher.Halt})
 	if err := l.LoadSnapshotReader(s); err != nil {
 		t.Fatal(err)
 	}

@@ -39,20 +39,20 @@ func TestSnapshotGeneratorTriggers(t *testing.T) {
 	logd := func(b int64, adv time.Duration) step { return step{LogDelta, b, adv, true} }
 	tests := []struct {
 		name    string
-		opts    SnapshotGeneratorOptions
+		opts    SnapshotGeneratorConfig
 		disable bool
 		steps   []step
 		want    []int64 // offsets (step index) emitted
 	}{
-		{"below both triggers", SnapshotGeneratorOptions{}, false, []step{logd(10*MiB, 0), logd(9*MiB, 59*time.Minute)}, nil},
-		{"20 MiB default", SnapshotGeneratorOptions{}, false, []step{logd(10*MiB, 0), logd(10*MiB, 0), logd(MiB, 0)}, []int64{1}},
-		{"bytes counted again after a snapshot", SnapshotGeneratorOptions{}, false, []step{logd(20*MiB, 0), logd(19*MiB, 0), logd(MiB, 0)}, []int64{0, 2}},
-		{"1 h default, checked on a log delta", SnapshotGeneratorOptions{}, false, []step{logd(1, 30*time.Minute), logd(1, 30*time.Minute), logd(1, 0)}, []int64{1}},
-		{"snapshot manifest resets", SnapshotGeneratorOptions{}, false, []step{logd(15*MiB, 50*time.Minute), {SnapshotLoad, 0, 0, true}, logd(15*MiB, 50*time.Minute)}, nil},
-		{"time trigger disabled", SnapshotGeneratorOptions{MaxInterval: -1}, false, []step{logd(1, 48*time.Hour)}, nil},
-		{"custom bytes", SnapshotGeneratorOptions{MaxBytes: 1000}, false, []step{logd(999, 0), logd(1, 0)}, []int64{1}},
-		{"not batch-aligned", SnapshotGeneratorOptions{}, false, []step{{LogDelta, 21 * MiB, 0, false}, logd(0, 0)}, []int64{1}},
-		{"disabled", SnapshotGeneratorOptions{}, true, []step{logd(21*MiB, 0)}, nil},
+		{"below both triggers", SnapshotGeneratorConfig{}, false, []step{logd(10*MiB, 0), logd(9*MiB, 59*time.Minute)}, nil},
+		{"20 MiB default", SnapshotGeneratorConfig{}, false, []step{logd(10*MiB, 0), logd(10*MiB, 0), logd(MiB, 0)}, []int64{1}},
+		{"bytes counted again after a snapshot", SnapshotGeneratorConfig{}, false, []step{logd(20*MiB, 0), logd(19*MiB, 0), logd(MiB, 0)}, []int64{0, 2}},
+		{"1 h default, checked on a log delta", SnapshotGeneratorConfig{}, false, []step{logd(1, 30*time.Minute), logd(1, 30*time.Minute), logd(1, 0)}, []int64{1}},
+		{"snapshot manifest resets", SnapshotGeneratorConfig{}, false, []step{logd(15*MiB, 50*time.Minute), {SnapshotLoad, 0, 0, true}, logd(15*MiB, 50*time.Minute)}, nil},
+		{"time trigger disabled", SnapshotGeneratorConfig{MaxInterval: -1}, false, []step{logd(1, 48*time.Hour)}, nil},
+		{"custom bytes", SnapshotGeneratorConfig{MaxBytes: 1000}, false, []step{logd(999, 0), logd(1, 0)}, []int64{1}},
+		{"not batch-aligned", SnapshotGeneratorConfig{}, false, []step{{LogDelta, 21 * MiB, 0, false}, logd(0, 0)}, []int64{1}},
+		{"disabled", SnapshotGeneratorConfig{}, true, []step{logd(21*MiB, 0)}, nil},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -83,8 +83,8 @@ func TestSnapshotGeneratorTriggers(t *testing.T) {
 func TestSnapshotGeneratorFaults(t *testing.T) {
 	boom := errors.New("disk full")
 	var fs faults
-	l := NewLoader(Options{FaultHandler: fs.handler})
-	g := NewSnapshotGenerator(&fakeEmitter{err: boom}, SnapshotGeneratorOptions{MaxBytes: 1})
+	l := NewLoader(Config{FaultHandler: fs.handler})
+	g := NewSnapshotGenerator(&fakeEmitter{err: boom}, SnapshotGeneratorConfig{MaxBytes: 1})
 	must(t, l.Install(g))
 	l.SetHighWatermark(0)
 	f := &feed{}
@@ -95,7 +95,7 @@ func TestSnapshotGeneratorFaults(t *testing.T) {
 	}
 
 	failed := make(chan error, 1)
-	ga := NewSnapshotGenerator(&fakeEmitter{err: boom}, SnapshotGeneratorOptions{Name: "async", MaxBytes: 1, Async: true, Failed: func(err error) { failed <- err }})
+	ga := NewSnapshotGenerator(&fakeEmitter{err: boom}, SnapshotGeneratorConfig{Name: "async", MaxBytes: 1, Async: true, Failed: func(err error) { failed <- err }})
 	must(t, l.Install(ga))
 	must(t, l.HandleCommit(f.batch(record.NewNoOpRecord())))
 	if err := <-failed; !errors.Is(err, boom) {

@@ -58,7 +58,7 @@ func ReadBootstrap(path string) ([]Entry, error) {
 // batch with a SnapshotHeaderRecord whose LastContainedLogTimestamp is 0, data
 // batches packed up to 8 MiB, a footer batch, all at epoch 0 from offset 0;
 // written to bootstrap.checkpoint.tmp, then renamed over the file. now stands
-// in for Kafka's Time (see SnapshotOptions.Now); nil means the wall clock.
+// in for Kafka's Time (see SnapshotWriterConfig.Now); nil means the wall clock.
 func WriteBootstrap(dir string, values [][]byte, now func() int64) error {
 	st, err := os.Stat(dir)
 	if err != nil {
@@ -74,7 +74,7 @@ func WriteBootstrap(dir string, values [][]byte, now func() int64) error {
 		return err
 	}
 	defer os.Remove(tmp)
-	w, err := NewSnapshotWriter(f, bootstrapID, SnapshotOptions{Now: now})
+	w, err := NewSnapshotWriter(f, bootstrapID, SnapshotWriterConfig{Now: now})
 	if err == nil {
 		err = w.Append(values...)
 	}

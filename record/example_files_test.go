@@ -86,7 +86,7 @@ func ExampleCreateSnapshot() {
 	defer os.RemoveAll(dir)
 
 	id := record.SnapshotID{EndOffset: 3, Epoch: 1}
-	w, err := record.CreateSnapshot(dir, id, record.SnapshotOptions{LastContainedLogTimestamp: 1700000000100})
+	w, err := record.CreateSnapshot(dir, id, record.SnapshotWriterConfig{LastContainedLogTimestamp: 1700000000100})
 	if err != nil {
 		panic(err)
 	}

@@ -90,7 +90,7 @@ func ExampleOpenSegmentFS() {
 func ExampleOpenSnapshotFS() {
 	var buf writerBuffer
 	id := record.SnapshotID{EndOffset: 10, Epoch: 2}
-	w, err := record.NewSnapshotWriter(&buf, id, record.SnapshotOptions{LastContainedLogTimestamp: 1234})
+	w, err := record.NewSnapshotWriter(&buf, id, record.SnapshotWriterConfig{LastContainedLogTimestamp: 1234})
 	if err != nil {
 		panic(err)
 	}

@@ -89,7 +89,7 @@ func TestDirChoice(t *testing.T) {
 	t.Run("snapshot then a segment that began before it", func(t *testing.T) {
 		dir := t.TempDir()
 		writeSegment(t, dir, 0, 2, 2, 2) // offsets 0..5
-		w, err := CreateSnapshot(dir, SnapshotID{EndOffset: 4, Epoch: 1}, SnapshotOptions{})
+		w, err := CreateSnapshot(dir, SnapshotID{EndOffset: 4, Epoch: 1}, SnapshotWriterConfig{})
 		require.NoError(t, err)
 		require.NoError(t, w.Append(noop(t)))
 		_, err = w.Freeze()
@@ -107,7 +107,7 @@ func TestDirChoice(t *testing.T) {
 	t.Run("snapshot end inside a batch", func(t *testing.T) {
 		dir := t.TempDir()
 		writeSegment(t, dir, 0, 4)
-		w, err := CreateSnapshot(dir, SnapshotID{EndOffset: 2, Epoch: 1}, SnapshotOptions{})
+		w, err := CreateSnapshot(dir, SnapshotID{EndOffset: 2, Epoch: 1}, SnapshotWriterConfig{})
 		require.NoError(t, err)
 		require.NoError(t, w.Append(noop(t)))
 		_, err = w.Freeze()
@@ -118,7 +118,7 @@ func TestDirChoice(t *testing.T) {
 	t.Run("snapshot after every segment", func(t *testing.T) {
 		dir := t.TempDir()
 		writeSegment(t, dir, 10, 1)
-		w, err := CreateSnapshot(dir, SnapshotID{EndOffset: 5, Epoch: 1}, SnapshotOptions{})
+		w, err := CreateSnapshot(dir, SnapshotID{EndOffset: 5, Epoch: 1}, SnapshotWriterConfig{})
 		require.NoError(t, err)
 		require.NoError(t, w.Append(noop(t)))
 		_, err = w.Freeze()
@@ -180,7 +180,7 @@ func TestFollowIncompleteTail(t *testing.T) {
 
 func TestSnapshotWithoutFooter(t *testing.T) {
 	var buf bytes.Buffer
-	w, err := NewSnapshotWriter(&buf, SnapshotID{EndOffset: 10, Epoch: 2}, SnapshotOptions{Now: func() int64 { return 5 }})
+	w, err := NewSnapshotWriter(&buf, SnapshotID{EndOffset: 10, Epoch: 2}, SnapshotWriterConfig{Now: func() int64 { return 5 }})
 	require.NoError(t, err)
 	require.NoError(t, w.Append(noop(t), noop(t)))
 	_, err = w.Freeze()

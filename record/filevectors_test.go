@@ -176,7 +176,7 @@ func readmeVoters(t testing.TB, dir string) int {
 // snapshotInputs is what a snapshot file says about how it was written.
 type snapshotInputs struct {
 	id        SnapshotID
-	opts      SnapshotOptions
+	opts      SnapshotWriterConfig
 	times     []int64 // maxTimestamp of each batch, in order
 	values    [][]byte
 	dataSizes []int // records per data batch
@@ -313,7 +313,7 @@ func TestSnapshotWriterPacking(t *testing.T) {
 
 			var buf bytes.Buffer
 			tick := int64(0)
-			w, err := NewSnapshotWriter(&buf, SnapshotID{EndOffset: 100, Epoch: 3}, SnapshotOptions{MaxBatchSize: tc.max, Now: func() int64 { tick++; return tick }})
+			w, err := NewSnapshotWriter(&buf, SnapshotID{EndOffset: 100, Epoch: 3}, SnapshotWriterConfig{MaxBatchSize: tc.max, Now: func() int64 { tick++; return tick }})
 			require.NoError(t, err)
 			v := bytes.Repeat([]byte{1}, tc.size)
 			for i := 0; i < tc.n; i += 1024 { // SnapshotEmitter's chunks

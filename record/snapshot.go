@@ -269,8 +269,10 @@ func (r *BatchReader) failAtBatch(b *Batch, err error) error {
 	return r.err
 }
 
-// SnapshotOptions are what Kafka's RecordsSnapshotWriter.Builder is given.
-type SnapshotOptions struct {
+// SnapshotWriterConfig is what NewSnapshotWriter and CreateSnapshot keep for
+// the life of a SnapshotWriter: what Kafka's RecordsSnapshotWriter.Builder is
+// given. The zero value gives Kafka's defaults.
+type SnapshotWriterConfig struct {
 	// LastContainedLogTimestamp goes into the SnapshotHeaderRecord: the
 	// append time of the last log batch the snapshot covers.
 	LastContainedLogTimestamp int64
@@ -322,14 +324,14 @@ type SnapshotWriter struct {
 
 // NewSnapshotWriter starts writing a snapshot with the given id to w: it
 // writes the header batch at once. Call Freeze to finish it.
-func NewSnapshotWriter(w io.Writer, id SnapshotID, opts SnapshotOptions) (*SnapshotWriter, error) {
-	if opts.KRaftVersion == 0 && opts.Voters != nil {
+func NewSnapshotWriter(w io.Writer, id SnapshotID, cfg SnapshotWriterConfig) (*SnapshotWriter, error) {
+	if cfg.KRaftVersion == 0 && cfg.Voters != nil {
 		return nil, fmt.Errorf("record: a voter set is not expected when kraft.version is 0")
 	}
-	if opts.KRaftVersion < 0 {
-		return nil, fmt.Errorf("record: negative kraft.version %d", opts.KRaftVersion)
+	if cfg.KRaftVersion < 0 {
+		return nil, fmt.Errorf("record: negative kraft.version %d", cfg.KRaftVersion)
 	}
-	s := &SnapshotWriter{w: w, id: id, max: opts.MaxBatchSize, now: opts.Now}
+	s := &SnapshotWriter{w: w, id: id, max: cfg.MaxBatchSize, now: cfg.Now}
 	if s.max <= 0 {
 		s.max = DefaultMaxBatchSize
 	}
@@ -337,11 +339,11 @@ func NewSnapshotWriter(w io.Writer, id SnapshotID, opts SnapshotOptions) (*Snaps
 		s.now = func() int64 { return time.Now().UnixMilli() }
 	}
 	s.b.Reset(0, id.Epoch, s.now(), true)
-	ctl := []ControlRecord{&SnapshotHeaderRecord{Version: 0, LastContainedLogTimestamp: opts.LastContainedLogTimestamp}}
-	if opts.KRaftVersion > 0 {
-		ctl = append(ctl, &KRaftVersionRecord{Version: 0, KRaftVersion: opts.KRaftVersion})
-		if opts.Voters != nil {
-			ctl = append(ctl, opts.Voters)
+	ctl := []ControlRecord{&SnapshotHeaderRecord{Version: 0, LastContainedLogTimestamp: cfg.LastContainedLogTimestamp}}
+	if cfg.KRaftVersion > 0 {
+		ctl = append(ctl, &KRaftVersionRecord{Version: 0, KRaftVersion: cfg.KRaftVersion})
+		if cfg.Voters != nil {
+			ctl = append(ctl, cfg.Voters)
 		}
 	}
 	for _, r := range ctl {
@@ -359,13 +361,13 @@ func NewSnapshotWriter(w io.Writer, id SnapshotID, opts SnapshotOptions) (*Snaps
 // temporary "<name>-<random>.checkpoint.part" file that Freeze syncs and
 // renames to id.FileName() atomically (FileRawSnapshotWriter,
 // Snapshots.createTempFile); Close without Freeze removes it.
-func CreateSnapshot(dir string, id SnapshotID, opts SnapshotOptions) (*SnapshotWriter, error) {
+func CreateSnapshot(dir string, id SnapshotID, cfg SnapshotWriterConfig) (*SnapshotWriter, error) {
 	name := id.FileName()
 	f, err := os.CreateTemp(dir, strings.TrimSuffix(name, SnapshotSuffix)+"-*"+SnapshotSuffix+".part")
 	if err != nil {
 		return nil, err
 	}
-	s, err := NewSnapshotWriter(f, id, opts)
+	s, err := NewSnapshotWriter(f, id, cfg)
 	if err != nil {
 		f.Close()
 		os.Remove(f.Name())

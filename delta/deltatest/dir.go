@@ -94,7 +94,7 @@ func writeSnapshot(dir string, img *image.Image) error {
 	}
 	id := record.SnapshotID{EndOffset: p.LastContainedOffset + 1, Epoch: p.LastContainedEpoch}
 	t := p.LastContainedLogTimeMs
-	w, err := record.CreateSnapshot(dir, id, record.SnapshotOptions{LastContainedLogTimestamp: t, Now: func() int64 { return t }})
+	w, err := record.CreateSnapshot(dir, id, record.SnapshotWriterConfig{LastContainedLogTimestamp: t, Now: func() int64 { return t }})
 	if err != nil {
 		return err
 	}

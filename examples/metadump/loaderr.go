@@ -29,10 +29,13 @@ func (e *loadError) Error() string {
 	return fmt.Sprintf("%s: record at offset %d (%s): %v", e.path, e.offset, e.typ, e.why)
 }
 
+// Unwrap returns the loader's error.
 func (e *loadError) Unwrap() error { return e.err }
 
-// wrapLoadError names path in err (dirfollow.LoadPath has already put the
-// record's offset in the file into a *publisher.ReplayError).
+// wrapLoadError names path in err and, for a rejected record, its offset in
+// the file: the log offset for a segment, the offset inside the snapshot for
+// a snapshot or bootstrap.checkpoint (the loader names a snapshot's record
+// by its batch and index).
 func wrapLoadError(path string, err error) error {
 	if err == nil {
 		return nil
@@ -42,10 +45,27 @@ func wrapLoadError(path string, err error) error {
 		return &loadError{path: path, offset: -1, err: err}
 	}
 	off := re.Offset
+	switch {
+	case re.Snapshot != nil && re.Batch >= 0:
+		off = re.Batch + int64(re.Index)
+	case re.Snapshot != nil:
+		// A bootstrap.checkpoint, loaded as a list of its records.
+		off = -1
+		if es, rerr := record.ReadBootstrap(path); rerr == nil && re.Index < len(es) {
+			off = es[re.Index].Offset
+		}
+	}
 	why := re.Err
 	var de *delta.RecordError
 	if errors.As(err, &de) {
 		why = de.Err
 	}
-	return &loadError{path: path, offset: off, typ: re.Record.Type(), why: why, err: err}
+	typ := record.Type(-1)
+	if re.Record != nil {
+		typ = re.Record.Type()
+	}
+	if off < 0 {
+		return &loadError{path: path, offset: -1, err: err}
+	}
+	return &loadError{path: path, offset: off, typ: typ, why: why, err: err}
 }

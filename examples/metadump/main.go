@@ -121,29 +121,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 
 // runIO is run with -shell's commands read from stdin (without -c).
 func runIO(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("metadump", flag.ContinueOnError)
-	fs.SetOutput(stderr)
 	var o options
-	fs.BoolVar(&o.control, "control", false, "print control records too")
-	fs.BoolVar(&o.batches, "batches", false, "print one line per batch instead of records")
-	fs.BoolVar(&o.summary, "summary", false, "print counts per record type and version, batches, first and last offset")
-	fs.BoolVar(&o.unredacted, "unredacted", false, "print sensitive values instead of [redacted]")
-	fs.BoolVar(&o.image, "image", false, "print the final image as JSON (kmeta's own shape)")
-	fs.BoolVar(&o.imageRecords, "image-records", false, "print the records of the final image as the writer path produces them")
-	fs.BoolVar(&o.skipErrors, "skip-errors", false, "with -image: exit 0 even when records were skipped or a cut-short tail left out (each is still printed to stderr)")
-	o.stderr = stderr
-	fs.BoolVar(&o.timeline, "timeline", false, "print what happened over the log: brokers, leaders, ISRs, raft epochs (with -o FILE.html: an HTML report)")
-	fs.StringVar(&o.out, "o", "", "with -timeline: write the HTML report to this file")
-	fs.BoolVar(&o.shell, "shell", false, "browse the image as kafka-metadata-shell does (ls, cd, cat, tree, find, at, diff, ...)")
-	fs.StringVar(&o.commands, "c", "", "with -shell: run these commands (separated by ';') and exit")
-	fs.StringVar(&o.at, "at", "", "time travel: the image or records as of this `OFFSET|RFC3339-TIME`")
-	fs.BoolVar(&o.diff, "diff", false, "print what differs between two sources: metadump -diff A B (SOURCE@OFFSET|TIME for one point of a directory)")
-	fs.BoolVar(&o.check, "check", false, "replay with Kafka's rules and report rejected records and broken invariants")
-	fs.BoolVar(&o.json, "json", false, "with -diff or -check: print JSON")
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: metadump [flags] PATH  (a .log segment, a .checkpoint snapshot, bootstrap.checkpoint, or a metadata directory)")
-		fs.PrintDefaults()
-	}
+	fs := flags(&o, stderr)
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -201,6 +180,33 @@ func runIO(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return 1
 	}
 	return 0
+}
+
+// flags is metadump's flag set, filling o.
+func flags(o *options, stderr io.Writer) *flag.FlagSet {
+	fs := flag.NewFlagSet("metadump", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.BoolVar(&o.control, "control", false, "print control records too")
+	fs.BoolVar(&o.batches, "batches", false, "print one line per batch instead of records")
+	fs.BoolVar(&o.summary, "summary", false, "print counts per record type and version, batches, first and last offset")
+	fs.BoolVar(&o.unredacted, "unredacted", false, "print sensitive values instead of [redacted]")
+	fs.BoolVar(&o.image, "image", false, "print the final image as JSON (kmeta's own shape)")
+	fs.BoolVar(&o.imageRecords, "image-records", false, "print the records of the final image as the writer path produces them")
+	fs.BoolVar(&o.skipErrors, "skip-errors", false, "with -image: exit 0 even when records were skipped or a cut-short tail left out (each is still printed to stderr)")
+	o.stderr = stderr
+	fs.BoolVar(&o.timeline, "timeline", false, "print what happened over the log: brokers, leaders, ISRs, raft epochs (with -o FILE.html: an HTML report)")
+	fs.StringVar(&o.out, "o", "", "with -timeline: write the HTML report to this file")
+	fs.BoolVar(&o.shell, "shell", false, "browse the image as kafka-metadata-shell does (ls, cd, cat, tree, find, at, diff, ...)")
+	fs.StringVar(&o.commands, "c", "", "with -shell: run these commands (separated by ';') and exit")
+	fs.StringVar(&o.at, "at", "", "time travel: the image or records as of this `OFFSET|RFC3339-TIME`")
+	fs.BoolVar(&o.diff, "diff", false, "print what differs between two sources: metadump -diff A B (SOURCE@OFFSET|TIME for one point of a directory)")
+	fs.BoolVar(&o.check, "check", false, "replay with Kafka's rules and report rejected records and broken invariants")
+	fs.BoolVar(&o.json, "json", false, "with -diff or -check: print JSON")
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: metadump [flags] PATH  (a .log segment, a .checkpoint snapshot, bootstrap.checkpoint, or a metadata directory)")
+		fs.PrintDefaults()
+	}
+	return fs
 }
 
 // source yields the batches of whatever PATH names.

@@ -42,7 +42,7 @@ func newerFiles(t *testing.T) map[string]int64 {
 	snapDir := filepath.Join(root, "snap")
 	require.NoError(t, os.Mkdir(snapDir, 0o755))
 	id := record.SnapshotID{EndOffset: 1, Epoch: 1}
-	w, err := record.CreateSnapshot(snapDir, id, record.SnapshotOptions{LastContainedLogTimestamp: now(), Now: now})
+	w, err := record.CreateSnapshot(snapDir, id, record.SnapshotWriterConfig{LastContainedLogTimestamp: now(), Now: now})
 	require.NoError(t, err)
 	require.NoError(t, w.Append(level99(t)))
 	_, err = w.Freeze()

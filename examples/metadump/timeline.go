@@ -196,7 +196,7 @@ func buildTimeline(path string) (*timeline, error) {
 		return nil, err
 	}
 	defer hl.Close()
-	l := publisher.NewLoader(publisher.Options{ReplayErrors: publisher.Halt})
+	l := publisher.NewLoader(publisher.Config{ReplayErrors: publisher.Halt})
 	defer l.Close()
 	if snap, name := hl.Snapshot(); snap != nil {
 		if err := l.LoadSnapshotReader(snap); err != nil {

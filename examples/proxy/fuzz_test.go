@@ -34,7 +34,7 @@ func FuzzServe(f *testing.F) {
 	f.Add(all)
 	f.Add(append(append([]byte(nil), validFrames()[0]...), issueFrames[0]...))
 
-	loader := publisher.NewLoader(publisher.Options{})
+	loader := publisher.NewLoader(publisher.Config{})
 	defer loader.Close()
 	if err := loadDemo(loader); err != nil {
 		f.Fatal(err)

@@ -17,7 +17,7 @@ import (
 // (closed at the end of the test); it returns the server and its address.
 func demoServer(tb testing.TB, lim Limits) (*Server, string) {
 	tb.Helper()
-	loader := publisher.NewLoader(publisher.Options{})
+	loader := publisher.NewLoader(publisher.Config{})
 	tb.Cleanup(func() { loader.Close() })
 	if err := loadDemo(loader); err != nil {
 		tb.Fatal(err)

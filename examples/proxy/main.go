@@ -135,7 +135,7 @@ func run(args []string, ready chan<- net.Addr) error {
 	}
 	defer ln.Close()
 
-	loader := publisher.NewLoader(publisher.Options{})
+	loader := publisher.NewLoader(publisher.Config{})
 	defer loader.Close()
 	first := newFirstImage() // see startup.go
 	// The loader is single-goroutine and -follow feeds it from a goroutine

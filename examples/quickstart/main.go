@@ -37,7 +37,7 @@ func main() {
 func run(w io.Writer) error {
 	// The loader and its publishers. The loader runs on this goroutine:
 	// each HandleCommit returns after every publisher has seen the update.
-	loader := publisher.NewLoader(publisher.Options{})
+	loader := publisher.NewLoader(publisher.Config{})
 	defer loader.Close()
 	cache := publisher.NewCache("cache")
 	if err := loader.Install(cache, printer(w)); err != nil {

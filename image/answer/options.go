@@ -47,14 +47,14 @@ func (o *call) createTopic(name string) CreateTopic {
 	return CreateTopic{Name: name, NumPartitions: np, ReplicationFactor: rf}
 }
 
-func (o *call) authorize(op, rt int8, name string) bool {
+func (o *call) authorize(op authz.Operation, rt authz.ResourceType, name string) bool {
 	if o.Authorizer == nil {
 		return true
 	}
 	return o.Authorizer.Authorize(authz.Context{Principal: o.Principal, Host: o.Host}, op, rt, name)
 }
 
-func (o *call) authorizedOps(rt int8, name string) int32 {
+func (o *call) authorizedOps(rt authz.ResourceType, name string) int32 {
 	return authz.AuthorizedOperations(o.Authorizer, authz.Context{Principal: o.Principal, Host: o.Host}, rt, name)
 }
 

@@ -123,12 +123,12 @@ func edgeTopics(replay func(record.Record)) {
 // edgeACLs creates edgeImage's ACLs (ids after the topics': 7-14).
 func edgeACLs(replay func(record.Record)) {
 	n := byte(6)
-	acl := func(rt int8, name string, pt int8, principal string, op, perm int8) {
+	acl := func(rt authz.ResourceType, name string, pt authz.PatternType, principal string, op authz.Operation, perm authz.PermissionType) {
 		n++
 		r := record.NewAccessControlEntryRecord()
 		r.ID = record.UUID{0: 0xac, 15: n}
-		r.ResourceType, r.ResourceName, r.PatternType = rt, name, pt
-		r.Principal, r.Host, r.Operation, r.PermissionType = principal, "*", op, perm
+		r.ResourceType, r.ResourceName, r.PatternType = int8(rt), name, int8(pt)
+		r.Principal, r.Host, r.Operation, r.PermissionType = principal, "*", int8(op), int8(perm)
 		replay(r)
 	}
 	acl(authz.ResourceTopic, "alpha", authz.PatternLiteral, "User:alice", authz.OpDescribe, authz.PermissionAllow)

@@ -1,52 +1,68 @@
 package authz
 
+// ResourceType is a resource type code of an ACL
+// (org.apache.kafka.common.resource.ResourceType).
+type ResourceType int8
+
 // Resource types (org.apache.kafka.common.resource.ResourceType codes).
 const (
-	ResourceUnknown         int8 = 0
-	ResourceAny             int8 = 1
-	ResourceTopic           int8 = 2
-	ResourceGroup           int8 = 3
-	ResourceCluster         int8 = 4
-	ResourceTransactionalID int8 = 5
-	ResourceDelegationToken int8 = 6
-	ResourceUser            int8 = 7
+	ResourceUnknown         ResourceType = 0
+	ResourceAny             ResourceType = 1
+	ResourceTopic           ResourceType = 2
+	ResourceGroup           ResourceType = 3
+	ResourceCluster         ResourceType = 4
+	ResourceTransactionalID ResourceType = 5
+	ResourceDelegationToken ResourceType = 6
+	ResourceUser            ResourceType = 7
 )
+
+// PatternType is a resource pattern type code of an ACL
+// (org.apache.kafka.common.resource.PatternType).
+type PatternType int8
 
 // Pattern types (org.apache.kafka.common.resource.PatternType codes).
 const (
-	PatternUnknown  int8 = 0
-	PatternAny      int8 = 1
-	PatternMatch    int8 = 2
-	PatternLiteral  int8 = 3
-	PatternPrefixed int8 = 4
+	PatternUnknown  PatternType = 0
+	PatternAny      PatternType = 1
+	PatternMatch    PatternType = 2
+	PatternLiteral  PatternType = 3
+	PatternPrefixed PatternType = 4
 )
+
+// Operation is an operation code of an ACL
+// (org.apache.kafka.common.acl.AclOperation).
+type Operation int8
 
 // Operations (org.apache.kafka.common.acl.AclOperation codes).
 const (
-	OpUnknown         int8 = 0
-	OpAny             int8 = 1
-	OpAll             int8 = 2
-	OpRead            int8 = 3
-	OpWrite           int8 = 4
-	OpCreate          int8 = 5
-	OpDelete          int8 = 6
-	OpAlter           int8 = 7
-	OpDescribe        int8 = 8
-	OpClusterAction   int8 = 9
-	OpDescribeConfigs int8 = 10
-	OpAlterConfigs    int8 = 11
-	OpIdempotentWrite int8 = 12
-	OpCreateTokens    int8 = 13
-	OpDescribeTokens  int8 = 14
-	OpTwoPhaseCommit  int8 = 15
+	OpUnknown         Operation = 0
+	OpAny             Operation = 1
+	OpAll             Operation = 2
+	OpRead            Operation = 3
+	OpWrite           Operation = 4
+	OpCreate          Operation = 5
+	OpDelete          Operation = 6
+	OpAlter           Operation = 7
+	OpDescribe        Operation = 8
+	OpClusterAction   Operation = 9
+	OpDescribeConfigs Operation = 10
+	OpAlterConfigs    Operation = 11
+	OpIdempotentWrite Operation = 12
+	OpCreateTokens    Operation = 13
+	OpDescribeTokens  Operation = 14
+	OpTwoPhaseCommit  Operation = 15
 )
+
+// PermissionType is a permission type code of an ACL
+// (org.apache.kafka.common.acl.AclPermissionType).
+type PermissionType int8
 
 // Permission types (org.apache.kafka.common.acl.AclPermissionType codes).
 const (
-	PermissionUnknown int8 = 0
-	PermissionAny     int8 = 1
-	PermissionDeny    int8 = 2
-	PermissionAllow   int8 = 3
+	PermissionUnknown PermissionType = 0
+	PermissionAny     PermissionType = 1
+	PermissionDeny    PermissionType = 2
+	PermissionAllow   PermissionType = 3
 )
 
 // ClusterName is the name of the one CLUSTER resource (Resource.CLUSTER_NAME).
@@ -73,7 +89,7 @@ type Context struct {
 // with their request's context; an embedder may supply any implementation.
 // Implementations must be safe for concurrent use.
 type Authorizer interface {
-	Authorize(ctx Context, op int8, rt int8, name string) bool
+	Authorize(ctx Context, op Operation, rt ResourceType, name string) bool
 }
 
 // AllowAll is the authorizer of a broker with no authorizer.class.name:
@@ -81,24 +97,24 @@ type Authorizer interface {
 type AllowAll struct{}
 
 // Authorize allows everything.
-func (AllowAll) Authorize(Context, int8, int8, string) bool { return true }
+func (AllowAll) Authorize(Context, Operation, ResourceType, string) bool { return true }
 
 // SupportedOperations lists the operations of a resource type, the bits an
 // authorized-operations field may carry (AclEntry.supportedOperations).
-func SupportedOperations(rt int8) []int8 {
+func SupportedOperations(rt ResourceType) []Operation {
 	switch rt {
 	case ResourceTopic:
-		return []int8{OpRead, OpWrite, OpCreate, OpDescribe, OpDelete, OpAlter, OpDescribeConfigs, OpAlterConfigs}
+		return []Operation{OpRead, OpWrite, OpCreate, OpDescribe, OpDelete, OpAlter, OpDescribeConfigs, OpAlterConfigs}
 	case ResourceGroup:
-		return []int8{OpRead, OpDescribe, OpDelete, OpDescribeConfigs, OpAlterConfigs}
+		return []Operation{OpRead, OpDescribe, OpDelete, OpDescribeConfigs, OpAlterConfigs}
 	case ResourceCluster:
-		return []int8{OpCreate, OpClusterAction, OpDescribeConfigs, OpAlterConfigs, OpIdempotentWrite, OpAlter, OpDescribe}
+		return []Operation{OpCreate, OpClusterAction, OpDescribeConfigs, OpAlterConfigs, OpIdempotentWrite, OpAlter, OpDescribe}
 	case ResourceTransactionalID:
-		return []int8{OpDescribe, OpWrite, OpTwoPhaseCommit}
+		return []Operation{OpDescribe, OpWrite, OpTwoPhaseCommit}
 	case ResourceDelegationToken:
-		return []int8{OpDescribe}
+		return []Operation{OpDescribe}
 	case ResourceUser:
-		return []int8{OpCreateTokens, OpDescribeTokens}
+		return []Operation{OpCreateTokens, OpDescribeTokens}
 	}
 	return nil
 }
@@ -107,7 +123,7 @@ func SupportedOperations(rt int8) []int8 {
 // resource (rt, name) that a allows ctx (AuthHelper.authorizedOperations and
 // Utils.to32BitField: bit op for each allowed operation). A nil a allows
 // every supported operation, as Kafka does without an authorizer.
-func AuthorizedOperations(a Authorizer, ctx Context, rt int8, name string) int32 {
+func AuthorizedOperations(a Authorizer, ctx Context, rt ResourceType, name string) int32 {
 	var bits int32
 	for _, op := range SupportedOperations(rt) {
 		if a == nil || a.Authorize(ctx, op, rt, name) {

@@ -6,8 +6,8 @@ import (
 	"github.com/kmeta-go/kmeta/image"
 )
 
-func acl(rt int8, name string, pt int8, principal, host string, op, perm int8) image.ACL {
-	return image.ACL{ResourceType: rt, ResourceName: name, PatternType: pt, Principal: principal, Host: host, Operation: op, PermissionType: perm}
+func acl(rt ResourceType, name string, pt PatternType, principal, host string, op Operation, perm PermissionType) image.ACL {
+	return image.ACL{ResourceType: int8(rt), ResourceName: name, PatternType: int8(pt), Principal: principal, Host: host, Operation: int8(op), PermissionType: int8(perm)}
 }
 
 // TestStandardAuthorizer: each row names the StandardAuthorizerData rule it
@@ -20,8 +20,8 @@ func TestStandardAuthorizer(t *testing.T) {
 		acls []image.ACL
 		cfg  Config
 		ctx  Context
-		op   int8
-		rt   int8
+		op   Operation
+		rt   ResourceType
 		name string
 		want bool
 	}

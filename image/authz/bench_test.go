@@ -15,11 +15,11 @@ func benchACLs(teams int) *image.ACLs {
 	for i := 0; i < teams; i++ {
 		p := fmt.Sprintf("User:team-%d", i)
 		list = append(list,
-			image.ACL{ResourceType: ResourceTopic, ResourceName: fmt.Sprintf("team-%d-", i), PatternType: PatternPrefixed, Principal: p, Host: "*", Operation: OpRead, PermissionType: PermissionAllow},
-			image.ACL{ResourceType: ResourceGroup, ResourceName: fmt.Sprintf("team-%d-app", i), PatternType: PatternLiteral, Principal: p, Host: "*", Operation: OpRead, PermissionType: PermissionAllow},
-			image.ACL{ResourceType: ResourceTopic, ResourceName: fmt.Sprintf("team-%d-secret", i), PatternType: PatternLiteral, Principal: p, Host: "10.0.0.9", Operation: OpRead, PermissionType: PermissionDeny})
+			image.ACL{ResourceType: int8(ResourceTopic), ResourceName: fmt.Sprintf("team-%d-", i), PatternType: int8(PatternPrefixed), Principal: p, Host: "*", Operation: int8(OpRead), PermissionType: int8(PermissionAllow)},
+			image.ACL{ResourceType: int8(ResourceGroup), ResourceName: fmt.Sprintf("team-%d-app", i), PatternType: int8(PatternLiteral), Principal: p, Host: "*", Operation: int8(OpRead), PermissionType: int8(PermissionAllow)},
+			image.ACL{ResourceType: int8(ResourceTopic), ResourceName: fmt.Sprintf("team-%d-secret", i), PatternType: int8(PatternLiteral), Principal: p, Host: "10.0.0.9", Operation: int8(OpRead), PermissionType: int8(PermissionDeny)})
 	}
-	list = append(list, image.ACL{ResourceType: ResourceTopic, ResourceName: "*", PatternType: PatternLiteral, Principal: "User:*", Host: "*", Operation: OpDescribe, PermissionType: PermissionAllow})
+	list = append(list, image.ACL{ResourceType: int8(ResourceTopic), ResourceName: "*", PatternType: int8(PatternLiteral), Principal: "User:*", Host: "*", Operation: int8(OpDescribe), PermissionType: int8(PermissionAllow)})
 	return acls(list...)
 }
 
@@ -31,8 +31,8 @@ func BenchmarkAuthorize(b *testing.B) {
 	ctx := Context{Principal: "User:team-500", Host: "10.0.0.1"}
 	for _, c := range []struct {
 		name string
-		op   int8
-		rt   int8
+		op   Operation
+		rt   ResourceType
 		res  string
 		want bool
 	}{

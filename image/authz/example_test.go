@@ -14,10 +14,10 @@ import (
 func ExampleNew() {
 	sim := deltatest.MustCluster(1)
 	for _, acl := range []image.ACL{
-		{ResourceType: authz.ResourceTopic, ResourceName: "orders", PatternType: authz.PatternPrefixed,
-			Principal: "User:alice", Host: "*", Operation: authz.OpRead, PermissionType: authz.PermissionAllow},
-		{ResourceType: authz.ResourceTopic, ResourceName: "orders-secret", PatternType: authz.PatternLiteral,
-			Principal: "User:alice", Host: "*", Operation: authz.OpRead, PermissionType: authz.PermissionDeny},
+		{ResourceType: int8(authz.ResourceTopic), ResourceName: "orders", PatternType: int8(authz.PatternPrefixed),
+			Principal: "User:alice", Host: "*", Operation: int8(authz.OpRead), PermissionType: int8(authz.PermissionAllow)},
+		{ResourceType: int8(authz.ResourceTopic), ResourceName: "orders-secret", PatternType: int8(authz.PatternLiteral),
+			Principal: "User:alice", Host: "*", Operation: int8(authz.OpRead), PermissionType: int8(authz.PermissionDeny)},
 	} {
 		if _, err := sim.CreateACL(acl); err != nil {
 			panic(err)
@@ -43,12 +43,12 @@ func ExampleNew() {
 // ALLOW gives yes unless a DENY on a prefix of it dominates.
 func ExampleStandard_AuthorizeByResourceType() {
 	acls := aclsOf([]image.ACL{
-		{ID: record.UUID{15: 1}, ResourceType: authz.ResourceTopic, ResourceName: "team-a-", PatternType: authz.PatternPrefixed,
-			Principal: "User:alice", Host: "*", Operation: authz.OpRead, PermissionType: authz.PermissionAllow},
-		{ID: record.UUID{15: 2}, ResourceType: authz.ResourceGroup, ResourceName: "team", PatternType: authz.PatternPrefixed,
-			Principal: "User:alice", Host: "*", Operation: authz.OpRead, PermissionType: authz.PermissionDeny},
-		{ID: record.UUID{15: 3}, ResourceType: authz.ResourceGroup, ResourceName: "team-a-app", PatternType: authz.PatternLiteral,
-			Principal: "User:alice", Host: "*", Operation: authz.OpRead, PermissionType: authz.PermissionAllow},
+		{ID: record.UUID{15: 1}, ResourceType: int8(authz.ResourceTopic), ResourceName: "team-a-", PatternType: int8(authz.PatternPrefixed),
+			Principal: "User:alice", Host: "*", Operation: int8(authz.OpRead), PermissionType: int8(authz.PermissionAllow)},
+		{ID: record.UUID{15: 2}, ResourceType: int8(authz.ResourceGroup), ResourceName: "team", PatternType: int8(authz.PatternPrefixed),
+			Principal: "User:alice", Host: "*", Operation: int8(authz.OpRead), PermissionType: int8(authz.PermissionDeny)},
+		{ID: record.UUID{15: 3}, ResourceType: int8(authz.ResourceGroup), ResourceName: "team-a-app", PatternType: int8(authz.PatternLiteral),
+			Principal: "User:alice", Host: "*", Operation: int8(authz.OpRead), PermissionType: int8(authz.PermissionAllow)},
 	})
 	a := authz.New(acls, authz.Config{})
 	alice := authz.Context{Principal: "User:alice", Host: "10.0.0.7"}
@@ -63,8 +63,8 @@ func ExampleStandard_AuthorizeByResourceType() {
 // below it a CIDR ALLOW allows nothing.
 func ExampleConfig_metadataVersion() {
 	acls := aclsOf([]image.ACL{
-		{ID: record.UUID{15: 1}, ResourceType: authz.ResourceTopic, ResourceName: "orders", PatternType: authz.PatternLiteral,
-			Principal: "User:*", Host: "10.0.0.0/24", Operation: authz.OpRead, PermissionType: authz.PermissionAllow},
+		{ID: record.UUID{15: 1}, ResourceType: int8(authz.ResourceTopic), ResourceName: "orders", PatternType: int8(authz.PatternLiteral),
+			Principal: "User:*", Host: "10.0.0.0/24", Operation: int8(authz.OpRead), PermissionType: int8(authz.PermissionAllow)},
 	})
 	client := authz.Context{Principal: "User:alice", Host: "10.0.0.7"}
 	for _, mv := range []image.MetadataVersion{image.MV4_2_IV1, image.MV4_4_IV1} {

@@ -44,10 +44,10 @@ func (f *fuzzInput) code(valid []int8) int8 {
 }
 
 var (
-	fuzzTypes = []int8{ResourceTopic, ResourceTopic, ResourceGroup, ResourceCluster, ResourceTransactionalID, ResourceDelegationToken, ResourceUser, ResourceUnknown, ResourceAny}
-	fuzzPats  = []int8{PatternLiteral, PatternLiteral, PatternPrefixed, PatternPrefixed, PatternUnknown, PatternAny, PatternMatch}
-	fuzzOps   = []int8{OpUnknown, OpAny, OpAll, OpRead, OpWrite, OpCreate, OpDelete, OpAlter, OpDescribe, OpClusterAction, OpDescribeConfigs, OpAlterConfigs, OpIdempotentWrite, OpCreateTokens, OpDescribeTokens, OpTwoPhaseCommit}
-	fuzzPerms = []int8{PermissionAllow, PermissionAllow, PermissionDeny, PermissionUnknown, PermissionAny}
+	fuzzTypes = []int8{int8(ResourceTopic), int8(ResourceTopic), int8(ResourceGroup), int8(ResourceCluster), int8(ResourceTransactionalID), int8(ResourceDelegationToken), int8(ResourceUser), int8(ResourceUnknown), int8(ResourceAny)}
+	fuzzPats  = []int8{int8(PatternLiteral), int8(PatternLiteral), int8(PatternPrefixed), int8(PatternPrefixed), int8(PatternUnknown), int8(PatternAny), int8(PatternMatch)}
+	fuzzOps   = []int8{int8(OpUnknown), int8(OpAny), int8(OpAll), int8(OpRead), int8(OpWrite), int8(OpCreate), int8(OpDelete), int8(OpAlter), int8(OpDescribe), int8(OpClusterAction), int8(OpDescribeConfigs), int8(OpAlterConfigs), int8(OpIdempotentWrite), int8(OpCreateTokens), int8(OpDescribeTokens), int8(OpTwoPhaseCommit)}
+	fuzzPerms = []int8{int8(PermissionAllow), int8(PermissionAllow), int8(PermissionDeny), int8(PermissionUnknown), int8(PermissionAny)}
 )
 
 func (f *fuzzInput) acl() image.ACL {
@@ -92,13 +92,13 @@ func FuzzAuthorize(f *testing.F) {
 		}
 		cfg := in.config()
 		q := vectorRow{ctx: Context{Principal: in.str(genCtxUsers), Host: in.str(genCtxHosts)},
-			op: in.code(fuzzOps), rt: in.code(fuzzTypes), name: in.str(genNames), byType: in.byte()&1 != 0}
+			op: Operation(in.code(fuzzOps)), rt: ResourceType(in.code(fuzzTypes)), name: in.str(genNames), byType: in.byte()&1 != 0}
 		extra := in.acl()
-		extra.PermissionType = PermissionDeny
+		extra.PermissionType = int8(PermissionDeny)
 
 		ask := func(list []image.ACL) (bool, bool) {
 			s := New(acls(list...), cfg)
-			req := request{ctx: q.ctx, op: operationFromCode(q.op)}
+			req := request{ctx: q.ctx, op: operationFromCode(int8(q.op))}
 			var ok bool
 			if q.byType {
 				ok = s.authorizeByResourceType(&req, q.rt)

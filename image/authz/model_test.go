@@ -65,7 +65,8 @@ func javaACL(a image.ACL) image.ACL {
 }
 
 // authorize is StandardAuthorizerData.authorize.
-func (m *model) authorize(ctx Context, op, rt int8, name string) bool {
+func (m *model) authorize(ctx Context, opType Operation, rtType ResourceType, name string) bool {
+	op, rt := int8(opType), int8(rtType) // the model works on the codes
 	ctx.Principal, ctx.Host, name = javaString(ctx.Principal), javaString(ctx.Host), javaString(name)
 	if m.superUser(ctx.Principal) {
 		return true
@@ -82,7 +83,7 @@ func (m *model) authorize(ctx Context, op, rt int8, name string) bool {
 		if modelCode(a.ResourceType, 7) != rt {
 			continue
 		}
-		literal := modelCode(a.PatternType, 4) == PatternLiteral
+		literal := modelCode(a.PatternType, 4) == int8(PatternLiteral)
 		var matchesKafka, matchesDoc bool
 		if literal {
 			// checkSection: a LITERAL ACL matches its exact name, and
@@ -131,18 +132,18 @@ func (m *model) findResult(ctx Context, op int8, a image.ACL) outcome {
 		return noMatch
 	}
 	perm := modelCode(a.PermissionType, 3)
-	if !m.hostMatches(a.Host, ctx.Host, perm != PermissionAllow) {
+	if !m.hostMatches(a.Host, ctx.Host, perm != int8(PermissionAllow)) {
 		return noMatch
 	}
 	aop := modelCode(a.Operation, 15)
-	if aop != OpAll {
+	if aop != int8(OpAll) {
 		switch {
-		case perm == PermissionAllow && op == OpDescribe:
-			if aop != OpDescribe && aop != OpRead && aop != OpWrite && aop != OpDelete && aop != OpAlter {
+		case perm == int8(PermissionAllow) && op == int8(OpDescribe):
+			if aop != int8(OpDescribe) && aop != int8(OpRead) && aop != int8(OpWrite) && aop != int8(OpDelete) && aop != int8(OpAlter) {
 				return noMatch
 			}
-		case perm == PermissionAllow && op == OpDescribeConfigs:
-			if aop != OpDescribeConfigs && aop != OpAlterConfigs {
+		case perm == int8(PermissionAllow) && op == int8(OpDescribeConfigs):
+			if aop != int8(OpDescribeConfigs) && aop != int8(OpAlterConfigs) {
 				return noMatch
 			}
 		default:
@@ -151,7 +152,7 @@ func (m *model) findResult(ctx Context, op int8, a image.ACL) outcome {
 			}
 		}
 	}
-	if perm == PermissionAllow {
+	if perm == int8(PermissionAllow) {
 		return allowed
 	}
 	return denied
@@ -378,7 +379,7 @@ func (m *model) wildcardScanFails(ctx Context, op, rt int8, name string) bool {
 		a = javaACL(a)
 		x := sacl{a: a, rt: modelCode(a.ResourceType, 7), pt: modelCode(a.PatternType, 4), op: modelCode(a.Operation, 15),
 			perm: modelCode(a.PermissionType, 3), name: u(a.ResourceName), principal: u(a.Principal), host: u(a.Host)}
-		x.literal = x.pt == PatternLiteral
+		x.literal = x.pt == int8(PatternLiteral)
 		set = append(set, x)
 	}
 	less := func(x, y sacl) int { // StandardAcl.compareTo
@@ -407,7 +408,7 @@ func (m *model) wildcardScanFails(ctx Context, op, rt int8, name string) bool {
 		return sort.Search(len(set), func(i int) bool { return less(set[i], ex) >= 0 })
 	}
 	res := u(name)
-	ex := sacl{rt: rt, pt: PatternLiteral, name: u("*")}
+	ex := sacl{rt: rt, pt: int8(PatternLiteral), name: u("*")}
 	seen := map[string]bool{}
 	for i := tail(ex); i < len(set); {
 		a := set[i]
@@ -446,13 +447,14 @@ func (m *model) wildcardScanFails(ctx Context, op, rt int8, name string) bool {
 
 // authorizeByResourceType is Authorizer.authorizeByResourceType (the
 // default method).
-func (m *model) authorizeByResourceType(ctx Context, op, rt int8) bool {
+func (m *model) authorizeByResourceType(ctx Context, opType Operation, rtType ResourceType) bool {
+	op, rt := int8(opType), int8(rtType) // the model works on the codes
 	ctx.Principal, ctx.Host = javaString(ctx.Principal), javaString(ctx.Host)
 	op, rt = modelCode(op, 15), modelCode(rt, 7)
-	if rt == ResourceAny || rt == ResourceUnknown || op == OpAny || op == OpUnknown {
+	if rt == int8(ResourceAny) || rt == int8(ResourceUnknown) || op == int8(OpAny) || op == int8(OpUnknown) {
 		return false // authorizeByResourceTypeCheckArgs throws
 	}
-	if m.authorize(ctx, op, rt, "hardcode") {
+	if m.authorize(ctx, Operation(op), ResourceType(rt), "hardcode") {
 		return true
 	}
 	if ctx.Principal == "User:*" {
@@ -462,7 +464,7 @@ func (m *model) authorizeByResourceType(ctx Context, op, rt int8) bool {
 		a = javaACL(a)
 		// authorize("hardcode") throws (or answers DENIED) when an ACL
 		// matching it has a principal without ":".
-		lit := modelCode(a.PatternType, 4) == PatternLiteral
+		lit := modelCode(a.PatternType, 4) == int8(PatternLiteral)
 		if modelCode(a.ResourceType, 7) == rt && !strings.Contains(a.Principal, ":") &&
 			(lit && (a.ResourceName == "hardcode" || a.ResourceName == "*") || !lit && strings.HasPrefix("hardcode", a.ResourceName)) {
 			return false
@@ -470,8 +472,8 @@ func (m *model) authorizeByResourceType(ctx Context, op, rt int8) bool {
 	}
 	for _, a := range m.acls {
 		// AclCache.acls: StandardAcl.toBinding throws for these.
-		if a.ResourceType == ResourceAny || modelCode(a.PatternType, 4) == PatternAny || modelCode(a.PatternType, 4) == PatternMatch ||
-			modelCode(a.Operation, 15) == OpAny || modelCode(a.PermissionType, 3) == PermissionAny {
+		if a.ResourceType == int8(ResourceAny) || modelCode(a.PatternType, 4) == int8(PatternAny) || modelCode(a.PatternType, 4) == int8(PatternMatch) ||
+			modelCode(a.Operation, 15) == int8(OpAny) || modelCode(a.PermissionType, 3) == int8(PermissionAny) {
 			return false
 		}
 	}
@@ -484,7 +486,7 @@ func (m *model) authorizeByResourceType(ctx Context, op, rt int8) bool {
 			continue
 		}
 		perm := modelCode(a.PermissionType, 3)
-		if !m.hostMatches(a.Host, ctx.Host, perm != PermissionAllow) {
+		if !m.hostMatches(a.Host, ctx.Host, perm != int8(PermissionAllow)) {
 			continue
 		}
 		if !strings.Contains(a.Principal, ":") {
@@ -493,28 +495,31 @@ func (m *model) authorizeByResourceType(ctx Context, op, rt int8) bool {
 		if a.Principal != ctx.Principal && a.Principal != "User:*" {
 			continue
 		}
-		if aop := modelCode(a.Operation, 15); aop != op && aop != OpAll {
+		if aop := modelCode(a.Operation, 15); aop != op && aop != int8(OpAll) {
 			continue
 		}
 		pt := modelCode(a.PatternType, 4)
 		switch {
-		case perm == PermissionDeny && pt == PatternLiteral && a.ResourceName == "*":
+		case perm == int8(PermissionDeny) && pt == int8(PatternLiteral) && a.ResourceName == "*":
 			return false
-		case perm == PermissionDeny && pt == PatternLiteral:
+		case perm == int8(PermissionDeny) && pt == int8(PatternLiteral):
 			denyLit[a.ResourceName] = true
-		case perm == PermissionDeny && pt == PatternPrefixed:
+		case perm == int8(PermissionDeny) && pt == int8(PatternPrefixed):
 			denyPre[a.ResourceName] = true
-		case perm == PermissionAllow && pt == PatternLiteral && a.ResourceName == "*":
+		case perm == int8(PermissionAllow) && pt == int8(PatternLiteral) && a.ResourceName == "*":
 			wildAllow = true
-		case perm == PermissionAllow && pt == PatternLiteral:
+		case perm == int8(PermissionAllow) && pt == int8(PatternLiteral):
 			allowLit = append(allowLit, a.ResourceName)
-		case perm == PermissionAllow && pt == PatternPrefixed:
+		case perm == int8(PermissionAllow) && pt == int8(PatternPrefixed):
 			allowPre = append(allowPre, a.ResourceName)
 		}
 	}
-	if wildAllow {
-		return true
-	}
+	return wildAllow || modelAllowSurvives(allowLit, allowPre, denyLit, denyPre)
+}
+
+// modelAllowSurvives: some ALLOW name is neither a literal DENY's name nor
+// has a prefixed DENY's name as a prefix (Authorizer.authorizeByResourceType).
+func modelAllowSurvives(allowLit, allowPre []string, denyLit, denyPre map[string]bool) bool {
 	dominated := func(n string) bool {
 		for i := 1; i <= len(n); i++ {
 			if denyPre[n[:i]] {
@@ -600,13 +605,13 @@ func pick[T any](r *rand.Rand, list []T) T { return list[r.Intn(len(list))] }
 
 func randomACL(r *rand.Rand) image.ACL {
 	a := image.ACL{
-		ResourceType:   pick(r, []int8{ResourceTopic, ResourceTopic, ResourceGroup, ResourceCluster, ResourceTransactionalID, ResourceUser, ResourceDelegationToken}),
+		ResourceType:   pick(r, []int8{int8(ResourceTopic), int8(ResourceTopic), int8(ResourceGroup), int8(ResourceCluster), int8(ResourceTransactionalID), int8(ResourceUser), int8(ResourceDelegationToken)}),
 		ResourceName:   pick(r, genNames),
-		PatternType:    pick(r, []int8{PatternLiteral, PatternLiteral, PatternPrefixed, PatternPrefixed}),
+		PatternType:    pick(r, []int8{int8(PatternLiteral), int8(PatternLiteral), int8(PatternPrefixed), int8(PatternPrefixed)}),
 		Principal:      pick(r, genPrincipals[:5]),
 		Host:           pick(r, genACLHosts),
 		Operation:      int8(2 + r.Intn(14)),
-		PermissionType: pick(r, []int8{PermissionAllow, PermissionAllow, PermissionAllow, PermissionDeny}),
+		PermissionType: pick(r, []int8{int8(PermissionAllow), int8(PermissionAllow), int8(PermissionAllow), int8(PermissionDeny)}),
 	}
 	if r.Intn(10) == 0 { // what only a hand-written record holds
 		switch r.Intn(6) {
@@ -629,10 +634,10 @@ func randomACL(r *rand.Rand) image.ACL {
 
 func randomRequest(r *rand.Rand, acls []image.ACL) vectorRow {
 	q := vectorRow{ctx: Context{Principal: pick(r, genCtxUsers), Host: pick(r, genCtxHosts)},
-		op: int8(3 + r.Intn(13)), rt: pick(r, []int8{2, 3, 4, 5, 6, 7}), name: pick(r, genNames)}
+		op: Operation(3 + r.Intn(13)), rt: pick(r, []ResourceType{2, 3, 4, 5, 6, 7}), name: pick(r, genNames)}
 	if len(acls) > 0 && r.Intn(2) == 0 { // aimed at an ACL
 		a := pick(r, acls)
-		q.rt = a.ResourceType
+		q.rt = ResourceType(a.ResourceType)
 		q.name = a.ResourceName + pick(r, []string{"", "", "-1", "s", "*"})
 		if r.Intn(4) == 0 && len(q.name) > 0 {
 			q.name = q.name[:r.Intn(len(q.name))]
@@ -641,15 +646,15 @@ func randomRequest(r *rand.Rand, acls []image.ACL) vectorRow {
 			q.ctx.Principal = a.Principal
 		}
 		if r.Intn(2) == 0 {
-			q.op = a.Operation
+			q.op = Operation(a.Operation)
 		}
 	}
 	if r.Intn(8) == 0 {
 		q.name = "*" + q.name
 	}
 	if r.Intn(20) == 0 {
-		q.op = pick(r, []int8{0, 1, 2, 30})
-		q.rt = pick(r, []int8{0, 1, 9})
+		q.op = pick(r, []Operation{0, 1, 2, 30})
+		q.rt = pick(r, []ResourceType{0, 1, 9})
 	}
 	q.byType = r.Intn(6) == 0
 	return q

@@ -40,7 +40,7 @@ type Standard struct {
 	superUsers map[string]struct{}
 	allowNone  bool
 	cidr       bool // CIDR ALLOWs match (metadata.version >= 4.4-IV1)
-	byType     map[int8]*typeIndex
+	byType     map[ResourceType]*typeIndex
 	// bindingFails: an ACL that AclCache.acls cannot turn into an
 	// AclBinding (StandardAcl.toBinding throws for resource type ANY,
 	// pattern ANY or MATCH, operation ANY, permission ANY), so that
@@ -51,15 +51,15 @@ type Standard struct {
 // entry is one ACL compiled for matching.
 type entry struct {
 	name         string
-	literal      bool // PatternType LITERAL; every other pattern matches as a prefix in authorize
-	pattern      int8 // PatternType.fromCode
+	literal      bool        // PatternType LITERAL; every other pattern matches as a prefix in authorize
+	pattern      PatternType // PatternType.fromCode
 	principal    string
 	badPrincipal bool // no ":": StandardAcl.kafkaPrincipal and SecurityUtils.parseKafkaPrincipal throw
 	host         string
-	isCIDR       bool  // the host contains "/"
-	cidr         *cidr // compiled when isCIDR
-	op           int8  // AclOperation.fromCode
-	perm         int8  // AclPermissionType.fromCode
+	isCIDR       bool           // the host contains "/"
+	cidr         *cidr          // compiled when isCIDR
+	op           Operation      // AclOperation.fromCode
+	perm         PermissionType // AclPermissionType.fromCode
 }
 
 // typeIndex holds the ACLs of one resource type by how their pattern matches.
@@ -79,32 +79,32 @@ type typeIndex struct {
 
 // Codes outside an enum are its UNKNOWN value, as the fromCode methods of
 // ResourceType, PatternType, AclOperation and AclPermissionType make them.
-func resourceTypeFromCode(c int8) int8 {
-	if c < ResourceUnknown || c > ResourceUser {
-		return ResourceUnknown
+func resourceTypeFromCode(c int8) ResourceType {
+	if t := ResourceType(c); t >= ResourceUnknown && t <= ResourceUser {
+		return t
 	}
-	return c
+	return ResourceUnknown
 }
 
-func patternTypeFromCode(c int8) int8 {
-	if c < PatternUnknown || c > PatternPrefixed {
-		return PatternUnknown
+func patternTypeFromCode(c int8) PatternType {
+	if t := PatternType(c); t >= PatternUnknown && t <= PatternPrefixed {
+		return t
 	}
-	return c
+	return PatternUnknown
 }
 
-func operationFromCode(c int8) int8 {
-	if c < OpUnknown || c > OpTwoPhaseCommit {
-		return OpUnknown
+func operationFromCode(c int8) Operation {
+	if t := Operation(c); t >= OpUnknown && t <= OpTwoPhaseCommit {
+		return t
 	}
-	return c
+	return OpUnknown
 }
 
-func permissionFromCode(c int8) int8 {
-	if c < PermissionUnknown || c > PermissionAllow {
-		return PermissionUnknown
+func permissionFromCode(c int8) PermissionType {
+	if t := PermissionType(c); t >= PermissionUnknown && t <= PermissionAllow {
+		return t
 	}
-	return c
+	return PermissionUnknown
 }
 
 // New builds a StandardAuthorizer from the image's ACLs, as
@@ -114,7 +114,7 @@ func permissionFromCode(c int8) int8 {
 // Kafka decodes them to (see javaString).
 func New(acls *image.ACLs, cfg Config) *Standard {
 	s := &Standard{superUsers: superUserSet(cfg.SuperUsers), allowNone: cfg.AllowIfNoACLFound,
-		cidr: cfg.MetadataVersion.CidrACLSupported(), byType: map[int8]*typeIndex{}}
+		cidr: cfg.MetadataVersion.CidrACLSupported(), byType: map[ResourceType]*typeIndex{}}
 	if acls == nil {
 		return s
 	}
@@ -129,7 +129,7 @@ func New(acls *image.ACLs, cfg Config) *Standard {
 			c := compileCIDR(e.host)
 			e.isCIDR, e.cidr = true, &c
 		}
-		if a.ResourceType == ResourceAny || e.pattern == PatternAny || e.pattern == PatternMatch ||
+		if ResourceType(a.ResourceType) == ResourceAny || e.pattern == PatternAny || e.pattern == PatternMatch ||
 			e.op == OpAny || e.perm == PermissionAny {
 			s.bindingFails = true
 		}
@@ -230,7 +230,7 @@ const (
 // request is one authorize call's inputs, parsed once.
 type request struct {
 	ctx    Context
-	op     int8
+	op     Operation
 	host   hostAddr
 	parsed bool
 	// failed: Kafka throws or loops on this request (kmeta denies it).
@@ -296,20 +296,20 @@ func (s *Standard) scan(ru *rule, req *request, list []entry) {
 // (StandardAcl.kafkaPrincipal), and so does a session principal User:*
 // that is not a super user (matchingPrincipals builds Set.of(principal,
 // User:*), which refuses the duplicate); kmeta denies such requests.
-func (s *Standard) Authorize(ctx Context, op int8, rt int8, name string) bool {
+func (s *Standard) Authorize(ctx Context, op Operation, rt ResourceType, name string) bool {
 	req := newRequest(ctx, op)
 	return s.authorize(&req, rt, javaString(name))
 }
 
 // newRequest holds the request's strings as Java decodes them.
-func newRequest(ctx Context, op int8) request {
+func newRequest(ctx Context, op Operation) request {
 	ctx.Principal, ctx.Host = javaString(ctx.Principal), javaString(ctx.Host)
-	return request{ctx: ctx, op: operationFromCode(op)}
+	return request{ctx: ctx, op: operationFromCode(int8(op))}
 }
 
 // authorize is Authorize; req.failed tells when Kafka would have thrown or
 // looped instead of answering.
-func (s *Standard) authorize(req *request, rt int8, name string) bool {
+func (s *Standard) authorize(req *request, rt ResourceType, name string) bool {
 	if _, ok := s.superUsers[req.ctx.Principal]; ok {
 		return true
 	}
@@ -319,7 +319,7 @@ func (s *Standard) authorize(req *request, rt int8, name string) bool {
 		req.failed = true
 		return false
 	}
-	ti := s.byType[resourceTypeFromCode(rt)]
+	ti := s.byType[resourceTypeFromCode(int8(rt))]
 	if ti == nil {
 		return s.allowNone
 	}
@@ -501,14 +501,14 @@ func (s *Standard) hostMatches(req *request, a *entry) bool {
 // allows, and else it is allowed when some LITERAL or PREFIXED ALLOW is
 // not dominated by a DENY: a LITERAL DENY of the same name, or a PREFIXED
 // DENY on a non-empty prefix of its name.
-func (s *Standard) AuthorizeByResourceType(ctx Context, op int8, rt int8) bool {
+func (s *Standard) AuthorizeByResourceType(ctx Context, op Operation, rt ResourceType) bool {
 	req := newRequest(ctx, op)
 	return s.authorizeByResourceType(&req, rt)
 }
 
-func (s *Standard) authorizeByResourceType(req *request, rt int8) bool {
+func (s *Standard) authorizeByResourceType(req *request, rt ResourceType) bool {
 	ctx, op := req.ctx, req.op
-	rt = resourceTypeFromCode(rt)
+	rt = resourceTypeFromCode(int8(rt))
 	if rt == ResourceAny || rt == ResourceUnknown || op == OpAny || op == OpUnknown {
 		req.failed = true
 		return false
@@ -572,9 +572,13 @@ func (s *Standard) authorizeByResourceType(req *request, rt int8) bool {
 			}
 		}
 	}
-	if wildcardAllow {
-		return true
-	}
+	return wildcardAllow || allowSurvives(allowLiteral, allowPrefixed, denyLiteral, denyPrefixed)
+}
+
+// allowSurvives is the end of Authorizer.authorizeByResourceType: some
+// ALLOW, literal or prefixed, is neither denied by a literal DENY of its
+// name nor dominated by a prefixed DENY of one of its prefixes.
+func allowSurvives(allowLiteral, allowPrefixed []string, denyLiteral, denyPrefixed map[string]bool) bool {
 	dominated := func(name string) bool {
 		for i := 1; i <= len(name); i++ {
 			if denyPrefixed[name[:i]] {

@@ -97,7 +97,7 @@ func TestCIDRHosts(t *testing.T) {
 	at44 := Config{MetadataVersion: image.MV4_4_IV1}
 	type row struct {
 		pattern, host string
-		perm          int8
+		perm          PermissionType
 		cfg           Config
 		want          bool // Authorize READ on the topic
 	}
@@ -150,7 +150,7 @@ func TestCIDRHosts(t *testing.T) {
 	}
 }
 
-func verdictPerm(p int8) string {
+func verdictPerm(p PermissionType) string {
 	if p == PermissionAllow {
 		return "ALLOW"
 	}
@@ -164,7 +164,7 @@ func TestAuthorizeByResourceType(t *testing.T) {
 		rule string
 		acls []image.ACL
 		cfg  Config
-		op   int8
+		op   Operation
 		want bool
 	}
 	rows := []row{

@@ -21,14 +21,14 @@ import (
 
 // opByName and rtByName read the enum names Kafka prints (AclOperation,
 // ResourceType).
-var opByName = map[string]int8{
+var opByName = map[string]Operation{
 	"UNKNOWN": OpUnknown, "ANY": OpAny, "ALL": OpAll, "READ": OpRead, "WRITE": OpWrite, "CREATE": OpCreate,
 	"DELETE": OpDelete, "ALTER": OpAlter, "DESCRIBE": OpDescribe, "CLUSTER_ACTION": OpClusterAction,
 	"DESCRIBE_CONFIGS": OpDescribeConfigs, "ALTER_CONFIGS": OpAlterConfigs, "IDEMPOTENT_WRITE": OpIdempotentWrite,
 	"CREATE_TOKENS": OpCreateTokens, "DESCRIBE_TOKENS": OpDescribeTokens, "TWO_PHASE_COMMIT": OpTwoPhaseCommit,
 }
 
-var rtByName = map[string]int8{
+var rtByName = map[string]ResourceType{
 	"UNKNOWN": ResourceUnknown, "ANY": ResourceAny, "TOPIC": ResourceTopic, "GROUP": ResourceGroup,
 	"CLUSTER": ResourceCluster, "TRANSACTIONAL_ID": ResourceTransactionalID,
 	"DELEGATION_TOKEN": ResourceDelegationToken, "USER": ResourceUser,
@@ -40,7 +40,8 @@ type vectorRow struct {
 	line    int // line in its file, header = 1
 	byType  bool
 	ctx     Context
-	op, rt  int8
+	op      Operation
+	rt      ResourceType
 	name    string
 	allowed bool
 }
@@ -170,7 +171,7 @@ func (r vectorRow) String() string {
 	return fmt.Sprintf("%s line %d: %s", file, r.line, call)
 }
 
-func opName(op int8) string {
+func opName(op Operation) string {
 	for k, v := range opByName {
 		if v == op {
 			return k
@@ -179,7 +180,7 @@ func opName(op int8) string {
 	return fmt.Sprint(op)
 }
 
-func rtName(rt int8) string {
+func rtName(rt ResourceType) string {
 	for k, v := range rtByName {
 		if v == rt {
 			return k
@@ -281,7 +282,7 @@ func strictException(c *vectorCase, r vectorRow) string {
 		return ""
 	}
 	for _, a := range c.acls {
-		if a.ResourceType == r.rt && a.PatternType == PatternLiteral && a.ResourceName == WildcardResource {
+		if ResourceType(a.ResourceType) == r.rt && PatternType(a.PatternType) == PatternLiteral && a.ResourceName == WildcardResource {
 			return "a name starting with \"*\" and a LITERAL \"*\" ACL of its type: Kafka's checkSection skips the wildcard, its documentation matches it; kmeta takes whichever denies"
 		}
 	}

@@ -44,7 +44,7 @@ var allowedVars = [...]string{
 	// deleted topic's slot in the client view's table, and the closed
 	// channel of a replaced generation.
 	"epoch/clientview/table.go tombstone",
-	"publisher/gen.go superseded",
+	"publisher/publication.go superseded",
 	// Kafka's redaction criteria and config schema: read-only values of
 	// interface and pointer type (redact.Strict, redact.Disabled, the
 	// schema of Kafka's ConfigDefs).

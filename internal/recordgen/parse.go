@@ -271,73 +271,9 @@ func (p *parser) fieldLine(toks []string) error {
 		return p.errf("versions of %s: %v", f.name, err)
 	}
 	f.versions = r
-	opens := false
-	gotype := ""
-	taggedSet := false
-	rest := toks[3:]
-	for i := 0; i < len(rest); i++ {
-		k := rest[i]
-		arg := func() (string, error) {
-			if i+1 >= len(rest) {
-				return "", p.errf("%s of %s has no value", k, f.name)
-			}
-			i++
-			return rest[i], nil
-		}
-		switch k {
-		case "{":
-			opens = true
-		case "mapKey":
-			f.mapKey = true
-		case "nullable", "tagged":
-			v, err := arg()
-			if err != nil {
-				return err
-			}
-			r, err := parseVersions(v)
-			if err != nil {
-				return p.errf("%s of %s: %v", k, f.name, err)
-			}
-			if k == "nullable" {
-				f.nullable = r
-			} else {
-				f.tagged, taggedSet = r, true
-			}
-		case "tag":
-			v, err := arg()
-			if err != nil {
-				return err
-			}
-			if f.tag, err = strconv.Atoi(v); err != nil {
-				return p.errf("tag of %s: %v", f.name, err)
-			}
-		case "default":
-			v, err := arg()
-			if err != nil {
-				return err
-			}
-			f.def, f.hasDef = v, true
-		case "go":
-			v, err := arg()
-			if err != nil {
-				return err
-			}
-			f.goName = v
-		case "gotype":
-			v, err := arg()
-			if err != nil {
-				return err
-			}
-			gotype = v
-		case "doc":
-			v, err := arg()
-			if err != nil {
-				return err
-			}
-			f.doc = unquote(v)
-		default:
-			return p.errf("unknown attribute %q of %s", k, f.name)
-		}
+	opens, gotype, taggedSet, err := p.fieldAttrs(f, toks[3:])
+	if err != nil {
+		return err
 	}
 	if f.tag >= 0 && !taggedSet {
 		f.tagged = f.versions
@@ -368,6 +304,77 @@ func (p *parser) fieldLine(toks []string) error {
 	}
 	parent.fields = append(parent.fields, f)
 	return nil
+}
+
+// fieldAttrs reads the attributes of field f after its versions (rest) into
+// f, and returns whether the line opens a block, the gotype attribute and
+// whether tagged versions were given.
+func (p *parser) fieldAttrs(f *field, rest []string) (opens bool, gotype string, taggedSet bool, err error) {
+	for i := 0; i < len(rest); i++ {
+		k := rest[i]
+		arg := func() (string, error) {
+			if i+1 >= len(rest) {
+				return "", p.errf("%s of %s has no value", k, f.name)
+			}
+			i++
+			return rest[i], nil
+		}
+		switch k {
+		case "{":
+			opens = true
+		case "mapKey":
+			f.mapKey = true
+		case "nullable", "tagged":
+			v, err := arg()
+			if err != nil {
+				return false, "", false, err
+			}
+			r, err := parseVersions(v)
+			if err != nil {
+				return false, "", false, p.errf("%s of %s: %v", k, f.name, err)
+			}
+			if k == "nullable" {
+				f.nullable = r
+			} else {
+				f.tagged, taggedSet = r, true
+			}
+		case "tag":
+			v, err := arg()
+			if err != nil {
+				return false, "", false, err
+			}
+			if f.tag, err = strconv.Atoi(v); err != nil {
+				return false, "", false, p.errf("tag of %s: %v", f.name, err)
+			}
+		case "default":
+			v, err := arg()
+			if err != nil {
+				return false, "", false, err
+			}
+			f.def, f.hasDef = v, true
+		case "go":
+			v, err := arg()
+			if err != nil {
+				return false, "", false, err
+			}
+			f.goName = v
+		case "gotype":
+			v, err := arg()
+			if err != nil {
+				return false, "", false, err
+			}
+			gotype = v
+		case "doc":
+			v, err := arg()
+			if err != nil {
+				return false, "", false, err
+			}
+			f.doc = unquote(v)
+		default:
+			return false, "", false, p.errf("unknown attribute %q of %s", k, f.name)
+		}
+	}
+	return opens, gotype, taggedSet, nil
 }
 
 // goFieldName turns Kafka's field name into a Go name: the initialisms Id,

@@ -43,6 +43,9 @@ type Error struct {
 	Detail     string // e.g. "size 100, 0 bytes left"
 }
 
+// Error names the request (its API and version when read), the byte
+// position, the field and the cause, then the detail: "Metadata (key 3)
+// v12: byte 14: <field>: <cause> (<detail>)".
 func (e *Error) Error() string {
 	api := "request"
 	if e.APIKey >= 0 {
@@ -66,4 +69,5 @@ func (e *Error) Error() string {
 	return s
 }
 
+// Unwrap returns Err, for errors.Is.
 func (e *Error) Unwrap() error { return e.Err }

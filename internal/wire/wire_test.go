@@ -49,26 +49,7 @@ func randomRequest(rng *rand.Rand, key, v int16) kmsg.Request {
 	}
 	switch key {
 	case 3:
-		r := kmsg.NewPtrMetadataRequest()
-		r.Version = v
-		if v == 0 || rng.Intn(4) > 0 {
-			r.Topics = []kmsg.MetadataRequestTopic{}
-			for i := rng.Intn(5); i > 0; i-- {
-				t := kmsg.NewMetadataRequestTopic()
-				t.Topic = str(name())
-				if v >= 10 {
-					rng.Read(t.TopicID[:])
-					if rng.Intn(2) == 0 {
-						t.Topic = nil
-					}
-				}
-				r.Topics = append(r.Topics, t)
-			}
-		}
-		r.AllowAutoTopicCreation = v < 4 || rng.Intn(2) == 0
-		r.IncludeClusterAuthorizedOperations = v >= 8 && v <= 10 && rng.Intn(2) == 0
-		r.IncludeTopicAuthorizedOperations = v >= 8 && rng.Intn(2) == 0
-		return r
+		return randomMetadataRequest(rng, v, name)
 	case 10:
 		r := kmsg.NewPtrFindCoordinatorRequest()
 		r.Version = v
@@ -120,6 +101,31 @@ func randomRequest(rng *rand.Rand, key, v int16) kmsg.Request {
 		return r
 	}
 	panic(key)
+}
+
+// randomMetadataRequest is randomRequest's Metadata request of version v,
+// its topic names made by name.
+func randomMetadataRequest(rng *rand.Rand, v int16, name func() string) kmsg.Request {
+	r := kmsg.NewPtrMetadataRequest()
+	r.Version = v
+	if v == 0 || rng.Intn(4) > 0 {
+		r.Topics = []kmsg.MetadataRequestTopic{}
+		for i := rng.Intn(5); i > 0; i-- {
+			t := kmsg.NewMetadataRequestTopic()
+			t.Topic = str(name())
+			if v >= 10 {
+				rng.Read(t.TopicID[:])
+				if rng.Intn(2) == 0 {
+					t.Topic = nil
+				}
+			}
+			r.Topics = append(r.Topics, t)
+		}
+	}
+	r.AllowAutoTopicCreation = v < 4 || rng.Intn(2) == 0
+	r.IncludeClusterAuthorizedOperations = v >= 8 && v <= 10 && rng.Intn(2) == 0
+	r.IncludeTopicAuthorizedOperations = v >= 8 && rng.Intn(2) == 0
+	return r
 }
 
 // TestDecodeEveryVersion_seed1 decodes every served request at every

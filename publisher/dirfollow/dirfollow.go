@@ -19,7 +19,7 @@
 // loader's own faults for records it skipped), naming the file, the byte
 // position of the batch and the offset.
 //
-//	l := publisher.NewLoader(publisher.Options{})
+//	l := publisher.NewLoader(publisher.Config{})
 //	cache := publisher.NewCache("")
 //	l.Install(cache)
 //	if err := dirfollow.Load(l, dir); err != nil { ... }
@@ -89,25 +89,36 @@ type Options struct {
 }
 
 // RecordError is a record the loader skipped (publisher's Skip mode) or a
-// batch it could not load, located in the directory: the file, the byte
-// position of its batch (-1 inside a snapshot, whose batches the loader
-// reads itself) and the record's offset.
+// batch it could not load, located in the directory. It adds the file's
+// facts once: the file and, in a log segment, the byte position of the
+// batch. Which record it was and why is Err's to say (the loader's
+// *publisher.Fault, holding a *publisher.ReplayError and the
+// *delta.RecordError; or the error loading the batch).
 type RecordError struct {
-	File     string
+	// File is the segment's or snapshot's path.
+	File string
+	// Position is the byte position of the batch in File; -1 inside a
+	// snapshot, whose batches the loader reads itself.
 	Position int64
-	Offset   int64
-	// Err is the loader's *publisher.Fault, or the error loading the batch.
+	// Offset is the record's log offset; a snapshot's last contained
+	// offset for a record of a snapshot; the batch's base offset for a
+	// batch that could not be loaded; -1 when no offset applies.
+	Offset int64
+	// Err is the cause.
 	Err error
 }
 
+// Error names the file, the batch's byte position and the cause:
+// "meta/00000000000000001000.log: batch at byte 0: loading metadata:
+// delta: PARTITION_RECORD at offset 1001 {…}: unknown topic id …".
 func (e *RecordError) Error() string {
 	if e.Position < 0 {
-		return fmt.Sprintf("%s: record at offset %d skipped: %v", e.File, e.Offset, e.Err)
+		return fmt.Sprintf("%s: %v", e.File, e.Err)
 	}
-	return fmt.Sprintf("%s: batch at byte %d: record at offset %d skipped: %v", e.File, e.Position, e.Offset, e.Err)
+	return fmt.Sprintf("%s: batch at byte %d: %v", e.File, e.Position, e.Err)
 }
 
-// Unwrap returns Err.
+// Unwrap returns Err, for errors.Is and errors.As.
 func (e *RecordError) Unwrap() error { return e.Err }
 
 // LoadError is what Load returns when it loaded the directory, published
@@ -117,6 +128,7 @@ func (e *RecordError) Unwrap() error { return e.Err }
 // how many bytes of which file at which offset were left out; Kafka's log
 // recovery truncates such a tail). The image stays published.
 type LoadError struct {
+	// Dir is the directory (or the file, for LoadPath) that was loaded.
 	Dir string
 	// Problems are the first problems, in log order.
 	Problems []error
@@ -124,6 +136,7 @@ type LoadError struct {
 	Count int
 }
 
+// Error names the directory, the number of problems and the first three.
 func (e *LoadError) Error() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "dirfollow: %s: loaded, leaving out %d problem(s)", e.Dir, e.Count)
@@ -353,7 +366,10 @@ func (f *follower) loadSnapshot(d *record.DirReader) error {
 	if s := d.Snapshot(); s != nil {
 		f.curFile = s.Name()
 		if err := f.l.LoadSnapshotReader(s); err != nil {
-			return err
+			if ce := (*record.CorruptionError)(nil); errors.As(err, &ce) {
+				return err // it names the file
+			}
+			return &RecordError{File: s.Name(), Position: -1, Offset: s.LastContainedLogOffset(), Err: err}
 		}
 		f.pos = fed{last: s.ID().EndOffset - 1, snapshot: true}
 		return nil
@@ -671,7 +687,7 @@ func (f *follower) flushProblems() error {
 
 // readError reports what could not be read to the loader's fault handler.
 func (f *follower) readError(err error) {
-	if ft := (*publisher.Fault)(nil); errors.As(err, &ft) {
+	if ft := (*publisher.Fault)(nil); errors.As(err, &ft) || errors.Is(err, publisher.ErrHalted) {
 		return // the loader reported it already
 	}
 	off := f.pos.last + 1

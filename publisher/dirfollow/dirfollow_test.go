@@ -47,7 +47,7 @@ func TestFollowLiveDirectory(t *testing.T) {
 	if _, err := seg.AppendData(1, 1001, topic(t, "a", 1)...); err != nil {
 		t.Fatal(err)
 	}
-	l := publisher.NewLoader(publisher.Options{})
+	l := publisher.NewLoader(publisher.Config{})
 	cache := publisher.NewCache("")
 	if err := l.Install(cache); err != nil {
 		t.Fatal(err)
@@ -108,7 +108,7 @@ func TestLoadCommitSize(t *testing.T) {
 		max, commits int
 	}{{0, 1}, {1, 10}} {
 		commits := 0
-		l := publisher.NewLoader(publisher.Options{Hooks: publisher.Hooks{CommitHandled: func(publisher.CommitInfo) { commits++ }}})
+		l := publisher.NewLoader(publisher.Config{Hooks: publisher.Hooks{CommitHandled: func(publisher.CommitInfo) { commits++ }}})
 		if err := dirfollow.LoadWith(l, dir, dirfollow.Options{MaxCommitBytes: tc.max}); err != nil {
 			t.Fatal(err)
 		}

@@ -13,7 +13,7 @@ import (
 // return within limit: a reader that loops without progress is a hang.
 func loadWithin(t *testing.T, dir string, limit time.Duration) (*publisher.Loader, error) {
 	t.Helper()
-	l := publisher.NewLoader(publisher.Options{})
+	l := publisher.NewLoader(publisher.Config{})
 	done := make(chan error, 1)
 	go func() { done <- dirfollow.Load(l, dir) }()
 	select {

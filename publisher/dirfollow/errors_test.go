@@ -27,7 +27,7 @@ type faultLog struct {
 
 func newFaultLog() *faultLog {
 	f := &faultLog{}
-	f.l = publisher.NewLoader(publisher.Options{
+	f.l = publisher.NewLoader(publisher.Config{
 		Hooks:        publisher.Hooks{Fault: func(*publisher.Fault) { f.hooked++ }},
 		FaultHandler: func(_ *publisher.Loader, ft *publisher.Fault) { f.handled = append(f.handled, ft) },
 	})
@@ -127,7 +127,7 @@ func TestLoadTailNotInNewestSegment(t *testing.T) {
 		t.Fatal(err)
 	}
 	seg2.Close()
-	err = dirfollow.Load(publisher.NewLoader(publisher.Options{FaultHandler: func(*publisher.Loader, *publisher.Fault) {}}), dir)
+	err = dirfollow.Load(publisher.NewLoader(publisher.Config{FaultHandler: func(*publisher.Loader, *publisher.Fault) {}}), dir)
 	if !errors.Is(err, record.ErrCorrupt) || errors.Is(err, record.ErrIncompleteTail) || !strings.Contains(err.Error(), "cut short") {
 		t.Fatalf("Load returned %v, want damage", err)
 	}
@@ -153,7 +153,7 @@ func TestLoadTailLeftOut(t *testing.T) {
 	p := filepath.Join(dir, record.SegmentName(0))
 	b, _ := os.ReadFile(p)
 	os.WriteFile(p, b[:len(b)-5], 0o644)
-	err = dirfollow.Load(publisher.NewLoader(publisher.Options{}), dir)
+	err = dirfollow.Load(publisher.NewLoader(publisher.Config{}), dir)
 	var le *dirfollow.LoadError
 	var ce *record.CorruptionError
 	if !errors.As(err, &le) || !errors.As(le.Problems[0], &ce) || !errors.Is(err, record.ErrIncompleteTail) || ce.Offset != end || ce.File != p {
@@ -259,7 +259,7 @@ func TestLoadThenFollowNeverGoesBack(t *testing.T) {
 	c.churn(t, 5, "b")
 	c.write(t, w)
 
-	l := publisher.NewLoader(publisher.Options{})
+	l := publisher.NewLoader(publisher.Config{})
 	defer l.Close()
 	o := &offsets{}
 	must(t, l.Install(o))

@@ -34,7 +34,7 @@ func ExampleLoad() {
 		panic(err)
 	}
 
-	l := publisher.NewLoader(publisher.Options{})
+	l := publisher.NewLoader(publisher.Config{})
 	defer l.Close()
 	cache := publisher.NewCache("cache")
 	if err := l.Install(cache); err != nil {
@@ -71,7 +71,7 @@ func ExampleLoadError() {
 	seg.AppendData(1, 1000, v)
 	seg.Close()
 
-	l := publisher.NewLoader(publisher.Options{FaultHandler: func(*publisher.Loader, *publisher.Fault) {}})
+	l := publisher.NewLoader(publisher.Config{FaultHandler: func(*publisher.Loader, *publisher.Fault) {}})
 	defer l.Close()
 	err = dirfollow.Load(l, dir)
 	var le *dirfollow.LoadError
@@ -109,7 +109,7 @@ func ExampleFollow() {
 	first := topicBatch(0, "orders", 1)
 	os.WriteFile(seg, append(first, topicBatch(2, "uncommitted", 2)...), 0o644)
 
-	l := publisher.NewLoader(publisher.Options{})
+	l := publisher.NewLoader(publisher.Config{})
 	defer l.Close()
 	cache := publisher.NewCache("cache")
 	l.Install(cache)

@@ -37,7 +37,7 @@ func topicBatch(t *testing.T, offset int64, name string) []byte {
 
 // loadedImage is the loader's image after a fresh Load of dir.
 func loadedImage(t *testing.T, dir string) *image.Image {
-	l := publisher.NewLoader(publisher.Options{FaultHandler: func(*publisher.Loader, *publisher.Fault) {}})
+	l := publisher.NewLoader(publisher.Config{FaultHandler: func(*publisher.Loader, *publisher.Fault) {}})
 	defer l.Close()
 	dirfollow.Load(l, dir)
 	return l.Image()

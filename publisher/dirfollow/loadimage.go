@@ -26,7 +26,7 @@ func LoadImage(dir string) (*image.Image, error) {
 	if st, err := os.Stat(filepath.Join(dir, record.MetadataPartitionDir)); err == nil && st.IsDir() {
 		dir = filepath.Join(dir, record.MetadataPartitionDir)
 	}
-	l := publisher.NewLoader(publisher.Options{})
+	l := publisher.NewLoader(publisher.Config{})
 	defer l.Close()
 	cache := publisher.NewCache("dirfollow.LoadImage")
 	if err := l.Install(cache); err != nil {
@@ -55,11 +55,11 @@ func LoadImage(dir string) (*image.Image, error) {
 //
 // As with LoadImage, records the loader skipped (Kafka's broker skips a
 // record its replay rejects) are returned with the image in a *LoadError,
-// each a *RecordError naming the file, the batch's byte position and the
-// record's offset. An error that stops the load is returned as the loader
-// reports it; a *publisher.ReplayError in it carries the record's offset in
-// the file (for a bootstrap.checkpoint too, whose records the loader sees as
-// a list).
+// each a *RecordError naming the file and the batch's byte position. An
+// error that stops the load (a record only a newer Kafka writes halts the
+// loader in every mode) is a *RecordError naming the file too, around the
+// loader's error: a *publisher.ReplayError names the record's log offset, or
+// for a snapshot or bootstrap.checkpoint its place in the file.
 func LoadPath(path string) (*image.Image, error) {
 	st, err := os.Stat(path)
 	if err != nil {
@@ -68,7 +68,7 @@ func LoadPath(path string) (*image.Image, error) {
 	if st.IsDir() {
 		return LoadImage(path)
 	}
-	l := publisher.NewLoader(publisher.Options{FaultHandler: func(*publisher.Loader, *publisher.Fault) {}})
+	l := publisher.NewLoader(publisher.Config{FaultHandler: func(*publisher.Loader, *publisher.Fault) {}})
 	defer l.Close()
 	skipped := &LoadError{Dir: path}
 	batchPos := int64(-1)
@@ -86,65 +86,16 @@ func LoadPath(path string) (*image.Image, error) {
 	if err := l.Install(cache); err != nil {
 		return nil, err
 	}
-	name := filepath.Base(path)
-	switch {
+	switch name := filepath.Base(path); {
 	case name == record.BootstrapFileName:
-		entries, err := record.ReadBootstrap(path)
-		if err != nil {
-			return nil, err
-		}
-		s := publisher.Snapshot{LastContainedOffset: -1}
-		for _, e := range entries {
-			r, _, err := e.Decode()
-			if err != nil {
-				return nil, fmt.Errorf("%s: record %d: %w", path, e.Offset, err)
-			}
-			s.Records = append(s.Records, r)
-		}
-		if err := l.LoadSnapshot(s); err != nil {
-			// The loader names a snapshot's record by its index in the list.
-			var re *publisher.ReplayError
-			if errors.As(err, &re) && re.Offset >= 0 && re.Offset < int64(len(entries)) {
-				re.Offset = entries[re.Offset].Offset
-			}
-			return nil, err
-		}
-		l.SetHighWatermark(0)
+		err = loadBootstrapFile(l, path)
 	case strings.HasSuffix(name, record.SnapshotSuffix):
-		s, err := record.OpenSnapshot(path)
-		if err != nil {
-			return nil, err
-		}
-		defer s.Close()
-		if err := l.LoadSnapshotReader(s); err != nil {
-			return nil, err
-		}
-		l.SetHighWatermark(s.ID().EndOffset)
+		err = loadSnapshotFile(l, path)
 	default:
-		seg, err := record.OpenSegment(path, record.Finished)
-		if err != nil {
-			return nil, err
-		}
-		defer seg.Close()
-		next := seg.BaseOffset()
-		for {
-			b, err := seg.Next()
-			if errors.Is(err, io.EOF) {
-				break
-			}
-			if err != nil {
-				return nil, err
-			}
-			batchPos = b.Position
-			if err := l.LoadRecordBatch(b); err != nil {
-				return nil, err
-			}
-			next = b.NextOffset()
-		}
-		if err := l.Commit(); err != nil {
-			return nil, err
-		}
-		l.SetHighWatermark(next)
+		err = loadSegmentFile(l, path, &batchPos)
+	}
+	if err != nil {
+		return nil, err
 	}
 	img := cache.Load()
 	if img == nil {
@@ -154,4 +105,76 @@ func LoadPath(path string) (*image.Image, error) {
 		return img, skipped
 	}
 	return img, nil
+}
+
+// loadBootstrapFile loads a bootstrap.checkpoint's records as a snapshot
+// (BootstrapDirectory.read).
+func loadBootstrapFile(l *publisher.Loader, path string) error {
+	entries, err := record.ReadBootstrap(path)
+	if err != nil {
+		return err
+	}
+	s := publisher.Snapshot{LastContainedOffset: -1}
+	for _, e := range entries {
+		r, _, err := e.Decode()
+		if err != nil {
+			return fmt.Errorf("%s: record %d: %w", path, e.Offset, err)
+		}
+		s.Records = append(s.Records, r)
+	}
+	if err := l.LoadSnapshot(s); err != nil {
+		// The loader's *publisher.ReplayError names the record by its
+		// index among the file's records.
+		return &RecordError{File: path, Position: -1, Offset: -1, Err: err}
+	}
+	l.SetHighWatermark(0)
+	return nil
+}
+
+// loadSnapshotFile loads a snapshot file as MetadataLoader.loadSnapshot does.
+func loadSnapshotFile(l *publisher.Loader, path string) error {
+	s, err := record.OpenSnapshot(path)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	if err := l.LoadSnapshotReader(s); err != nil {
+		if ce := (*record.CorruptionError)(nil); errors.As(err, &ce) {
+			return err // it names the file
+		}
+		return &RecordError{File: path, Position: -1, Offset: s.LastContainedLogOffset(), Err: err}
+	}
+	l.SetHighWatermark(s.ID().EndOffset)
+	return nil
+}
+
+// loadSegmentFile loads a log segment as the commits of
+// MetadataLoader.handleCommit, every batch committed; *batchPos follows the
+// byte position of the batch being loaded, for the faults it raises.
+func loadSegmentFile(l *publisher.Loader, path string, batchPos *int64) error {
+	seg, err := record.OpenSegment(path, record.Finished)
+	if err != nil {
+		return err
+	}
+	defer seg.Close()
+	next := seg.BaseOffset()
+	for {
+		b, err := seg.Next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return err
+		}
+		*batchPos = b.Position
+		if err := l.LoadRecordBatch(b); err != nil {
+			return &RecordError{File: path, Position: b.Position, Offset: b.BaseOffset, Err: err}
+		}
+		next = b.NextOffset()
+	}
+	if err := l.Commit(); err != nil {
+		return err
+	}
+	l.SetHighWatermark(next)
+	return nil
 }

@@ -53,7 +53,7 @@ func TestFollowMemFS(t *testing.T) {
 	var mem record.MemFS
 	seg0 := "meta/" + record.SegmentName(0)
 	must(t, mem.WriteFile(seg0, memTopicBatch("a", 1, 0, 1)))
-	l := publisher.NewLoader(publisher.Options{})
+	l := publisher.NewLoader(publisher.Config{})
 	cache := publisher.NewCache("")
 	must(t, l.Install(cache))
 	ctx, cancel := context.WithCancel(context.Background())
@@ -102,7 +102,7 @@ func TestLoadMemFSErrorsNameTheFile(t *testing.T) {
 	b := memTopicBatch("b", 2, 2, 1)
 	b[len(b)-1] ^= 0xff // break the CRC
 	must(t, mem.WriteFile("meta/"+record.SegmentName(0), append(memTopicBatch("a", 1, 0, 1), b...)))
-	l := publisher.NewLoader(publisher.Options{FaultHandler: func(*publisher.Loader, *publisher.Fault) {}})
+	l := publisher.NewLoader(publisher.Config{FaultHandler: func(*publisher.Loader, *publisher.Fault) {}})
 	err := dirfollow.LoadWith(l, "meta", dirfollow.Options{FS: &mem})
 	var ce *record.CorruptionError
 	if !errors.As(err, &ce) || ce.File != "meta/"+record.SegmentName(0) || ce.Offset != 2 || ce.Position != int64(len(memTopicBatch("a", 1, 0, 1))) {
@@ -117,7 +117,7 @@ func TestLoadMemFSErrorsNameTheFile(t *testing.T) {
 func ExampleLoadWith_memFS() {
 	var mem record.MemFS
 	mem.WriteFile("meta/"+record.SegmentName(0), append(memTopicBatch("orders", 1, 0, 1), memTopicBatch("payments", 2, 2, 1)...))
-	l := publisher.NewLoader(publisher.Options{})
+	l := publisher.NewLoader(publisher.Config{})
 	cache := publisher.NewCache("")
 	l.Install(cache)
 	if err := dirfollow.LoadWith(l, "meta", dirfollow.Options{FS: &mem}); err != nil {

@@ -38,7 +38,7 @@ func TestNewerMetadataVersionStopsLoadAndFollow(t *testing.T) {
 	}
 	seg.Close()
 	for _, follow := range []bool{false, true} {
-		l := publisher.NewLoader(publisher.Options{FaultHandler: func(*publisher.Loader, *publisher.Fault) {}})
+		l := publisher.NewLoader(publisher.Config{FaultHandler: func(*publisher.Loader, *publisher.Fault) {}})
 		cache := publisher.NewCache("")
 		if err := l.Install(cache); err != nil {
 			t.Fatal(err)

@@ -47,7 +47,7 @@ func TestSoakFollowOneHour(t *testing.T) {
 	base := heap()
 
 	// The follower.
-	l := publisher.NewLoader(publisher.Options{FaultHandler: func(*publisher.Loader, *publisher.Fault) {}})
+	l := publisher.NewLoader(publisher.Config{FaultHandler: func(*publisher.Loader, *publisher.Fault) {}})
 	cache := publisher.NewCache("")
 	if err := l.Install(cache); err != nil {
 		t.Fatal(err)
@@ -177,7 +177,7 @@ func TestSoakFollowOneHour(t *testing.T) {
 	follower := heap() - base
 
 	// The image's own size: a fresh Load's loader and image.
-	l2 := publisher.NewLoader(publisher.Options{})
+	l2 := publisher.NewLoader(publisher.Config{})
 	c2 := publisher.NewCache("")
 	l2.Install(c2)
 	before := heap()

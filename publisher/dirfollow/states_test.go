@@ -132,7 +132,7 @@ type follower struct {
 func startFollower(t *testing.T, dir string) *follower {
 	t.Helper()
 	f := &follower{dir: dir, gate: &gate{entered: make(chan struct{}, 1)}, done: make(chan error, 1)}
-	f.l = publisher.NewLoader(publisher.Options{FaultHandler: func(*publisher.Loader, *publisher.Fault) {}})
+	f.l = publisher.NewLoader(publisher.Config{FaultHandler: func(*publisher.Loader, *publisher.Fault) {}})
 	f.cache = publisher.NewCache("")
 	if err := f.l.Install(f.cache); err != nil {
 		t.Fatal(err)
@@ -206,7 +206,7 @@ func imageJSON(img *image.Image) string {
 // freshLoad is the image a new loader builds from the directory as it is.
 func freshLoad(t *testing.T, dir string) string {
 	t.Helper()
-	l := publisher.NewLoader(publisher.Options{FaultHandler: func(*publisher.Loader, *publisher.Fault) {}})
+	l := publisher.NewLoader(publisher.Config{FaultHandler: func(*publisher.Loader, *publisher.Fault) {}})
 	defer l.Close()
 	c := publisher.NewCache("")
 	if err := l.Install(c); err != nil {

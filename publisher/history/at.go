@@ -102,20 +102,11 @@ func ImagesAt(path string, points ...Point) ([]*image.Image, error) {
 		return nil, err
 	}
 	defer l.close()
-	ld := publisher.NewLoader(publisher.Options{})
+	ld := publisher.NewLoader(publisher.Config{})
 	defer ld.Close()
-	last := int64(-1)
-	if l.snap != nil {
-		if o, ok := points[0].Offset(); ok && o < l.snap.LastContainedLogOffset() {
-			return nil, fmt.Errorf("%s: cannot go back to offset %d: the snapshot already holds the log up to offset %d", l.snapshot, o, l.snap.LastContainedLogOffset())
-		}
-		if t, ok := points[0].Time(); ok && t.UnixMilli() < l.snap.LastContainedLogTimestamp() {
-			return nil, fmt.Errorf("%s: cannot go back to %s: the snapshot already holds the log up to %s", l.snapshot, points[0], time.UnixMilli(l.snap.LastContainedLogTimestamp()).UTC().Format(time.RFC3339Nano))
-		}
-		if err := ld.LoadSnapshotReader(l.snap); err != nil {
-			return nil, err
-		}
-		last = l.snap.LastContainedLogOffset()
+	last, err := loadStart(ld, l, points[0])
+	if err != nil {
+		return nil, err
 	}
 	out := make([]*image.Image, 0, len(points))
 	capture := func() error {
@@ -123,9 +114,8 @@ func ImagesAt(path string, points ...Point) ([]*image.Image, error) {
 			return err
 		}
 		ld.SetHighWatermark(last + 1)
-		// The loader's newest image: what it publishes once caught up
-		// (inside an open transaction, the last one it published), also
-		// before it has seen a data record.
+		// The loader's newest image: what it publishes once caught up (in
+		// an open transaction, the last published), also before a data record.
 		out = append(out, ld.Image())
 		return nil
 	}
@@ -178,6 +168,25 @@ func ImagesAt(path string, points ...Point) ([]*image.Image, error) {
 		}
 	}
 	return out, nil
+}
+
+// loadStart loads the snapshot l starts from, if any, into ld and returns
+// the offset the loader is then at (-1 without a snapshot). A first point
+// before the snapshot is an error: the log before it is gone.
+func loadStart(ld *publisher.Loader, l *Log, first Point) (int64, error) {
+	if l.snap == nil {
+		return -1, nil
+	}
+	if o, ok := first.Offset(); ok && o < l.snap.LastContainedLogOffset() {
+		return 0, fmt.Errorf("%s: cannot go back to offset %d: the snapshot already holds the log up to offset %d", l.snapshot, o, l.snap.LastContainedLogOffset())
+	}
+	if t, ok := first.Time(); ok && t.UnixMilli() < l.snap.LastContainedLogTimestamp() {
+		return 0, fmt.Errorf("%s: cannot go back to %s: the snapshot already holds the log up to %s", l.snapshot, first, time.UnixMilli(l.snap.LastContainedLogTimestamp()).UTC().Format(time.RFC3339Nano))
+	}
+	if err := ld.LoadSnapshotReader(l.snap); err != nil {
+		return 0, err
+	}
+	return l.snap.LastContainedLogOffset(), nil
 }
 
 // loadRange loads the records of b from offset from to offset to.

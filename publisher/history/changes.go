@@ -10,7 +10,7 @@ import (
 )
 
 func (b *Builder) criteria() redact.Criteria {
-	if b.opts.Unredacted {
+	if b.cfg.Unredacted {
 		return redact.Disabled
 	}
 	return redact.Normal(nil)

@@ -36,7 +36,13 @@ func pcr(id record.UUID, p int32, set func(r *record.PartitionChangeRecord)) *re
 	return r
 }
 
-func brokenLogs() []brokenLog {
+// brokenLogs are the logs TestCheckFindsEachBrokenLog breaks: records the
+// replay rejects and partition states Kafka's rules forbid, then states of
+// the whole cluster.
+func brokenLogs() []brokenLog { return append(brokenPartitionLogs(), brokenClusterLogs()...) }
+
+// brokenPartitionLogs break the replay or a partition's invariants.
+func brokenPartitionLogs() []brokenLog {
 	return []brokenLog{{
 		name: "wrong broker epoch",
 		records: func(img *image.Image, _ record.UUID) []record.Record {
@@ -96,7 +102,14 @@ func brokenLogs() []brokenLog {
 			})}
 		},
 		rule: history.RuleELR, message: "not empty while the ISR",
-	}, {
+	}}
+}
+
+// brokenClusterLogs leave the cluster in a state Kafka's controller never
+// does: a fenced leader, a stale controller registration, a leaderless
+// partition with live replicas.
+func brokenClusterLogs() []brokenLog {
+	return []brokenLog{{
 		name: "fenced broker left with leaderships",
 		records: func(img *image.Image, id record.UUID) []record.Record {
 			p, _ := img.Topics().Partition(id, 0)

@@ -137,7 +137,7 @@ func ExampleBuilder() {
 	sim.ExpandISR("orders", 0, 1)
 	sim.ElectPreferredLeader("orders", 0) // back to the first replica
 
-	b := history.NewBuilder(history.Options{})
+	b := history.NewBuilder(history.BuilderConfig{})
 	for _, sb := range sim.Batches() {
 		raw, _ := sb.Bytes()
 		var batch record.Batch

@@ -9,10 +9,11 @@ import (
 )
 
 // DefaultLimit is the number of entries each list of a History keeps when
-// Options.Limit is 0.
+// Options.Limit (BuilderConfig.Limit) is 0.
 const DefaultLimit = 100_000
 
-// Options configure Read, NewBuilder and Check.
+// Options tune one call of Read or Check. The zero value gives the
+// defaults.
 type Options struct {
 	// Limit is the most entries each list keeps (the newest; older ones are
 	// dropped and counted). 0 means DefaultLimit; a negative value keeps
@@ -22,7 +23,19 @@ type Options struct {
 	Unredacted bool
 }
 
-func (o Options) limit() int {
+// BuilderConfig is what NewBuilder keeps for the life of a Builder: the
+// fields of Options, which Read hands to the Builder it makes. The zero
+// value gives the defaults.
+type BuilderConfig struct {
+	// Limit is the most entries each list keeps (the newest; older ones are
+	// dropped and counted). 0 means DefaultLimit; a negative value keeps
+	// everything.
+	Limit int
+	// Unredacted keeps sensitive values in the records of changes.
+	Unredacted bool
+}
+
+func (o BuilderConfig) limit() int {
 	switch {
 	case o.Limit == 0:
 		return DefaultLimit

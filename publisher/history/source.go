@@ -32,7 +32,7 @@ func Read(path string, opts Options) (*History, error) {
 		return nil, err
 	}
 	defer l.close()
-	b := NewBuilder(opts)
+	b := NewBuilder(BuilderConfig(opts))
 	b.verify = l.later
 	err = l.feed(b, nil)
 	return b.Finish(), err
@@ -116,102 +116,19 @@ func openLog(path string, upTo *int64) (*Log, error) {
 	if err != nil {
 		return nil, err
 	}
-	l := &Log{}
 	if !st.IsDir() {
-		name := filepath.Base(path)
-		switch {
-		case name == record.BootstrapFileName:
-			f, err := os.Open(path)
-			if err != nil {
-				return nil, err
-			}
-			s, err := record.NewSnapshotReader(f, path, record.SnapshotID{})
-			if err != nil {
-				f.Close()
-				return nil, err
-			}
-			l.snapshot, l.bootstrap, l.snap, l.snapFile = path, true, s, f
-		case strings.HasSuffix(name, record.SnapshotSuffix):
-			s, err := record.OpenSnapshot(path)
-			if err != nil {
-				return nil, err
-			}
-			l.snapshot, l.snap = path, s
-		case strings.HasSuffix(name, ".log"):
-			base, err := record.ParseSegmentName(name)
-			if err != nil {
-				return nil, err
-			}
-			l.segments, l.start = []string{path}, base
-		default:
-			return nil, fmt.Errorf("%s: not a segment (.log), snapshot (.checkpoint), bootstrap.checkpoint or directory", path)
-		}
-		return l, nil
+		return openFile(path)
 	}
 	dir := metadataDir(path)
-	ents, err := os.ReadDir(dir)
+	segs, snaps, err := listLog(dir)
 	if err != nil {
 		return nil, err
 	}
-	var segs []segment
-	var snaps []record.SnapshotID
-	for _, e := range ents {
-		if e.IsDir() {
-			continue
-		}
-		n := e.Name()
-		if base, err := record.ParseSegmentName(n); err == nil {
-			segs = append(segs, segment{base, filepath.Join(dir, n)})
-			continue
-		}
-		if id, err := record.ParseSnapshotName(n); err == nil {
-			snaps = append(snaps, id)
-		}
+	chosen, err := startSnapshot(dir, segs, snaps, upTo)
+	if err != nil {
+		return nil, err
 	}
-	sort.Slice(segs, func(i, j int) bool { return segs[i].base < segs[j].base })
-	sort.Slice(snaps, func(i, j int) bool { return snaps[i].Less(snaps[j]) })
-	if len(segs) == 0 && len(snaps) == 0 {
-		return nil, fmt.Errorf("%s: no snapshot and no log segment", dir)
-	}
-	// A start point is offset 0 (no snapshot) when the first segment
-	// starts there, or a snapshot the segments continue (its end offset at
-	// or after the first segment's base), or the last snapshot alone.
-	continues := func(end int64) bool {
-		if len(segs) == 0 {
-			return true
-		}
-		return segs[0].base <= end
-	}
-	var chosen *record.SnapshotID
-	fromZero := len(segs) > 0 && segs[0].base == 0
-	if upTo == nil {
-		if !fromZero {
-			for i := range snaps {
-				if continues(snaps[i].EndOffset) {
-					chosen = &snaps[i]
-					break
-				}
-			}
-			if chosen == nil {
-				chosen = &snaps[len(snaps)-1]
-			}
-		}
-	} else {
-		for i := range snaps {
-			if snaps[i].EndOffset <= *upTo+1 && continues(snaps[i].EndOffset) {
-				chosen = &snaps[i]
-			}
-		}
-		if chosen == nil && !fromZero {
-			first := "no snapshot"
-			if len(snaps) > 0 {
-				first = "its first snapshot " + snaps[0].FileName()
-			} else if len(segs) > 0 {
-				first = "its first segment " + filepath.Base(segs[0].path)
-			}
-			return nil, fmt.Errorf("%s: cannot go back to offset %d: the directory holds no log from offset 0 and %s starts later", dir, *upTo, first)
-		}
-	}
+	l := &Log{}
 	if chosen != nil {
 		l.start = chosen.EndOffset
 		p := filepath.Join(dir, chosen.FileName())
@@ -237,6 +154,116 @@ func openLog(path string, upTo *int64) (*Log, error) {
 		l.segments = append(l.segments, s.path)
 	}
 	return l, nil
+}
+
+// openFile is openLog of one file: a bootstrap.checkpoint, a snapshot or a
+// log segment.
+func openFile(path string) (*Log, error) {
+	l := &Log{}
+	name := filepath.Base(path)
+	switch {
+	case name == record.BootstrapFileName:
+		f, err := os.Open(path)
+		if err != nil {
+			return nil, err
+		}
+		s, err := record.NewSnapshotReader(f, path, record.SnapshotID{})
+		if err != nil {
+			f.Close()
+			return nil, err
+		}
+		l.snapshot, l.bootstrap, l.snap, l.snapFile = path, true, s, f
+	case strings.HasSuffix(name, record.SnapshotSuffix):
+		s, err := record.OpenSnapshot(path)
+		if err != nil {
+			return nil, err
+		}
+		l.snapshot, l.snap = path, s
+	case strings.HasSuffix(name, ".log"):
+		base, err := record.ParseSegmentName(name)
+		if err != nil {
+			return nil, err
+		}
+		l.segments, l.start = []string{path}, base
+	default:
+		return nil, fmt.Errorf("%s: not a segment (.log), snapshot (.checkpoint), bootstrap.checkpoint or directory", path)
+	}
+	return l, nil
+}
+
+// listLog lists the segments of dir by base offset and its snapshots in
+// OffsetAndEpoch order.
+func listLog(dir string) ([]segment, []record.SnapshotID, error) {
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, nil, err
+	}
+	var segs []segment
+	var snaps []record.SnapshotID
+	for _, e := range ents {
+		if e.IsDir() {
+			continue
+		}
+		n := e.Name()
+		if base, err := record.ParseSegmentName(n); err == nil {
+			segs = append(segs, segment{base, filepath.Join(dir, n)})
+			continue
+		}
+		if id, err := record.ParseSnapshotName(n); err == nil {
+			snaps = append(snaps, id)
+		}
+	}
+	sort.Slice(segs, func(i, j int) bool { return segs[i].base < segs[j].base })
+	sort.Slice(snaps, func(i, j int) bool { return snaps[i].Less(snaps[j]) })
+	if len(segs) == 0 && len(snaps) == 0 {
+		return nil, nil, fmt.Errorf("%s: no snapshot and no log segment", dir)
+	}
+	return segs, snaps, nil
+}
+
+// startSnapshot chooses the snapshot the log of dir is read from, nil for
+// offset 0: offset 0 when the first segment starts there, else a snapshot
+// the segments continue (its end offset at or after the first segment's
+// base), else the last snapshot alone. With upTo, the latest such snapshot
+// that ends at or before upTo+1.
+func startSnapshot(dir string, segs []segment, snaps []record.SnapshotID, upTo *int64) (*record.SnapshotID, error) {
+	continues := func(end int64) bool {
+		if len(segs) == 0 {
+			return true
+		}
+		return segs[0].base <= end
+	}
+	var chosen *record.SnapshotID
+	fromZero := len(segs) > 0 && segs[0].base == 0
+	if upTo == nil {
+		if !fromZero {
+			for i := range snaps {
+				if continues(snaps[i].EndOffset) {
+					chosen = &snaps[i]
+					break
+				}
+			}
+			if chosen == nil {
+				chosen = &snaps[len(snaps)-1]
+			}
+		}
+		return chosen, nil
+	}
+	for i := range snaps {
+		if snaps[i].EndOffset <= *upTo+1 && continues(snaps[i].EndOffset) {
+			chosen = &snaps[i]
+		}
+	}
+	if chosen == nil && !fromZero {
+		first := "no snapshot"
+		if len(snaps) > 0 {
+			first = "its first snapshot " + snaps[0].FileName()
+		} else if len(segs) > 0 {
+			first = "its first segment " + filepath.Base(segs[0].path)
+		}
+		return nil, fmt.Errorf("%s: cannot go back to offset %d: the directory holds no log from offset 0 and %s starts later", dir, *upTo, first)
+	}
+	return chosen, nil
 }
 
 // feed hands the snapshot and the batches to b. stop, when set, is asked

@@ -368,7 +368,7 @@ func (l *Log) StartSnapshot(img *image.Image) (*SnapshotWriter, error) {
 		return nil, fmt.Errorf("kafkalog: snapshot %v is not after the latest %v", id, l.snaps[n-1])
 	}
 	t := p.LastContainedLogTimeMs
-	w, err := record.CreateSnapshot(l.dir, id, record.SnapshotOptions{LastContainedLogTimestamp: t, Now: func() int64 { return t }})
+	w, err := record.CreateSnapshot(l.dir, id, record.SnapshotWriterConfig{LastContainedLogTimestamp: t, Now: func() int64 { return t }})
 	if err != nil {
 		return nil, err
 	}
