@@ -27,7 +27,6 @@ var oversized = [...]string{
 	"delta/delta.go",
 	"delta/delta.go Delta.replay",
 	"examples/metadump/cdp_test.go startBrowser",
-	"examples/metadump/lineedit.go lineEditor.readLine",
 	"examples/metadump/shell_pty_test.go TestShellInteractiveOverPTY",
 	"image/api_test.go TestExportedAPIDoesNotWrite",
 	"image/authz/cidr.go textToNumericFormatV6",
