@@ -26,8 +26,6 @@ const (
 var oversized = [...]string{
 	"delta/delta.go",
 	"delta/delta.go Delta.replay",
-	"examples/metadump/cdp_test.go startBrowser",
-	"examples/metadump/shell_pty_test.go TestShellInteractiveOverPTY",
 	"image/api_test.go TestExportedAPIDoesNotWrite",
 	"image/authz/cidr.go textToNumericFormatV6",
 	"image/authz/model_test.go model.wildcardScanFails",
