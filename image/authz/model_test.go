@@ -358,57 +358,72 @@ func modelParse6(s string) (netip.Addr, tri) {
 // whether it would loop forever (a restart at a name it restarted at
 // before) or throw StringIndexOutOfBoundsException (a restart past the end
 // of the exemplar's name, "*"). It stops at a DENY, as checkSection does.
-func (m *model) wildcardScanFails(ctx Context, op, rt int8, name string) bool {
-	type sacl struct {
-		a                     image.ACL
-		rt, pt, op, perm      int8
-		name, principal, host []uint16
-		literal               bool
-	}
-	u := func(s string) []uint16 { return utf16.Encode([]rune(s)) }
-	cmp := func(a, b []uint16) int { // String.compareTo
-		for i := 0; i < len(a) && i < len(b); i++ {
-			if a[i] != b[i] {
-				return int(a[i]) - int(b[i])
-			}
+// scanACL is an ACL as StandardAuthorizerData's TreeSet holds it
+// (StandardAcl): its codes as fromCode reads them and its strings as Java's
+// UTF-16.
+type scanACL struct {
+	a                     image.ACL
+	rt, pt, op, perm      int8
+	name, principal, host []uint16
+	literal               bool
+}
+
+// utf16Of is s as Java's String holds it.
+func utf16Of(s string) []uint16 { return utf16.Encode([]rune(s)) }
+
+// compareUTF16 is String.compareTo.
+func compareUTF16(a, b []uint16) int {
+	for i := 0; i < len(a) && i < len(b); i++ {
+		if a[i] != b[i] {
+			return int(a[i]) - int(b[i])
 		}
-		return len(a) - len(b)
 	}
-	var set []sacl
+	return len(a) - len(b)
+}
+
+// compare is StandardAcl.compareTo: resource type, then name in reverse,
+// pattern type, operation, principal, host and permission.
+func (x scanACL) compare(y scanACL) int {
+	if x.rt != y.rt {
+		return int(x.rt) - int(y.rt)
+	}
+	if c := compareUTF16(y.name, x.name); c != 0 {
+		return c // reverse
+	}
+	if x.pt != y.pt {
+		return int(x.pt) - int(y.pt)
+	}
+	if x.op != y.op {
+		return int(x.op) - int(y.op)
+	}
+	if c := compareUTF16(x.principal, y.principal); c != 0 {
+		return c
+	}
+	if c := compareUTF16(x.host, y.host); c != 0 {
+		return c
+	}
+	return int(x.perm) - int(y.perm)
+}
+
+// wildcardScanFails is whether Kafka's second checkSection (the scan from
+// the exemplar "*" of StandardAuthorizerData.authorize) throws or loops for
+// name: a prefix restart that cannot be cut from the exemplar's name, or the
+// same restart twice.
+func (m *model) wildcardScanFails(ctx Context, op, rt int8, name string) bool {
+	var set []scanACL
 	for _, a := range m.acls {
 		a = javaACL(a)
-		x := sacl{a: a, rt: modelCode(a.ResourceType, 7), pt: modelCode(a.PatternType, 4), op: modelCode(a.Operation, 15),
-			perm: modelCode(a.PermissionType, 3), name: u(a.ResourceName), principal: u(a.Principal), host: u(a.Host)}
+		x := scanACL{a: a, rt: modelCode(a.ResourceType, 7), pt: modelCode(a.PatternType, 4), op: modelCode(a.Operation, 15),
+			perm: modelCode(a.PermissionType, 3), name: utf16Of(a.ResourceName), principal: utf16Of(a.Principal), host: utf16Of(a.Host)}
 		x.literal = x.pt == int8(PatternLiteral)
 		set = append(set, x)
 	}
-	less := func(x, y sacl) int { // StandardAcl.compareTo
-		if x.rt != y.rt {
-			return int(x.rt) - int(y.rt)
-		}
-		if c := cmp(y.name, x.name); c != 0 {
-			return c // reverse
-		}
-		if x.pt != y.pt {
-			return int(x.pt) - int(y.pt)
-		}
-		if x.op != y.op {
-			return int(x.op) - int(y.op)
-		}
-		if c := cmp(x.principal, y.principal); c != 0 {
-			return c
-		}
-		if c := cmp(x.host, y.host); c != 0 {
-			return c
-		}
-		return int(x.perm) - int(y.perm)
+	sort.Slice(set, func(i, j int) bool { return set[i].compare(set[j]) < 0 })
+	tail := func(ex scanACL) int { // NavigableSet.tailSet(exemplar, true)
+		return sort.Search(len(set), func(i int) bool { return set[i].compare(ex) >= 0 })
 	}
-	sort.Slice(set, func(i, j int) bool { return less(set[i], set[j]) < 0 })
-	tail := func(ex sacl) int { // NavigableSet.tailSet(exemplar, true)
-		return sort.Search(len(set), func(i int) bool { return less(set[i], ex) >= 0 })
-	}
-	res := u(name)
-	ex := sacl{rt: rt, pt: int8(PatternLiteral), name: u("*")}
+	res := utf16Of(name)
+	ex := scanACL{rt: rt, pt: int8(PatternLiteral), name: utf16Of("*")}
 	seen := map[string]bool{}
 	for i := tail(ex); i < len(set); {
 		a := set[i]

@@ -27,8 +27,6 @@ var oversized = [...]string{
 	"delta/delta.go",
 	"delta/delta.go Delta.replay",
 	"image/api_test.go TestExportedAPIDoesNotWrite",
-	"image/authz/cidr.go textToNumericFormatV6",
-	"image/authz/model_test.go model.wildcardScanFails",
 	"image/write.go Image.Write",
 	"publisher/dirfollow/soak_test.go TestSoakFollowOneHour",
 	"publisher/dirfollow/states_test.go TestFollowEveryDirectoryState",
