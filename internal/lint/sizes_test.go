@@ -29,7 +29,6 @@ var oversized = [...]string{
 	"image/api_test.go TestExportedAPIDoesNotWrite",
 	"image/write.go Image.Write",
 	"publisher/dirfollow/soak_test.go TestSoakFollowOneHour",
-	"publisher/dirfollow/states_test.go TestFollowEveryDirectoryState",
 }
 
 // TestSizes: no hand-written Go file of the repository (nested modules and
