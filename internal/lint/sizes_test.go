@@ -28,7 +28,6 @@ var oversized = [...]string{
 	"delta/delta.go Delta.replay",
 	"image/api_test.go TestExportedAPIDoesNotWrite",
 	"image/write.go Image.Write",
-	"publisher/dirfollow/soak_test.go TestSoakFollowOneHour",
 }
 
 // TestSizes: no hand-written Go file of the repository (nested modules and
