@@ -442,7 +442,7 @@ var directoryStates = []struct {
 		// Another node's directory is put in its place.
 		tmp := dir + ".new"
 		c2 := newCluster(t, 99)
-		l2, err := kafkalog.Create(tmp, 0, kafkalog.Options{})
+		l2, err := kafkalog.Create(tmp, 0, kafkalog.Config{})
 		must(t, err)
 		c2.churn(t, 5, "z")
 		c2.write(t, l2)
@@ -457,7 +457,7 @@ var directoryStates = []struct {
 func newStateLog(t *testing.T, seg int64) (string, *cluster, *kafkalog.Log) {
 	dir := filepath.Join(t.TempDir(), record.MetadataPartitionDir)
 	c := newCluster(t, 17)
-	l, err := kafkalog.Create(dir, 0, kafkalog.Options{SegmentBytes: seg})
+	l, err := kafkalog.Create(dir, 0, kafkalog.Config{SegmentBytes: seg})
 	must(t, err)
 	t.Cleanup(func() { l.Close() })
 	return dir, c, l
