@@ -34,6 +34,14 @@ func modelCode(c, max int8) int8 {
 	return c
 }
 
+// The model's fromCode of each enum of an ACL (ResourceType.fromCode,
+// PatternType.fromCode, AclOperation.fromCode, AclPermissionType.fromCode),
+// written apart from the implementation's.
+func modelResourceType(c int8) ResourceType { return ResourceType(modelCode(c, 7)) }
+func modelPatternType(c int8) PatternType   { return PatternType(modelCode(c, 4)) }
+func modelOperation(c int8) Operation       { return Operation(modelCode(c, 15)) }
+func modelPermission(c int8) PermissionType { return PermissionType(modelCode(c, 3)) }
+
 func (m *model) superUser(principal string) bool {
 	// StandardAuthorizer.getConfiguredSuperUsers.
 	var users []string
@@ -66,7 +74,6 @@ func javaACL(a image.ACL) image.ACL {
 
 // authorize is StandardAuthorizerData.authorize.
 func (m *model) authorize(ctx Context, opType Operation, rtType ResourceType, name string) bool {
-	op, rt := int8(opType), int8(rtType) // the model works on the codes
 	ctx.Principal, ctx.Host, name = javaString(ctx.Principal), javaString(ctx.Host), javaString(name)
 	if m.superUser(ctx.Principal) {
 		return true
@@ -74,16 +81,16 @@ func (m *model) authorize(ctx Context, opType Operation, rtType ResourceType, na
 	if ctx.Principal == "User:*" {
 		return false // matchingPrincipals: Set.of throws on the duplicate
 	}
-	op, rt = modelCode(op, 15), modelCode(rt, 7)
+	op, rt := modelOperation(int8(opType)), modelResourceType(int8(rtType))
 	startsWithStar := name != "*" && strings.HasPrefix(name, "*")
 	type result struct{ has, allow, deny bool }
 	var kafka, documented result
 	for _, a := range m.acls {
 		a = javaACL(a)
-		if modelCode(a.ResourceType, 7) != rt {
+		if modelResourceType(a.ResourceType) != rt {
 			continue
 		}
-		literal := modelCode(a.PatternType, 4) == int8(PatternLiteral)
+		literal := modelPatternType(a.PatternType) == PatternLiteral
 		var matchesKafka, matchesDoc bool
 		if literal {
 			// checkSection: a LITERAL ACL matches its exact name, and
@@ -124,26 +131,26 @@ func (m *model) authorize(ctx Context, opType Operation, rtType ResourceType, na
 }
 
 // findResult is StandardAuthorizerData.findResult.
-func (m *model) findResult(ctx Context, op int8, a image.ACL) outcome {
+func (m *model) findResult(ctx Context, op Operation, a image.ACL) outcome {
 	if !strings.Contains(a.Principal, ":") {
 		return denied // StandardAcl.kafkaPrincipal throws: never allowed
 	}
 	if a.Principal != ctx.Principal && a.Principal != "User:*" {
 		return noMatch
 	}
-	perm := modelCode(a.PermissionType, 3)
-	if !m.hostMatches(a.Host, ctx.Host, perm != int8(PermissionAllow)) {
+	perm := modelPermission(a.PermissionType)
+	if !m.hostMatches(a.Host, ctx.Host, perm != PermissionAllow) {
 		return noMatch
 	}
-	aop := modelCode(a.Operation, 15)
-	if aop != int8(OpAll) {
+	aop := modelOperation(a.Operation)
+	if aop != OpAll {
 		switch {
-		case perm == int8(PermissionAllow) && op == int8(OpDescribe):
-			if aop != int8(OpDescribe) && aop != int8(OpRead) && aop != int8(OpWrite) && aop != int8(OpDelete) && aop != int8(OpAlter) {
+		case perm == PermissionAllow && op == OpDescribe:
+			if aop != OpDescribe && aop != OpRead && aop != OpWrite && aop != OpDelete && aop != OpAlter {
 				return noMatch
 			}
-		case perm == int8(PermissionAllow) && op == int8(OpDescribeConfigs):
-			if aop != int8(OpDescribeConfigs) && aop != int8(OpAlterConfigs) {
+		case perm == PermissionAllow && op == OpDescribeConfigs:
+			if aop != OpDescribeConfigs && aop != OpAlterConfigs {
 				return noMatch
 			}
 		default:
@@ -152,7 +159,7 @@ func (m *model) findResult(ctx Context, op int8, a image.ACL) outcome {
 			}
 		}
 	}
-	if perm == int8(PermissionAllow) {
+	if perm == PermissionAllow {
 		return allowed
 	}
 	return denied
@@ -363,7 +370,10 @@ func modelParse6(s string) (netip.Addr, tri) {
 // UTF-16.
 type scanACL struct {
 	a                     image.ACL
-	rt, pt, op, perm      int8
+	rt                    ResourceType
+	pt                    PatternType
+	op                    Operation
+	perm                  PermissionType
 	name, principal, host []uint16
 	literal               bool
 }
@@ -409,13 +419,13 @@ func (x scanACL) compare(y scanACL) int {
 // the exemplar "*" of StandardAuthorizerData.authorize) throws or loops for
 // name: a prefix restart that cannot be cut from the exemplar's name, or the
 // same restart twice.
-func (m *model) wildcardScanFails(ctx Context, op, rt int8, name string) bool {
+func (m *model) wildcardScanFails(ctx Context, op Operation, rt ResourceType, name string) bool {
 	var set []scanACL
 	for _, a := range m.acls {
 		a = javaACL(a)
-		x := scanACL{a: a, rt: modelCode(a.ResourceType, 7), pt: modelCode(a.PatternType, 4), op: modelCode(a.Operation, 15),
-			perm: modelCode(a.PermissionType, 3), name: utf16Of(a.ResourceName), principal: utf16Of(a.Principal), host: utf16Of(a.Host)}
-		x.literal = x.pt == int8(PatternLiteral)
+		x := scanACL{a: a, rt: modelResourceType(a.ResourceType), pt: modelPatternType(a.PatternType), op: modelOperation(a.Operation),
+			perm: modelPermission(a.PermissionType), name: utf16Of(a.ResourceName), principal: utf16Of(a.Principal), host: utf16Of(a.Host)}
+		x.literal = x.pt == PatternLiteral
 		set = append(set, x)
 	}
 	sort.Slice(set, func(i, j int) bool { return set[i].compare(set[j]) < 0 })
@@ -423,7 +433,7 @@ func (m *model) wildcardScanFails(ctx Context, op, rt int8, name string) bool {
 		return sort.Search(len(set), func(i int) bool { return set[i].compare(ex) >= 0 })
 	}
 	res := utf16Of(name)
-	ex := scanACL{rt: rt, pt: int8(PatternLiteral), name: utf16Of("*")}
+	ex := scanACL{rt: rt, pt: PatternLiteral, name: utf16Of("*")}
 	seen := map[string]bool{}
 	for i := tail(ex); i < len(set); {
 		a := set[i]
@@ -463,13 +473,12 @@ func (m *model) wildcardScanFails(ctx Context, op, rt int8, name string) bool {
 // authorizeByResourceType is Authorizer.authorizeByResourceType (the
 // default method).
 func (m *model) authorizeByResourceType(ctx Context, opType Operation, rtType ResourceType) bool {
-	op, rt := int8(opType), int8(rtType) // the model works on the codes
 	ctx.Principal, ctx.Host = javaString(ctx.Principal), javaString(ctx.Host)
-	op, rt = modelCode(op, 15), modelCode(rt, 7)
-	if rt == int8(ResourceAny) || rt == int8(ResourceUnknown) || op == int8(OpAny) || op == int8(OpUnknown) {
+	op, rt := modelOperation(int8(opType)), modelResourceType(int8(rtType))
+	if rt == ResourceAny || rt == ResourceUnknown || op == OpAny || op == OpUnknown {
 		return false // authorizeByResourceTypeCheckArgs throws
 	}
-	if m.authorize(ctx, Operation(op), ResourceType(rt), "hardcode") {
+	if m.authorize(ctx, op, rt, "hardcode") {
 		return true
 	}
 	if ctx.Principal == "User:*" {
@@ -479,16 +488,16 @@ func (m *model) authorizeByResourceType(ctx Context, opType Operation, rtType Re
 		a = javaACL(a)
 		// authorize("hardcode") throws (or answers DENIED) when an ACL
 		// matching it has a principal without ":".
-		lit := modelCode(a.PatternType, 4) == int8(PatternLiteral)
-		if modelCode(a.ResourceType, 7) == rt && !strings.Contains(a.Principal, ":") &&
+		lit := modelPatternType(a.PatternType) == PatternLiteral
+		if modelResourceType(a.ResourceType) == rt && !strings.Contains(a.Principal, ":") &&
 			(lit && (a.ResourceName == "hardcode" || a.ResourceName == "*") || !lit && strings.HasPrefix("hardcode", a.ResourceName)) {
 			return false
 		}
 	}
 	for _, a := range m.acls {
 		// AclCache.acls: StandardAcl.toBinding throws for these.
-		if a.ResourceType == int8(ResourceAny) || modelCode(a.PatternType, 4) == int8(PatternAny) || modelCode(a.PatternType, 4) == int8(PatternMatch) ||
-			modelCode(a.Operation, 15) == int8(OpAny) || modelCode(a.PermissionType, 3) == int8(PermissionAny) {
+		if ResourceType(a.ResourceType) == ResourceAny || modelPatternType(a.PatternType) == PatternAny || modelPatternType(a.PatternType) == PatternMatch ||
+			modelOperation(a.Operation) == OpAny || modelPermission(a.PermissionType) == PermissionAny {
 			return false
 		}
 	}
@@ -497,11 +506,11 @@ func (m *model) authorizeByResourceType(ctx Context, opType Operation, rtType Re
 	wildAllow := false
 	for _, a := range m.acls {
 		a = javaACL(a)
-		if modelCode(a.ResourceType, 7) != rt {
+		if modelResourceType(a.ResourceType) != rt {
 			continue
 		}
-		perm := modelCode(a.PermissionType, 3)
-		if !m.hostMatches(a.Host, ctx.Host, perm != int8(PermissionAllow)) {
+		perm := modelPermission(a.PermissionType)
+		if !m.hostMatches(a.Host, ctx.Host, perm != PermissionAllow) {
 			continue
 		}
 		if !strings.Contains(a.Principal, ":") {
@@ -510,22 +519,22 @@ func (m *model) authorizeByResourceType(ctx Context, opType Operation, rtType Re
 		if a.Principal != ctx.Principal && a.Principal != "User:*" {
 			continue
 		}
-		if aop := modelCode(a.Operation, 15); aop != op && aop != int8(OpAll) {
+		if aop := modelOperation(a.Operation); aop != op && aop != OpAll {
 			continue
 		}
-		pt := modelCode(a.PatternType, 4)
+		pt := modelPatternType(a.PatternType)
 		switch {
-		case perm == int8(PermissionDeny) && pt == int8(PatternLiteral) && a.ResourceName == "*":
+		case perm == PermissionDeny && pt == PatternLiteral && a.ResourceName == "*":
 			return false
-		case perm == int8(PermissionDeny) && pt == int8(PatternLiteral):
+		case perm == PermissionDeny && pt == PatternLiteral:
 			denyLit[a.ResourceName] = true
-		case perm == int8(PermissionDeny) && pt == int8(PatternPrefixed):
+		case perm == PermissionDeny && pt == PatternPrefixed:
 			denyPre[a.ResourceName] = true
-		case perm == int8(PermissionAllow) && pt == int8(PatternLiteral) && a.ResourceName == "*":
+		case perm == PermissionAllow && pt == PatternLiteral && a.ResourceName == "*":
 			wildAllow = true
-		case perm == int8(PermissionAllow) && pt == int8(PatternLiteral):
+		case perm == PermissionAllow && pt == PatternLiteral:
 			allowLit = append(allowLit, a.ResourceName)
-		case perm == int8(PermissionAllow) && pt == int8(PatternPrefixed):
+		case perm == PermissionAllow && pt == PatternPrefixed:
 			allowPre = append(allowPre, a.ResourceName)
 		}
 	}
@@ -620,13 +629,13 @@ func pick[T any](r *rand.Rand, list []T) T { return list[r.Intn(len(list))] }
 
 func randomACL(r *rand.Rand) image.ACL {
 	a := image.ACL{
-		ResourceType:   pick(r, []int8{int8(ResourceTopic), int8(ResourceTopic), int8(ResourceGroup), int8(ResourceCluster), int8(ResourceTransactionalID), int8(ResourceUser), int8(ResourceDelegationToken)}),
+		ResourceType:   int8(pick(r, []ResourceType{ResourceTopic, ResourceTopic, ResourceGroup, ResourceCluster, ResourceTransactionalID, ResourceUser, ResourceDelegationToken})),
 		ResourceName:   pick(r, genNames),
-		PatternType:    pick(r, []int8{int8(PatternLiteral), int8(PatternLiteral), int8(PatternPrefixed), int8(PatternPrefixed)}),
+		PatternType:    int8(pick(r, []PatternType{PatternLiteral, PatternLiteral, PatternPrefixed, PatternPrefixed})),
 		Principal:      pick(r, genPrincipals[:5]),
 		Host:           pick(r, genACLHosts),
 		Operation:      int8(2 + r.Intn(14)),
-		PermissionType: pick(r, []int8{int8(PermissionAllow), int8(PermissionAllow), int8(PermissionAllow), int8(PermissionDeny)}),
+		PermissionType: int8(pick(r, []PermissionType{PermissionAllow, PermissionAllow, PermissionAllow, PermissionDeny})),
 	}
 	if r.Intn(10) == 0 { // what only a hand-written record holds
 		switch r.Intn(6) {
