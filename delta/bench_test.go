@@ -7,10 +7,12 @@ import (
 	"io"
 	"math/rand/v2"
 	"runtime"
+	"runtime/metrics"
 	"testing"
 
 	"github.com/kmeta-go/kmeta/image"
 	"github.com/kmeta-go/kmeta/image/imagetest"
+	"github.com/kmeta-go/kmeta/internal/benchtest"
 	"github.com/kmeta-go/kmeta/record"
 )
 
@@ -87,9 +89,13 @@ func fullImage(b testing.TB, topics int) *image.Image {
 	return img
 }
 
+// benchApply measures d.Apply, with the process's CPU time per Apply
+// (cpu-ns/op: the garbage collector's background work included, the
+// neighbours' load on a shared machine not).
 func benchApply(b *testing.B, d *Delta) {
 	b.ReportAllocs()
 	b.ResetTimer()
+	defer benchtest.ReportCPU(b, benchtest.ProcessCPU())
 	for b.Loop() {
 		if _, err := d.Apply(image.EmptyProvenance); err != nil {
 			b.Fatal(err)
@@ -173,16 +179,20 @@ func BenchmarkTopicsImageZonalOutage(b *testing.B) {
 }
 
 // BenchmarkImageHeapPerPartition reports the live heap of an image of
-// 100 000 topics × 10 partitions, per partition (Kafka: ≈ 292 bytes).
+// 100 000 topics × 10 partitions, per partition (Kafka: ≈ 292 bytes), and
+// the part of it the garbage collector scans (scan-B/partition: the
+// runtime's /gc/scan/heap:bytes, the live heap less pointer-free objects and
+// the pointer-free tails of objects, after a collection).
 func BenchmarkImageHeapPerPartition(b *testing.B) {
 	b.ReportAllocs()
 	const topics = 100000
 	recs := snapshotRecords(topics)
-	var perPartition float64
+	var perPartition, scanPerPartition float64
 	for b.Loop() {
 		var before, after runtime.MemStats
 		runtime.GC()
 		runtime.ReadMemStats(&before)
+		scanBefore := scannableHeap()
 		d := New(nil)
 		for _, r := range recs {
 			if err := d.Replay(r); err != nil {
@@ -196,10 +206,22 @@ func BenchmarkImageHeapPerPartition(b *testing.B) {
 		d = nil
 		runtime.GC()
 		runtime.ReadMemStats(&after)
+		scanAfter := scannableHeap()
 		perPartition = float64(after.HeapAlloc-before.HeapAlloc) / float64(topics*partitionsPerTopic)
+		scanPerPartition = float64(scanAfter-scanBefore) / float64(topics*partitionsPerTopic)
 		runtime.KeepAlive(img)
 	}
 	b.ReportMetric(perPartition, "bytes/partition")
+	b.ReportMetric(scanPerPartition, "scan-B/partition")
+}
+
+// scannableHeap is the runtime's count of scannable heap bytes
+// (/gc/scan/heap:bytes): right after runtime.GC, the bytes the collection
+// scanned.
+func scannableHeap() int64 {
+	s := []metrics.Sample{{Name: "/gc/scan/heap:bytes"}}
+	metrics.Read(s)
+	return int64(s[0].Value.Uint64())
 }
 
 // BenchmarkLoadSnapshotBytes: decode, replay and apply of a snapshot file of
