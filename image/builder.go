@@ -242,15 +242,12 @@ func (b *TopicBuilder) Put(p Partition) {
 }
 
 // Topic returns the topic built and invalidates the builder: any later call
-// on it panics. An array with much spare room is copied to its exact
-// length first, so that images do not carry the spare capacity.
+// on it panics. The topic is one pointer-free block of exactly its size
+// (newTopicBlock), which the garbage collector does not scan.
 func (b *TopicBuilder) Topic() *Topic {
 	b.live()
 	b.done = true
 	parts := b.parts
 	b.parts = nil
-	if parts == nil || cap(parts)-len(parts) > len(parts)/8 {
-		parts = exactCopy(parts)
-	}
-	return &Topic{name: b.name, id: b.id, parts: parts[:len(parts):len(parts)], nameHash: b.nameHash}
+	return newTopicBlock(b.name, b.id, b.nameHash, parts)
 }
