@@ -155,11 +155,19 @@ func (b *Builder) Image(p Provenance) *Image {
 // immutable.MapBuilder: Topic freezes them into a *Topic, and every later
 // call on the builder panics. Nothing it does changes the topic it started
 // from. A TopicBuilder is not safe for concurrent use.
+//
+// While every partition put holds its lists inline (no pointer), the
+// partitions are kept in the pointer-free block that Topic then returns
+// (topicblock.go), so that freezing copies nothing; a partition with a
+// long list moves them to ordinary memory, and Topic copies them into an
+// exact block.
 type TopicBuilder struct {
 	name     string
 	id       record.UUID
 	nameHash uint32
-	parts    []Partition
+	parts    []Partition // in blk.parts' memory unless onHeap
+	blk      block       // the block being filled, while !onHeap
+	onHeap   bool        // parts is ordinary memory
 	done     bool
 }
 
@@ -171,13 +179,44 @@ func NewTopicBuilder(name string, id record.UUID) *TopicBuilder {
 // NewTopicBuilderFrom returns a builder of a topic holding t's name, id and
 // a copy of its partitions.
 func NewTopicBuilderFrom(t *Topic) *TopicBuilder {
-	return &TopicBuilder{name: t.name, id: t.id, nameHash: t.nameHash, parts: exactCopy(t.parts)}
+	b := &TopicBuilder{name: t.name, id: t.id, nameHash: t.nameHash}
+	for i := range t.parts {
+		if t.parts[i].ids != nil {
+			b.parts, b.onHeap = exactCopy(t.parts), true
+			return b
+		}
+	}
+	b.reserve(len(t.parts))
+	b.parts = append(b.parts, t.parts...)
+	return b
 }
 
 func exactCopy(parts []Partition) []Partition {
 	out := make([]Partition, len(parts))
 	copy(out, parts)
 	return out
+}
+
+// reserve makes room for n partitions in all, in a new block when the
+// partitions are in one.
+func (b *TopicBuilder) reserve(n int) {
+	if n <= cap(b.parts) {
+		return
+	}
+	if b.onHeap {
+		b.parts = slices.Grow(b.parts, n-len(b.parts))
+		return
+	}
+	bl := allocBlock(b.name, n, 0)
+	b.parts = append(bl.parts, b.parts...)
+	b.blk = bl
+}
+
+// toHeap moves the partitions to ordinary memory (before a partition with
+// a long list is put: a block holds no pointer out of itself).
+func (b *TopicBuilder) toHeap() {
+	b.parts = slices.Grow(exactCopy(b.parts), 1)
+	b.blk, b.onHeap = block{}, true
 }
 
 func (b *TopicBuilder) live() {
@@ -194,7 +233,7 @@ func (b *TopicBuilder) ID() record.UUID { return b.id }
 // partitions beyond the last one allocate nothing.
 func (b *TopicBuilder) Grow(n int) {
 	b.live()
-	b.parts = slices.Grow(b.parts, n)
+	b.reserve(len(b.parts) + n)
 }
 
 // Len is the number of partitions put so far.
@@ -229,25 +268,38 @@ func findPartition(parts []Partition, id int32) (int, bool) {
 // Put stores p, replacing the partition with its id.
 func (b *TopicBuilder) Put(p Partition) {
 	b.live()
-	if n := len(b.parts); n == 0 || b.parts[n-1].id < p.id {
-		b.parts = append(b.parts, p)
-		return
+	if p.ids != nil && !b.onHeap {
+		b.toHeap()
 	}
-	i, ok := findPartition(b.parts, p.id)
+	n := len(b.parts)
+	i, ok := n, false
+	if n > 0 && b.parts[n-1].id >= p.id {
+		i, ok = findPartition(b.parts, p.id)
+	}
 	if ok {
 		b.parts[i] = p
 		return
 	}
-	b.parts = slices.Insert(b.parts, i, p)
+	if n == cap(b.parts) {
+		b.reserve(max(2*n, 1))
+	}
+	b.parts = b.parts[:n+1]
+	copy(b.parts[i+1:], b.parts[i:n])
+	b.parts[i] = p
 }
 
 // Topic returns the topic built and invalidates the builder: any later call
-// on it panics. The topic is one pointer-free block of exactly its size
-// (newTopicBlock), which the garbage collector does not scan.
+// on it panics. The topic is one pointer-free block (topicblock.go), which
+// the garbage collector does not scan: the block the partitions were put
+// in, or an exact copy when they are in ordinary memory or the block has
+// much spare room (so that images do not carry it).
 func (b *TopicBuilder) Topic() *Topic {
 	b.live()
 	b.done = true
 	parts := b.parts
 	b.parts = nil
+	if !b.onHeap && b.blk.t != nil && cap(parts)-len(parts) <= len(parts)/8 {
+		return b.blk.finish(b.id, b.nameHash, parts)
+	}
 	return newTopicBlock(b.name, b.id, b.nameHash, parts)
 }

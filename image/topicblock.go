@@ -39,9 +39,53 @@ var (
 	_ = [1]struct{}{}[unsafe.Alignof(Partition{})/9]
 )
 
+// block is one topic block being laid out: the Topic at its start, room
+// for cap(parts) partitions, then pool int32s, then the name's bytes.
+type block struct {
+	t     *Topic
+	parts []Partition // len 0, the block's room for partitions
+	pool  []int32
+	name  string // the name, in the block
+}
+
+// allocBlock allocates a zeroed block for a topic named name with room for
+// nparts partitions and pool long-list ids, in pointer-free memory.
+func allocBlock(name string, nparts, pool int) block {
+	partsOff := topicSize
+	poolOff := partsOff + uintptr(nparts)*partitionSize
+	nameOff := poolOff + uintptr(pool)*4
+	size := nameOff + uintptr(len(name))
+	words := make([]uint64, (size+7)/8)
+	base := unsafe.Pointer(unsafe.SliceData(words))
+	bl := block{t: (*Topic)(base)}
+	if nparts > 0 {
+		bl.parts = unsafe.Slice((*Partition)(unsafe.Add(base, partsOff)), nparts)[:0]
+	}
+	if pool > 0 {
+		bl.pool = unsafe.Slice((*int32)(unsafe.Add(base, poolOff)), pool)
+	}
+	if len(name) > 0 {
+		nb := unsafe.Slice((*byte)(unsafe.Add(base, nameOff)), len(name))
+		copy(nb, name)
+		bl.name = unsafe.String(&nb[0], len(nb))
+	}
+	return bl
+}
+
+// finish writes the Topic at the block's start, with parts (which must lie
+// in the block) as its partitions, and returns it.
+func (bl block) finish(id record.UUID, nameHash uint32, parts []Partition) *Topic {
+	t := bl.t
+	t.name, t.id, t.nameHash = bl.name, id, nameHash
+	if len(parts) > 0 {
+		t.parts = parts[:len(parts):len(parts)]
+	}
+	return t
+}
+
 // newTopicBlock returns a topic named name with id and a copy of parts,
-// all in one pointer-free block. parts is not retained (nor are the id
-// arrays of its partitions).
+// all in one pointer-free block of exactly their size. parts is not
+// retained (nor are the id arrays of its partitions).
 func newTopicBlock(name string, id record.UUID, nameHash uint32, parts []Partition) *Topic {
 	pool := 0
 	for i := range parts {
@@ -49,28 +93,8 @@ func newTopicBlock(name string, id record.UUID, nameHash uint32, parts []Partiti
 			pool += len(parts[i].ids)
 		}
 	}
-	partsOff := topicSize
-	poolOff := partsOff + uintptr(len(parts))*partitionSize
-	nameOff := poolOff + uintptr(pool)*4
-	size := nameOff + uintptr(len(name))
-	words := make([]uint64, (size+7)/8)
-	base := unsafe.Pointer(unsafe.SliceData(words))
-
-	t := (*Topic)(base)
-	t.id, t.nameHash = id, nameHash
-	if len(name) > 0 {
-		nb := unsafe.Slice((*byte)(unsafe.Add(base, nameOff)), len(name))
-		copy(nb, name)
-		t.name = unsafe.String(&nb[0], len(nb))
-	}
-	if len(parts) == 0 {
-		return t
-	}
-	ps := unsafe.Slice((*Partition)(unsafe.Add(base, partsOff)), len(parts))
-	var ids []int32
-	if pool > 0 {
-		ids = unsafe.Slice((*int32)(unsafe.Add(base, poolOff)), pool)
-	}
+	bl := allocBlock(name, len(parts), pool)
+	ps, ids := bl.parts[:len(parts)], bl.pool
 	for i := range parts {
 		q := parts[i]
 		if q.ids != nil {
@@ -79,6 +103,5 @@ func newTopicBlock(name string, id record.UUID, nameHash uint32, parts []Partiti
 		}
 		ps[i] = q
 	}
-	t.parts = ps
-	return t
+	return bl.finish(id, nameHash, ps)
 }
