@@ -61,7 +61,6 @@ var oversized = [...]string{
 	"image/answer/metadata.go metadata",
 	"image/answer/script_test.go script.handle",
 	"image/answer/testimage_test.go edgeImage",
-	"image/api_test.go TestExportedAPIDoesNotWrite",
 	"image/authz/cidr.go textToNumericFormatV6",
 	"image/authz/model_test.go model.authorizeByResourceType",
 	"image/authz/model_test.go model.wildcardScanFails",
