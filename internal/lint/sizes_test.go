@@ -66,7 +66,6 @@ var oversized = [...]string{
 	"image/authz/model_test.go model.wildcardScanFails",
 	"image/authz/standard.go Standard.authorizeByResourceType",
 	"image/json.go WriteJSON",
-	"image/write.go Image.Write",
 	"internal/recordgen/gen.go",
 	"internal/recordgen/parse.go parser.fieldLine",
 	"internal/wire/wire_test.go randomRequest",
