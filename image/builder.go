@@ -21,7 +21,10 @@ import (
 // its base or any image already returned. A Builder is not safe for
 // concurrent use.
 type Builder struct {
-	img *Image // the image being built; nil once Image has returned it
+	img       Image        // the image being built
+	topics    topicIndexes // its topic indexes, when putTopics
+	putTopics bool
+	done      bool // Image has returned the image
 }
 
 // NewBuilder returns a builder of an image equal to base (nil means
@@ -30,15 +33,14 @@ func NewBuilder(base *Image) *Builder {
 	if base == nil {
 		base = empty
 	}
-	img := *base
-	return &Builder{img: &img}
+	return &Builder{img: *base}
 }
 
 func (b *Builder) live() *Image {
-	if b.img == nil {
+	if b.done {
 		panic("image: Builder used after Image")
 	}
-	return b.img
+	return &b.img
 }
 
 // SetFeatures sets the finalized features (FeaturesDelta.apply): mv is the
@@ -64,7 +66,14 @@ func (b *Builder) PutCluster(brokers map[int32]*Broker, controllers map[int32]*C
 // name to one id).
 func (b *Builder) PutTopics(deleted []record.UUID, changed []*Topic) error {
 	img := b.live()
-	t, err := img.topics.update(deleted, changed)
+	if len(deleted) == 0 && len(changed) == 0 {
+		return nil
+	}
+	cur := &img.topics.topicIndexes
+	if b.putTopics {
+		cur = &b.topics
+	}
+	t, err := cur.update(deleted, changed)
 	if err != nil {
 		return err
 	}
@@ -73,7 +82,7 @@ func (b *Builder) PutTopics(deleted []record.UUID, changed []*Topic) error {
 		// changed topic took a live topic's name, or two took one.
 		return fmt.Errorf("put topics: %d topic ids but %d names: a name is given to two topics", t.byID.Len(), t.byName.Len())
 	}
-	img.topics = t
+	b.topics, b.putTopics = t, true
 	return nil
 }
 
@@ -140,11 +149,29 @@ func (b *Builder) PutTokens(changes map[string]*Token) {
 
 // Image returns the image built, with provenance p, and invalidates the
 // builder: any later call on it panics.
+//
+// The image is one allocation, with its Topics value when the topics
+// changed (so that a one-topic change allocates one object here, not two).
 func (b *Builder) Image(p Provenance) *Image {
-	img := b.live()
-	b.img = nil
-	img.provenance = p
-	return img
+	b.live()
+	b.done = true
+	b.img.provenance = p
+	if !b.putTopics {
+		img := new(Image)
+		*img = b.img
+		return img
+	}
+	x := new(imageWithTopics)
+	x.img = b.img
+	x.topics.topicIndexes = b.topics
+	x.img.topics = &x.topics
+	return &x.img
+}
+
+// imageWithTopics is an image and its Topics value, allocated together.
+type imageWithTopics struct {
+	img    Image
+	topics Topics
 }
 
 // TopicBuilder builds one topic's partition list, Kafka's TopicDelta: the

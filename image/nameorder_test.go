@@ -52,10 +52,11 @@ func TestAllByName(t *testing.T) {
 					changed = append(changed, NewTopicBuilder(n, id).Topic())
 					model[id] = n
 				}
-				next, err := tops.update(deleted, changed)
+				idx, err := tops.update(deleted, changed)
 				if err != nil {
 					t.Fatal(err)
 				}
+				next := &Topics{topicIndexes: idx}
 				var want []string
 				for _, n := range model {
 					want = append(want, n)
