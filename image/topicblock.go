@@ -23,7 +23,9 @@ import (
 // have no pointer fields but the ones newTopicBlock redirects
 // (TestTopicBlockKnowsEveryPointerField). A reader may keep a *Partition,
 // a Partition (its ids still point into the block) or the name: each keeps
-// the whole block alive.
+// the whole block alive. (A caller that overwrites a whole *Partition it
+// was handed, which the image's API forbids and cannot prevent, could now
+// also store a pointer the collector does not see.)
 
 const (
 	topicSize     = unsafe.Sizeof(Topic{})
