@@ -1,35 +1,29 @@
 package image
 
 import (
-	"cmp"
 	"iter"
-	"slices"
 
 	"github.com/benbjohnson/immutable"
 )
 
 // shardMap is a persistent map made of many small immutable.Maps (shards),
-// chosen by the top shardBits (16) bits of a key's hash, under a
-// copy-on-write directory five levels deep (16, then 8, 8, 8 and 8
-// pointers: 65 536 shards). The shards' own hash array mapped tries read
-// the hash from its low bits, so the two do not overlap until a shard holds
-// tens of thousands of keys.
+// chosen by the top shardBits (13) bits of a key's hash, under a
+// copy-on-write directory four levels deep (16, then 8, 8 and 8 pointers:
+// 8192 shards). The shards' own hash array mapped tries read the hash from
+// its low bits, so the two do not overlap until a shard holds hundreds of
+// thousands of keys.
 //
 // Why: a Set in one immutable.Map of 100 000 keys copies three 32-slot
-// hash-array nodes (≈ 1.9 KB with the rest of the path). Here a shard of a
-// 100 000-key map holds one or two keys, so its root is an array node
-// (immutable's mapArrayNode, at most 8 entries kept in one slice, no node
-// per key), and a Set copies that node, its entries and five directory
-// nodes (384 bytes, one allocation when the batch stays in one shard):
-// about 0.5 KB. (With 8192 shards, the previous layout, a shard held a
-// dozen keys in a bitmap node with one value node each, and a Set cost
-// 0.6 KB; at a million keys, 122 keys a shard, a hash-array node.) A batch
-// of changes is grouped by shard, so each touched directory node is copied
-// once per batch; a shard that receives many changes is rebuilt with an
-// immutable.MapBuilder from its entries, into nodes the builder owns (a
-// builder is never started from a published map); and an empty map is
-// built shard by shard, each trie small enough to stay in cache. Lookups
-// walk five small arrays and one small map and allocate nothing.
+// hash-array nodes (≈ 1.9 KB with the rest of the path). Here the shard
+// holds about a dozen keys, so its root is a small bitmap node, and a Set
+// copies that short path plus four directory nodes (320 bytes, one
+// allocation when the batch stays in one shard): about 0.6 KB. A batch of changes is grouped by shard (a counting sort), so each
+// touched directory node is copied once per batch; a shard that receives
+// many changes is rebuilt with an immutable.MapBuilder from its entries, into
+// nodes the builder owns (a builder is never started from a published map);
+// and an empty map is built shard by shard, each trie small enough to stay
+// in cache. Lookups walk four small arrays and one small map and allocate
+// nothing.
 //
 // A shardMap is a value: its directory and shards are never modified once
 // the map is returned.
@@ -44,15 +38,14 @@ const (
 	dirBits   = 3
 	dirWidth  = 1 << dirBits
 	dirMask   = dirWidth - 1
-	shardBits = rootBits + 4*dirBits
+	shardBits = rootBits + 3*dirBits
 )
 
 type shardRoot[K, V any] struct {
 	kids [1 << rootBits]*shardUpper[K, V]
 }
 type shardUpper[K, V any] struct{ kids [dirWidth]*shardMid[K, V] }
-type shardMid[K, V any] struct{ kids [dirWidth]*shardLow[K, V] }
-type shardLow[K, V any] struct{ kids [dirWidth]*shardLeaf[K, V] }
+type shardMid[K, V any] struct{ kids [dirWidth]*shardLeaf[K, V] }
 type shardLeaf[K, V any] struct {
 	maps [dirWidth]*immutable.Map[K, V]
 }
@@ -65,19 +58,15 @@ func (m *shardMap[K, V]) shard(s uint32) *immutable.Map[K, V] {
 	if m.root == nil {
 		return nil
 	}
-	upper := m.root.kids[s>>(4*dirBits)]
+	upper := m.root.kids[s>>(3*dirBits)]
 	if upper == nil {
 		return nil
 	}
-	mid := upper.kids[(s>>(3*dirBits))&dirMask]
+	mid := upper.kids[(s>>(2*dirBits))&dirMask]
 	if mid == nil {
 		return nil
 	}
-	low := mid.kids[(s>>(2*dirBits))&dirMask]
-	if low == nil {
-		return nil
-	}
-	leaf := low.kids[(s>>dirBits)&dirMask]
+	leaf := mid.kids[(s>>dirBits)&dirMask]
 	if leaf == nil {
 		return nil
 	}
@@ -88,38 +77,31 @@ func (m *shardMap[K, V]) shard(s uint32) *immutable.Map[K, V] {
 // copying each node on the path to a changed shard once. Shards must be
 // visited in increasing order.
 type dirEditor[K, V any] struct {
-	root           *shardRoot[K, V]
-	upper          *shardUpper[K, V]
-	mid            *shardMid[K, V]
-	low            *shardLow[K, V]
-	leaf           *shardLeaf[K, V]
-	ri, ui, mi, li int
+	root       *shardRoot[K, V]
+	upper      *shardUpper[K, V]
+	mid        *shardMid[K, V]
+	leaf       *shardLeaf[K, V]
+	ri, ui, mi int
 }
 
 func newDirEditor[K, V any](old *shardRoot[K, V]) dirEditor[K, V] {
-	return dirEditor[K, V]{root: cloneNode(old), ri: -1, ui: -1, mi: -1, li: -1}
+	return dirEditor[K, V]{root: cloneNode(old), ri: -1, ui: -1, mi: -1}
 }
 
-// pathOf is the index of shard s in each directory level above its leaf.
-func pathOf(s uint32) (r, u, m, l int) {
-	return int(s >> (4 * dirBits)), int((s >> (3 * dirBits)) & dirMask), int((s >> (2 * dirBits)) & dirMask), int((s >> dirBits) & dirMask)
-}
-
-// dirPath is the five nodes of one path, allocated together.
+// dirPath is the four nodes of one path, allocated together.
 type dirPath[K, V any] struct {
 	root  shardRoot[K, V]
 	upper shardUpper[K, V]
 	mid   shardMid[K, V]
-	low   shardLow[K, V]
 	leaf  shardLeaf[K, V]
 }
 
 // newPathEditor returns an editor for a batch whose ops all fall in shard
 // s: the copied path is one allocation instead of four. (A later image that
-// keeps only some of these nodes keeps the whole 384-byte object alive.)
+// keeps only some of these nodes keeps the whole 320-byte object alive.)
 func newPathEditor[K, V any](old *shardRoot[K, V], s uint32) dirEditor[K, V] {
 	p := new(dirPath[K, V])
-	r, u, m, l := pathOf(s)
+	r, u, m := int(s>>(3*dirBits)), int((s>>(2*dirBits))&dirMask), int((s>>dirBits)&dirMask)
 	if old != nil {
 		p.root = *old
 	}
@@ -130,13 +112,10 @@ func newPathEditor[K, V any](old *shardRoot[K, V], s uint32) dirEditor[K, V] {
 		p.mid = *n
 	}
 	if n := p.mid.kids[m]; n != nil {
-		p.low = *n
-	}
-	if n := p.low.kids[l]; n != nil {
 		p.leaf = *n
 	}
-	p.root.kids[r], p.upper.kids[u], p.mid.kids[m], p.low.kids[l] = &p.upper, &p.mid, &p.low, &p.leaf
-	return dirEditor[K, V]{root: &p.root, upper: &p.upper, mid: &p.mid, low: &p.low, leaf: &p.leaf, ri: r, ui: u, mi: m, li: l}
+	p.root.kids[r], p.upper.kids[u], p.mid.kids[m] = &p.upper, &p.mid, &p.leaf
+	return dirEditor[K, V]{root: &p.root, upper: &p.upper, mid: &p.mid, leaf: &p.leaf, ri: r, ui: u, mi: m}
 }
 
 func cloneNode[T any](p *T) *T {
@@ -149,26 +128,21 @@ func cloneNode[T any](p *T) *T {
 
 // leafOf returns the (new) leaf holding shard s.
 func (e *dirEditor[K, V]) leafOf(s uint32) *shardLeaf[K, V] {
-	r, u, m, l := pathOf(s)
+	r, u, m := int(s>>(3*dirBits)), int((s>>(2*dirBits))&dirMask), int((s>>dirBits)&dirMask)
 	if r != e.ri {
-		e.ri, e.ui, e.mi, e.li = r, -1, -1, -1
+		e.ri, e.ui, e.mi = r, -1, -1
 		e.upper = cloneNode(e.root.kids[r])
 		e.root.kids[r] = e.upper
 	}
 	if u != e.ui {
-		e.ui, e.mi, e.li = u, -1, -1
+		e.ui, e.mi = u, -1
 		e.mid = cloneNode(e.upper.kids[u])
 		e.upper.kids[u] = e.mid
 	}
 	if m != e.mi {
-		e.mi, e.li = m, -1
-		e.low = cloneNode(e.mid.kids[m])
-		e.mid.kids[m] = e.low
-	}
-	if l != e.li {
-		e.li = l
-		e.leaf = cloneNode(e.low.kids[l])
-		e.low.kids[l] = e.leaf
+		e.mi = m
+		e.leaf = cloneNode(e.mid.kids[m])
+		e.mid.kids[m] = e.leaf
 	}
 	return e.leaf
 }
@@ -317,8 +291,7 @@ func applyShard[K, V any](old *immutable.Map[K, V], ops []shardOp[K, V], h immut
 }
 
 // sortOps orders ops by shard, keeping the order of ops of one shard: an
-// insertion sort for a few ops, a stable merge sort for some, a counting
-// sort for many.
+// insertion sort for a few ops, a counting sort for many.
 func sortOps[K, V any](ops []shardOp[K, V]) {
 	if len(ops) < 64 {
 		for i := 1; i < len(ops); i++ {
@@ -328,11 +301,7 @@ func sortOps[K, V any](ops []shardOp[K, V]) {
 		}
 		return
 	}
-	if len(ops) < 1<<shardBits/4 {
-		slices.SortStableFunc(ops, func(a, b shardOp[K, V]) int { return cmp.Compare(a.shard, b.shard) })
-		return
-	}
-	count := make([]int32, 1<<shardBits+1)
+	var count [1<<shardBits + 1]int32
 	for i := range ops {
 		count[ops[i].shard+1]++
 	}
@@ -358,7 +327,7 @@ func buildShardMap[K, V any](h immutable.Hasher[K], keys []K, vals []V) shardMap
 		return out
 	}
 	shards := make([]uint16, len(keys))
-	count := make([]int32, 1<<shardBits+1)
+	var count [1<<shardBits + 1]int32
 	for i := range keys {
 		s := shardOf(h.Hash(keys[i]))
 		shards[i] = uint16(s)
@@ -371,7 +340,7 @@ func buildShardMap[K, V any](h immutable.Hasher[K], keys []K, vals []V) shardMap
 	// read them in order (the writes here go all over; the reads there
 	// would otherwise).
 	sk, sv := make([]K, len(keys)), make([]V, len(vals))
-	next := slices.Clone(count)
+	next := count
 	for i, s := range shards {
 		p := next[s]
 		next[s]++
