@@ -13,6 +13,13 @@ import (
 // Topic is one topic and its partitions, Kafka's TopicImage. A *Topic held
 // by an image is never modified; the next image shares it when the topic did
 // not change.
+//
+// A frozen Topic, its partitions and its name are one allocation of
+// pointer-free memory, which the garbage collector keeps alive as a whole
+// but never scans: a *Topic, *Partition or name a caller holds keeps the
+// block alive. Never assign through a *Topic or *Partition the image handed
+// out; the image cannot stop it, and a value copied in from elsewhere could
+// point at memory the collector frees.
 type Topic struct {
 	name     string
 	id       record.UUID
