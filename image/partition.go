@@ -52,7 +52,12 @@ const inlineIDs = 6
 // lists are read with the indexed accessors (Replica(i), NumReplicas()),
 // appended to a caller's slice (AppendReplicas), or copied (Replicas). A
 // Partition obtained from an Image may be kept for as long as the caller
-// likes.
+// likes, by pointer or as a copy.
+//
+// Never assign through a *Partition an image handed out (*p = q): an image
+// keeps its topics and partitions in memory the garbage collector does not
+// scan (see Topic), so a Partition copied in from another topic could be
+// left pointing at freed memory. The same holds for *Topic.
 type Partition struct {
 	ids            []int32          // the lists when they do not fit in inline, else nil
 	inline         [inlineIDs]int32 // the lists when they fit, then zeros

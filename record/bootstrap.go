@@ -15,6 +15,25 @@ const BootstrapFileName = "bootstrap.checkpoint"
 // bootstrapID is the snapshot id of a bootstrap file: offset 0, epoch 0.
 var bootstrapID = SnapshotID{}
 
+// OpenBootstrap opens a bootstrap.checkpoint file as a stream of batches: a
+// SnapshotReader at offset 0 and epoch 0 (the format Kafka's
+// BootstrapDirectory reads), for callers that replay the file batch by
+// batch instead of collecting its records with ReadBootstrap. Close it when
+// done.
+func OpenBootstrap(path string) (*SnapshotReader, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	s, err := NewSnapshotReader(f, path, bootstrapID)
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	s.f = f
+	return s, nil
+}
+
 // ReadBootstrap reads a bootstrap.checkpoint file as Kafka's
 // BootstrapDirectory.readFromBinaryFile does: it has the snapshot format at
 // offset 0 and epoch 0; control batches are skipped and the records of the

@@ -120,3 +120,39 @@ func ExampleCreateSnapshot() {
 	// batch at offset 1: control=false records=1
 	// batch at offset 2: control=true records=1
 }
+
+func ExampleOpenBootstrap() {
+	dir, err := os.MkdirTemp("", "kmeta-example")
+	if err != nil {
+		panic(err)
+	}
+	defer os.RemoveAll(dir)
+
+	mv, err := record.Append(nil, &record.FeatureLevelRecord{Name: "metadata.version", FeatureLevel: 29}, 0)
+	if err != nil {
+		panic(err)
+	}
+	if err := record.WriteBootstrap(dir, [][]byte{mv}, func() int64 { return 1700000000000 }); err != nil {
+		panic(err)
+	}
+
+	s, err := record.OpenBootstrap(filepath.Join(dir, record.BootstrapFileName))
+	if err != nil {
+		panic(err)
+	}
+	defer s.Close()
+	for {
+		b, err := s.Next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			panic(err)
+		}
+		fmt.Printf("batch at offset %d: control=%v records=%d\n", b.BaseOffset, b.IsControl(), len(b.Entries))
+	}
+	// Output:
+	// batch at offset 0: control=true records=1
+	// batch at offset 1: control=false records=1
+	// batch at offset 2: control=true records=1
+}

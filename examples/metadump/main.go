@@ -234,16 +234,7 @@ func open(path string) (source, error) {
 	name := filepath.Base(path)
 	switch {
 	case name == record.BootstrapFileName:
-		f, err := os.Open(path)
-		if err != nil {
-			return nil, err
-		}
-		s, err := record.NewSnapshotReader(f, path, record.SnapshotID{})
-		if err != nil {
-			f.Close()
-			return nil, err
-		}
-		return closer{s, f}, nil
+		return record.OpenBootstrap(path)
 	case strings.HasSuffix(name, record.SnapshotSuffix):
 		return record.OpenSnapshot(path)
 	case strings.HasSuffix(name, ".log"):

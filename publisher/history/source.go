@@ -81,15 +81,11 @@ type Log struct {
 	segments  []string // segment paths, in base offset order
 	later     []string // paths of the snapshots after the start, by offset
 	snap      *record.SnapshotReader
-	snapFile  *os.File // for bootstrap
 }
 
 func (l *Log) close() {
 	if l.snap != nil {
 		l.snap.Close()
-	}
-	if l.snapFile != nil {
-		l.snapFile.Close()
 	}
 }
 
@@ -163,16 +159,11 @@ func openFile(path string) (*Log, error) {
 	name := filepath.Base(path)
 	switch {
 	case name == record.BootstrapFileName:
-		f, err := os.Open(path)
+		s, err := record.OpenBootstrap(path)
 		if err != nil {
 			return nil, err
 		}
-		s, err := record.NewSnapshotReader(f, path, record.SnapshotID{})
-		if err != nil {
-			f.Close()
-			return nil, err
-		}
-		l.snapshot, l.bootstrap, l.snap, l.snapFile = path, true, s, f
+		l.snapshot, l.bootstrap, l.snap = path, true, s
 	case strings.HasSuffix(name, record.SnapshotSuffix):
 		s, err := record.OpenSnapshot(path)
 		if err != nil {
