@@ -9,8 +9,10 @@ import (
 	"github.com/kmeta-go/kmeta/record"
 )
 
-// DirOptions shape the directory WriteDir writes.
-type DirOptions struct {
+// WriteDirOptions tune one WriteDir call: the shape of the directory it
+// writes. The zero value writes one segment, and a snapshot only where the
+// log does not start at offset 0.
+type WriteDirOptions struct {
 	// SnapshotAt, when > 0, also writes a snapshot of the image up to and
 	// including the batch holding this offset (as Kafka's snapshot generator
 	// would, named <end offset>-<epoch>.checkpoint).
@@ -26,7 +28,7 @@ type DirOptions struct {
 // offset 0, as for a simulator made by FromImage), a snapshot written with
 // record.CreateSnapshot. A broker, record.OpenDir or kafka-metadata-shell
 // reads it back into Image().
-func (s *Simulator) WriteDir(parent string, opts DirOptions) (string, error) {
+func (s *Simulator) WriteDir(parent string, opts WriteDirOptions) (string, error) {
 	dir := filepath.Join(parent, record.MetadataPartitionDir)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return "", err

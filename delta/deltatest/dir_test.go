@@ -149,7 +149,7 @@ func TestWriteDirReadsBack(t *testing.T) {
 					t.Fatal(err)
 				}
 				randomOps(t, s, rand.New(rand.NewPCG(1, uint64(mv))), 120, func(string) {})
-				opts := DirOptions{SegmentBatches: 25}
+				opts := WriteDirOptions{SegmentBatches: 25}
 				if snap {
 					opts.SnapshotAt = s.NextOffset() / 2
 				}
@@ -177,7 +177,7 @@ func TestWriteDirReadsBack(t *testing.T) {
 		if err := s2.Advance(12 * time.Second); err != nil {
 			t.Fatal(err)
 		}
-		dir, err := s2.WriteDir(t.TempDir(), DirOptions{})
+		dir, err := s2.WriteDir(t.TempDir(), WriteDirOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -66,6 +66,26 @@ func startBrowser(t *testing.T, width, height int) *browser {
 	if bin == "" {
 		t.Skip("chromium is not installed (apt-get install -y chromium; .ci/run installs it): the report's browser test is skipped")
 	}
+	cmd, port := launchChromium(t, bin, width, height)
+	pageWS := pageTarget(t, port)
+	b := &browser{cmd: cmd, wait: map[int]chan cdpMessage{}, evs: make(chan cdpMessage, 1024), done: make(chan struct{})}
+	if err := b.dial(pageWS); err != nil {
+		t.Fatal(err)
+	}
+	go b.readLoop()
+	for _, m := range []string{"Page.enable", "Runtime.enable", "Log.enable"} {
+		if _, err := b.call(m, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return b
+}
+
+// launchChromium starts headless Chromium with a fresh profile, its
+// devtools on a loopback port it picks; it returns the process and the port.
+// Both are cleaned up when t ends.
+func launchChromium(t *testing.T, bin string, width, height int) (*exec.Cmd, string) {
+	t.Helper()
 	// Not t.TempDir: Chromium's helper processes can still be writing the
 	// profile when the browser's main process has exited, and TempDir's
 	// cleanup fails the test then. The profile is removed once they are
@@ -112,7 +132,13 @@ func startBrowser(t *testing.T, width, height int) *browser {
 	case <-time.After(30 * time.Second):
 		t.Fatal("chromium did not print its devtools address within 30 s")
 	}
-	// The page target's websocket.
+	return cmd, port
+}
+
+// pageTarget is the websocket address of the page target of the browser
+// whose devtools listen on port.
+func pageTarget(t *testing.T, port string) string {
+	t.Helper()
 	var pageWS string
 	deadline := time.Now().Add(15 * time.Second)
 	for pageWS == "" && time.Now().Before(deadline) {
@@ -135,17 +161,7 @@ func startBrowser(t *testing.T, width, height int) *browser {
 	if pageWS == "" {
 		t.Fatal("chromium has no page target")
 	}
-	b := &browser{cmd: cmd, wait: map[int]chan cdpMessage{}, evs: make(chan cdpMessage, 1024), done: make(chan struct{})}
-	if err := b.dial(pageWS); err != nil {
-		t.Fatal(err)
-	}
-	go b.readLoop()
-	for _, m := range []string{"Page.enable", "Runtime.enable", "Log.enable"} {
-		if _, err := b.call(m, nil); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return b
+	return pageWS
 }
 
 // dial opens the websocket (RFC 6455 client handshake).

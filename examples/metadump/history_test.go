@@ -27,7 +27,7 @@ func crashDir(t *testing.T) (*deltatest.Simulator, string) {
 	require.NoError(t, sim.CrashBroker(1))
 	require.NoError(t, sim.Advance(12*time.Second))
 	sim.MustCreateTopic("audit", 1, 2)
-	dir, err := sim.WriteDir(t.TempDir(), deltatest.DirOptions{SegmentBatches: 4})
+	dir, err := sim.WriteDir(t.TempDir(), deltatest.WriteDirOptions{SegmentBatches: 4})
 	require.NoError(t, err)
 	return sim, dir
 }

@@ -24,25 +24,56 @@ import (
 // At most limit lines are formatted (limit < 0: all); total counts every
 // change.
 func diffImages(a, b *image.Image, limit int) (out []string, total int) {
-	add := func(format string, args ...any) {
-		total++
-		if limit < 0 || len(out) < limit {
-			out = append(out, fmt.Sprintf(format, args...))
-		}
+	d := &imageDiff{limit: limit}
+	d.features(a.Features(), b.Features())
+	if a.Cluster() != b.Cluster() {
+		d.brokers(a.Cluster(), b.Cluster())
+		d.controllers(a.Cluster(), b.Cluster())
 	}
-	full := func() bool { return limit >= 0 && len(out) >= limit }
+	if a.Topics() != b.Topics() {
+		d.topics(a.Topics(), b.Topics())
+	}
+	if a.Configs() != b.Configs() {
+		d.configs(a.Configs(), b.Configs())
+	}
+	d.keyed(a, b)
+	if a.NextProducerID() != b.NextProducerID() {
+		d.add("~ producer ids: next %d -> %d", a.NextProducerID(), b.NextProducerID())
+	}
+	return d.out, d.total
+}
 
-	// Features (FeaturesDelta).
-	amv, aok := a.Features().MetadataVersion()
-	bmv, bok := b.Features().MetadataVersion()
+// imageDiff collects diffImages' lines: at most limit formatted (limit < 0:
+// all), total counting every change.
+type imageDiff struct {
+	out   []string
+	total int
+	limit int
+}
+
+func (d *imageDiff) add(format string, args ...any) {
+	d.total++
+	if d.limit < 0 || len(d.out) < d.limit {
+		d.out = append(d.out, fmt.Sprintf(format, args...))
+	}
+}
+
+// full is whether no more lines are formatted.
+func (d *imageDiff) full() bool { return d.limit >= 0 && len(d.out) >= d.limit }
+
+// features diffs the metadata version and the finalized features
+// (FeaturesDelta).
+func (d *imageDiff) features(a, b *image.Features) {
+	amv, aok := a.MetadataVersion()
+	bmv, bok := b.MetadataVersion()
 	if amv != bmv || aok != bok {
-		add("~ feature metadata.version: %s -> %s", mvString(amv, aok), mvString(bmv, bok))
+		d.add("~ feature metadata.version: %s -> %s", mvString(amv, aok), mvString(bmv, bok))
 	}
 	af, bf := map[string]int16{}, map[string]int16{}
-	for _, f := range a.Features().Finalized() {
+	for _, f := range a.Finalized() {
 		af[f.Name] = f.Level
 	}
-	for _, f := range b.Features().Finalized() {
+	for _, f := range b.Finalized() {
 		bf[f.Name] = f.Level
 	}
 	for _, n := range sortedKeys(af, bf) {
@@ -50,173 +81,188 @@ func diffImages(a, b *image.Image, limit int) (out []string, total int) {
 		y, yok := bf[n]
 		switch {
 		case !xok:
-			add("+ feature %s: %d", n, y)
+			d.add("+ feature %s: %d", n, y)
 		case !yok:
-			add("- feature %s: %d", n, x)
+			d.add("- feature %s: %d", n, x)
 		case x != y:
-			add("~ feature %s: %d -> %d", n, x, y)
+			d.add("~ feature %s: %d -> %d", n, x, y)
 		}
 	}
+}
 
-	// Brokers and controllers (ClusterDelta).
-	if a.Cluster() != b.Cluster() {
-		ids := map[int32]bool{}
-		for br := range a.Cluster().Brokers() {
-			ids[br.ID()] = true
-		}
-		for br := range b.Cluster().Brokers() {
-			ids[br.ID()] = true
-		}
-		for _, id := range sortedIDs(ids) {
-			x, xok := a.Cluster().Broker(id)
-			y, yok := b.Cluster().Broker(id)
-			switch {
-			case !xok:
-				add("+ broker %d: epoch %d%s", id, y.Epoch(), brokerFlags(y))
-			case !yok:
-				add("- broker %d: epoch %d", id, x.Epoch())
-			case !x.Equal(y):
-				var ch []string
-				if x.Epoch() != y.Epoch() {
-					ch = append(ch, fmt.Sprintf("epoch %d -> %d", x.Epoch(), y.Epoch()))
-				}
-				if x.IncarnationID() != y.IncarnationID() {
-					ch = append(ch, "incarnationId "+x.IncarnationID().String()+" -> "+y.IncarnationID().String())
-				}
-				if x.Fenced() != y.Fenced() {
-					ch = append(ch, fmt.Sprintf("fenced %t -> %t", x.Fenced(), y.Fenced()))
-				}
-				if x.InControlledShutdown() != y.InControlledShutdown() {
-					ch = append(ch, fmt.Sprintf("inControlledShutdown %t -> %t", x.InControlledShutdown(), y.InControlledShutdown()))
-				}
-				if !slices.Equal(x.Listeners(), y.Listeners()) {
-					ch = append(ch, "listeners")
-				}
-				xr, _ := x.Rack()
-				yr, _ := y.Rack()
-				if xr != yr {
-					ch = append(ch, fmt.Sprintf("rack %q -> %q", xr, yr))
-				}
-				if !slices.Equal(x.Directories(), y.Directories()) {
-					ch = append(ch, "directories")
-				}
-				if len(ch) == 0 {
-					ch = append(ch, "registration")
-				}
-				add("~ broker %d: %s", id, joinStr(ch))
-			}
-		}
-		cids := map[int32]bool{}
-		for c := range a.Cluster().Controllers() {
-			cids[c.ID()] = true
-		}
-		for c := range b.Cluster().Controllers() {
-			cids[c.ID()] = true
-		}
-		for _, id := range sortedIDs(cids) {
-			x, xok := a.Cluster().Controller(id)
-			y, yok := b.Cluster().Controller(id)
-			switch {
-			case !xok:
-				add("+ controller %d", id)
-			case !yok:
-				add("- controller %d", id)
-			case x.IncarnationID() != y.IncarnationID() || !slices.Equal(x.Listeners(), y.Listeners()):
-				add("~ controller %d: registration", id)
-			}
+// brokers diffs the broker registrations (ClusterDelta).
+func (d *imageDiff) brokers(a, b *image.Cluster) {
+	ids := map[int32]bool{}
+	for br := range a.Brokers() {
+		ids[br.ID()] = true
+	}
+	for br := range b.Brokers() {
+		ids[br.ID()] = true
+	}
+	for _, id := range sortedIDs(ids) {
+		x, xok := a.Broker(id)
+		y, yok := b.Broker(id)
+		switch {
+		case !xok:
+			d.add("+ broker %d: epoch %d%s", id, y.Epoch(), brokerFlags(y))
+		case !yok:
+			d.add("- broker %d: epoch %d", id, x.Epoch())
+		case !x.Equal(y):
+			d.add("~ broker %d: %s", id, brokerChanges(x, y))
 		}
 	}
+}
 
-	// Topics and partitions (TopicsDelta).
-	if a.Topics() != b.Topics() {
-		for _, t := range b.Topics().Sorted() {
-			old, ok := a.Topics().ByID(t.ID())
+// brokerChanges names the fields in which two registrations of a broker
+// differ.
+func brokerChanges(x, y *image.Broker) string {
+	var ch []string
+	if x.Epoch() != y.Epoch() {
+		ch = append(ch, fmt.Sprintf("epoch %d -> %d", x.Epoch(), y.Epoch()))
+	}
+	if x.IncarnationID() != y.IncarnationID() {
+		ch = append(ch, "incarnationId "+x.IncarnationID().String()+" -> "+y.IncarnationID().String())
+	}
+	if x.Fenced() != y.Fenced() {
+		ch = append(ch, fmt.Sprintf("fenced %t -> %t", x.Fenced(), y.Fenced()))
+	}
+	if x.InControlledShutdown() != y.InControlledShutdown() {
+		ch = append(ch, fmt.Sprintf("inControlledShutdown %t -> %t", x.InControlledShutdown(), y.InControlledShutdown()))
+	}
+	if !slices.Equal(x.Listeners(), y.Listeners()) {
+		ch = append(ch, "listeners")
+	}
+	xr, _ := x.Rack()
+	yr, _ := y.Rack()
+	if xr != yr {
+		ch = append(ch, fmt.Sprintf("rack %q -> %q", xr, yr))
+	}
+	if !slices.Equal(x.Directories(), y.Directories()) {
+		ch = append(ch, "directories")
+	}
+	if len(ch) == 0 {
+		ch = append(ch, "registration")
+	}
+	return joinStr(ch)
+}
+
+// controllers diffs the controller registrations (ClusterDelta).
+func (d *imageDiff) controllers(a, b *image.Cluster) {
+	cids := map[int32]bool{}
+	for c := range a.Controllers() {
+		cids[c.ID()] = true
+	}
+	for c := range b.Controllers() {
+		cids[c.ID()] = true
+	}
+	for _, id := range sortedIDs(cids) {
+		x, xok := a.Controller(id)
+		y, yok := b.Controller(id)
+		switch {
+		case !xok:
+			d.add("+ controller %d", id)
+		case !yok:
+			d.add("- controller %d", id)
+		case x.IncarnationID() != y.IncarnationID() || !slices.Equal(x.Listeners(), y.Listeners()):
+			d.add("~ controller %d: registration", id)
+		}
+	}
+}
+
+// topics diffs topics and partitions (TopicsDelta), skipping a topic both
+// images share.
+func (d *imageDiff) topics(a, b *image.Topics) {
+	for _, t := range b.Sorted() {
+		old, ok := a.ByID(t.ID())
+		if !ok {
+			d.add("+ topic %s (%s): %d partitions", t.Name(), t.ID(), t.NumPartitions())
+			continue
+		}
+		if old == t {
+			continue
+		}
+		for p := range t.Partitions() {
+			op, ok := old.Partition(p.ID())
 			if !ok {
-				add("+ topic %s (%s): %d partitions", t.Name(), t.ID(), t.NumPartitions())
+				if d.full() {
+					d.total++
+					continue
+				}
+				d.add("+ partition %s-%d: leader %d, replicas %v, isr %v", t.Name(), p.ID(), p.Leader(), p.Replicas(), p.ISR())
 				continue
 			}
-			if old == t {
+			if op.Equal(p) {
 				continue
 			}
-			for p := range t.Partitions() {
-				op, ok := old.Partition(p.ID())
-				if !ok {
-					if full() {
-						total++
-						continue
-					}
-					add("+ partition %s-%d: leader %d, replicas %v, isr %v", t.Name(), p.ID(), p.Leader(), p.Replicas(), p.ISR())
-					continue
-				}
-				if op.Equal(p) {
-					continue
-				}
-				if full() {
-					total++
-					continue
-				}
-				add("~ partition %s-%d: %s", t.Name(), p.ID(), partitionChanges(op, p))
+			if d.full() {
+				d.total++
+				continue
 			}
-		}
-		for _, t := range a.Topics().Sorted() {
-			if _, ok := b.Topics().ByID(t.ID()); !ok {
-				add("- topic %s (%s): %d partitions", t.Name(), t.ID(), t.NumPartitions())
-			}
+			d.add("~ partition %s-%d: %s", t.Name(), p.ID(), partitionChanges(op, p))
 		}
 	}
-
-	// Configs (ConfigurationsDelta).
-	if a.Configs() != b.Configs() {
-		type key struct {
-			res  image.ConfigResource
-			name string
+	for _, t := range a.Sorted() {
+		if _, ok := b.ByID(t.ID()); !ok {
+			d.add("- topic %s (%s): %d partitions", t.Name(), t.ID(), t.NumPartitions())
 		}
-		av, bv := map[key]string{}, map[key]string{}
-		var keys []key
-		for res, es := range a.Configs().Resources() {
-			for _, e := range es {
-				k := key{res, e.Name}
-				av[k] = e.Value
+	}
+}
+
+// configs diffs config entries (ConfigurationsDelta) by resource type,
+// resource name and config name, a sensitive value redacted.
+func (d *imageDiff) configs(a, b *image.Configs) {
+	type key struct {
+		res  image.ConfigResource
+		name string
+	}
+	av, bv := map[key]string{}, map[key]string{}
+	var keys []key
+	for res, es := range a.Resources() {
+		for _, e := range es {
+			k := key{res, e.Name}
+			av[k] = e.Value
+			keys = append(keys, k)
+		}
+	}
+	for res, es := range b.Resources() {
+		for _, e := range es {
+			k := key{res, e.Name}
+			if _, ok := av[k]; !ok {
 				keys = append(keys, k)
 			}
-		}
-		for res, es := range b.Configs().Resources() {
-			for _, e := range es {
-				k := key{res, e.Name}
-				if _, ok := av[k]; !ok {
-					keys = append(keys, k)
-				}
-				bv[k] = e.Value
-			}
-		}
-		slices.SortFunc(keys, func(x, y key) int {
-			if x.res.Type != y.res.Type {
-				return int(x.res.Type) - int(y.res.Type)
-			}
-			if x.res.Name != y.res.Name {
-				return cmpStr(x.res.Name, y.res.Name)
-			}
-			return cmpStr(x.name, y.name)
-		})
-		for _, k := range keys {
-			x, xok := av[k]
-			y, yok := bv[k]
-			if redact.IsSensitive(int8(k.res.Type), k.name) {
-				x, y = image.Redacted, image.Redacted
-			}
-			what := configResourceName(k.res)
-			switch {
-			case !xok:
-				add("+ config %s %s=%s", what, k.name, y)
-			case !yok:
-				add("- config %s %s", what, k.name)
-			case av[k] != bv[k]:
-				add("~ config %s %s: %s -> %s", what, k.name, x, y)
-			}
+			bv[k] = e.Value
 		}
 	}
+	slices.SortFunc(keys, func(x, y key) int {
+		if x.res.Type != y.res.Type {
+			return int(x.res.Type) - int(y.res.Type)
+		}
+		if x.res.Name != y.res.Name {
+			return cmpStr(x.res.Name, y.res.Name)
+		}
+		return cmpStr(x.name, y.name)
+	})
+	for _, k := range keys {
+		x, xok := av[k]
+		y, yok := bv[k]
+		if redact.IsSensitive(int8(k.res.Type), k.name) {
+			x, y = image.Redacted, image.Redacted
+		}
+		what := configResourceName(k.res)
+		switch {
+		case !xok:
+			d.add("+ config %s %s=%s", what, k.name, y)
+		case !yok:
+			d.add("- config %s %s", what, k.name)
+		case av[k] != bv[k]:
+			d.add("~ config %s %s: %s -> %s", what, k.name, x, y)
+		}
+	}
+}
 
-	// Client quotas, ACLs, SCRAM, tokens: by key.
+// keyed diffs client quotas, ACLs, SCRAM credentials and delegation tokens
+// by key, the secrets by key only.
+func (d *imageDiff) keyed(a, b *image.Image) {
 	if a.ClientQuotas() != b.ClientQuotas() {
 		ak, bk := map[string]string{}, map[string]string{}
 		for k, e := range a.ClientQuotas().Entities() {
@@ -225,7 +271,7 @@ func diffImages(a, b *image.Image, limit int) (out []string, total int) {
 		for k, e := range b.ClientQuotas().Entities() {
 			bk[k] = fmt.Sprint(e.Values())
 		}
-		diffKeyed(add, "client quota", ak, bk)
+		diffKeyed(d.add, "client quota", ak, bk)
 	}
 	if a.ACLs() != b.ACLs() {
 		ak, bk := map[string]string{}, map[string]string{}
@@ -235,7 +281,7 @@ func diffImages(a, b *image.Image, limit int) (out []string, total int) {
 		for acl := range b.ACLs().All() {
 			bk[acl.ID.String()] = aclString(acl)
 		}
-		diffKeyed(add, "acl", ak, bk)
+		diffKeyed(d.add, "acl", ak, bk)
 	}
 	if a.Scram() != b.Scram() {
 		ak, bk := map[string]string{}, map[string]string{}
@@ -247,7 +293,7 @@ func diffImages(a, b *image.Image, limit int) (out []string, total int) {
 			c, _ := b.Scram().Get(k)
 			bk[image.ScramMechanismName(k.Mechanism)+" "+k.User] = fmt.Sprint(c)
 		}
-		diffKeyedHidden(add, "scram credential", ak, bk)
+		diffKeyedHidden(d.add, "scram credential", ak, bk)
 	}
 	if a.Tokens() != b.Tokens() {
 		ak, bk := map[string]string{}, map[string]string{}
@@ -257,12 +303,8 @@ func diffImages(a, b *image.Image, limit int) (out []string, total int) {
 		for t := range b.Tokens().All() {
 			bk[t.TokenID] = fmt.Sprint(t)
 		}
-		diffKeyedHidden(add, "delegation token", ak, bk)
+		diffKeyedHidden(d.add, "delegation token", ak, bk)
 	}
-	if a.NextProducerID() != b.NextProducerID() {
-		add("~ producer ids: next %d -> %d", a.NextProducerID(), b.NextProducerID())
-	}
-	return out, total
 }
 
 func partitionChanges(a, b *image.Partition) string {

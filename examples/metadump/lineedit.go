@@ -25,26 +25,26 @@ type lineEditor struct {
 
 var errInterrupted = errors.New("interrupted")
 
+// lineState is the line being edited: its runes, the cursor, the history
+// entry shown (len(history): the line typed), the line typed while the
+// history is shown, and whether the last key was Tab.
+type lineState struct {
+	buf     []rune
+	pos     int
+	hi      int
+	saved   string
+	lastTab bool
+}
+
+// readLine reads one line: Enter ends it, Ctrl-C drops it
+// (errInterrupted), Ctrl-D on an empty line is io.EOF.
 func (e *lineEditor) readLine() (string, error) {
-	buf := []rune{}
-	pos := 0
-	hi := len(e.history)
-	saved := ""
-	lastTab := false
-	redraw := func() {
-		fmt.Fprintf(e.out, "\r%s%s\x1b[K", e.prompt, string(buf))
-		if back := len(buf) - pos; back > 0 {
-			fmt.Fprintf(e.out, "\x1b[%dD", back)
-		}
-	}
-	flush := func() {
+	st := &lineState{buf: []rune{}, hi: len(e.history)}
+	fmt.Fprint(e.out, e.prompt)
+	for {
 		if f, ok := e.out.(interface{ Flush() error }); ok {
 			f.Flush()
 		}
-	}
-	fmt.Fprint(e.out, e.prompt)
-	for {
-		flush()
 		r, _, err := e.in.ReadRune()
 		if err != nil {
 			return "", err
@@ -53,129 +53,170 @@ func (e *lineEditor) readLine() (string, error) {
 		switch r {
 		case '\r', '\n':
 			fmt.Fprint(e.out, "\n")
-			return string(buf), nil
+			return string(st.buf), nil
 		case 3: // Ctrl-C
 			fmt.Fprint(e.out, "^C\n")
 			return "", errInterrupted
 		case 4: // Ctrl-D
-			if len(buf) == 0 {
+			if len(st.buf) == 0 {
 				fmt.Fprint(e.out, "\n")
 				return "", io.EOF
 			}
-			if pos < len(buf) {
-				buf = append(buf[:pos], buf[pos+1:]...)
-			}
-		case 1: // Ctrl-A
-			pos = 0
-		case 5: // Ctrl-E
-			pos = len(buf)
-		case 2: // Ctrl-B
-			pos = max(0, pos-1)
-		case 6: // Ctrl-F
-			pos = min(len(buf), pos+1)
-		case 11: // Ctrl-K
-			buf = buf[:pos]
-		case 21: // Ctrl-U
-			buf = append([]rune{}, buf[pos:]...)
-			pos = 0
-		case 23: // Ctrl-W
-			i := pos
-			for i > 0 && buf[i-1] == ' ' {
-				i--
-			}
-			for i > 0 && buf[i-1] != ' ' {
-				i--
-			}
-			buf = append(buf[:i], buf[pos:]...)
-			pos = i
-		case 127, 8: // Backspace
-			if pos > 0 {
-				buf = append(buf[:pos-1], buf[pos:]...)
-				pos--
-			}
+			st.deleteAtCursor()
 		case '\t':
 			tab = true
-			line := string(buf[:pos])
-			start, cands := e.complete(line)
-			switch {
-			case len(cands) == 1:
-				buf, pos = e.insert(buf, pos, start, cands[0])
-			case len(cands) > 1:
-				common := cands[0]
-				for _, c := range cands[1:] {
-					for !strings.HasPrefix(c, common) {
-						common = common[:len(common)-1]
-					}
-				}
-				if len([]rune(common)) > len([]rune(line[start:])) {
-					buf, pos = e.insert(buf, pos, start, common)
-				} else if lastTab {
-					fmt.Fprint(e.out, "\n")
-					names := make([]string, len(cands))
-					for i, c := range cands {
-						names[i] = strings.TrimSuffix(c, " ")
-					}
-					sh := &shell{out: e.out, width: e.width()}
-					sh.printEntries("", names)
-				}
-			default:
-				fmt.Fprint(e.out, "\a")
-			}
+			e.tab(st)
 		case 27: // escape sequences: ESC [ X or ESC O X
-			b, err := e.in.ReadByte()
-			if err != nil {
+			if err := e.escape(st); err != nil {
 				return "", err
-			}
-			if b != '[' && b != 'O' {
-				break
-			}
-			c, err := e.in.ReadByte()
-			if err != nil {
-				return "", err
-			}
-			for c >= '0' && c <= '9' { // ESC [ 3 ~ and friends
-				if c, err = e.in.ReadByte(); err != nil {
-					return "", err
-				}
-			}
-			switch c {
-			case 'D':
-				pos = max(0, pos-1)
-			case 'C':
-				pos = min(len(buf), pos+1)
-			case 'H':
-				pos = 0
-			case 'F':
-				pos = len(buf)
-			case 'A', 'B':
-				if hi == len(e.history) {
-					saved = string(buf)
-				}
-				if c == 'A' && hi > 0 {
-					hi--
-				} else if c == 'B' && hi < len(e.history) {
-					hi++
-				}
-				if hi == len(e.history) {
-					buf = []rune(saved)
-				} else {
-					buf = []rune(e.history[hi])
-				}
-				pos = len(buf)
-			case '~': // Delete
-				if pos < len(buf) {
-					buf = append(buf[:pos], buf[pos+1:]...)
-				}
 			}
 		default:
-			if r >= ' ' {
-				buf = append(buf[:pos], append([]rune{r}, buf[pos:]...)...)
-				pos++
+			st.edit(r)
+		}
+		st.lastTab = tab
+		e.redraw(st)
+	}
+}
+
+// redraw writes the prompt and the line over the current one and puts the
+// cursor back at pos.
+func (e *lineEditor) redraw(st *lineState) {
+	fmt.Fprintf(e.out, "\r%s%s\x1b[K", e.prompt, string(st.buf))
+	if back := len(st.buf) - st.pos; back > 0 {
+		fmt.Fprintf(e.out, "\x1b[%dD", back)
+	}
+}
+
+// deleteAtCursor deletes the rune under the cursor, if any.
+func (st *lineState) deleteAtCursor() {
+	if st.pos < len(st.buf) {
+		st.buf = append(st.buf[:st.pos], st.buf[st.pos+1:]...)
+	}
+}
+
+// edit applies one editing key or inserts a printable rune.
+func (st *lineState) edit(r rune) {
+	switch r {
+	case 1: // Ctrl-A
+		st.pos = 0
+	case 5: // Ctrl-E
+		st.pos = len(st.buf)
+	case 2: // Ctrl-B
+		st.pos = max(0, st.pos-1)
+	case 6: // Ctrl-F
+		st.pos = min(len(st.buf), st.pos+1)
+	case 11: // Ctrl-K
+		st.buf = st.buf[:st.pos]
+	case 21: // Ctrl-U
+		st.buf = append([]rune{}, st.buf[st.pos:]...)
+		st.pos = 0
+	case 23: // Ctrl-W
+		i := st.pos
+		for i > 0 && st.buf[i-1] == ' ' {
+			i--
+		}
+		for i > 0 && st.buf[i-1] != ' ' {
+			i--
+		}
+		st.buf = append(st.buf[:i], st.buf[st.pos:]...)
+		st.pos = i
+	case 127, 8: // Backspace
+		if st.pos > 0 {
+			st.buf = append(st.buf[:st.pos-1], st.buf[st.pos:]...)
+			st.pos--
+		}
+	default:
+		if r >= ' ' {
+			st.buf = append(st.buf[:st.pos], append([]rune{r}, st.buf[st.pos:]...)...)
+			st.pos++
+		}
+	}
+}
+
+// tab completes the word before the cursor: the one candidate, else the
+// longest common prefix, else (on a second Tab) the list of candidates.
+func (e *lineEditor) tab(st *lineState) {
+	line := string(st.buf[:st.pos])
+	start, cands := e.complete(line)
+	switch {
+	case len(cands) == 1:
+		st.buf, st.pos = e.insert(st.buf, st.pos, start, cands[0])
+	case len(cands) > 1:
+		common := cands[0]
+		for _, c := range cands[1:] {
+			for !strings.HasPrefix(c, common) {
+				common = common[:len(common)-1]
 			}
 		}
-		lastTab = tab
-		redraw()
+		if len([]rune(common)) > len([]rune(line[start:])) {
+			st.buf, st.pos = e.insert(st.buf, st.pos, start, common)
+		} else if st.lastTab {
+			fmt.Fprint(e.out, "\n")
+			names := make([]string, len(cands))
+			for i, c := range cands {
+				names[i] = strings.TrimSuffix(c, " ")
+			}
+			sh := &shell{out: e.out, width: e.width()}
+			sh.printEntries("", names)
+		}
+	default:
+		fmt.Fprint(e.out, "\a")
 	}
+}
+
+// escape reads the rest of an escape sequence (ESC [ X or ESC O X, digits
+// before X skipped) and applies its key: arrows, home, end, delete.
+func (e *lineEditor) escape(st *lineState) error {
+	b, err := e.in.ReadByte()
+	if err != nil {
+		return err
+	}
+	if b != '[' && b != 'O' {
+		return nil
+	}
+	c, err := e.in.ReadByte()
+	if err != nil {
+		return err
+	}
+	for c >= '0' && c <= '9' { // ESC [ 3 ~ and friends
+		if c, err = e.in.ReadByte(); err != nil {
+			return err
+		}
+	}
+	switch c {
+	case 'D':
+		st.pos = max(0, st.pos-1)
+	case 'C':
+		st.pos = min(len(st.buf), st.pos+1)
+	case 'H':
+		st.pos = 0
+	case 'F':
+		st.pos = len(st.buf)
+	case 'A', 'B':
+		e.historyStep(st, c == 'A')
+	case '~': // Delete
+		st.deleteAtCursor()
+	}
+	return nil
+}
+
+// historyStep shows the previous (up) or next history entry, the line typed
+// after the last.
+func (e *lineEditor) historyStep(st *lineState, up bool) {
+	if st.hi == len(e.history) {
+		st.saved = string(st.buf)
+	}
+	if up && st.hi > 0 {
+		st.hi--
+	} else if !up && st.hi < len(e.history) {
+		st.hi++
+	}
+	if st.hi == len(e.history) {
+		st.buf = []rune(st.saved)
+	} else {
+		st.buf = []rune(e.history[st.hi])
+	}
+	st.pos = len(st.buf)
 }
 
 // insert replaces the word that starts at byte start of the text before

@@ -263,13 +263,6 @@ func (s *dirSource) Next() (*record.Batch, error) {
 
 func (s *dirSource) Close() error { return s.d.Close() }
 
-type closer struct {
-	*record.SnapshotReader
-	f *os.File
-}
-
-func (c closer) Close() error { return c.f.Close() }
-
 func dump(path string, o options, w *bufio.Writer) error {
 	src, err := open(path)
 	if err != nil {

@@ -68,12 +68,9 @@ func (s *screen) waitFor(t *testing.T, mark int, want string) int {
 // as a person would: Tab completes paths and commands (twice lists the
 // candidates), Up recalls the last command, Ctrl-U clears the line, Ctrl-C
 // drops it, and exit leaves with the terminal restored to cooked mode.
-func TestShellInteractiveOverPTY(t *testing.T) {
-	dir := incidentDir(t, 11)
-	master, slave := openPTY(t)
-	var before syscall.Termios
-	require.NoError(t, ioctl(slave.Fd(), syscall.TCGETS, unsafe.Pointer(&before)))
-
+// readScreen copies what the shell writes to the terminal's master side
+// into a screen until the master is closed.
+func readScreen(master *os.File) *screen {
 	scr := &screen{}
 	go func() {
 		b := make([]byte, 4096)
@@ -89,6 +86,16 @@ func TestShellInteractiveOverPTY(t *testing.T) {
 			}
 		}
 	}()
+	return scr
+}
+
+func TestShellInteractiveOverPTY(t *testing.T) {
+	dir := incidentDir(t, 11)
+	master, slave := openPTY(t)
+	var before syscall.Termios
+	require.NoError(t, ioctl(slave.Fd(), syscall.TCGETS, unsafe.Pointer(&before)))
+
+	scr := readScreen(master)
 	done := make(chan error, 1)
 	go func() { done <- runShell(dir, "", false, slave, slave) }()
 	typeKeys := func(s string) {

@@ -36,7 +36,7 @@ func TestDumpOfSimulatedCluster(t *testing.T) {
 	if err := s.CreatePartitions("orders", 12, nil); err != nil {
 		t.Fatal(err)
 	}
-	dir, err := s.WriteDir(t.TempDir(), deltatest.DirOptions{SegmentBatches: 4})
+	dir, err := s.WriteDir(t.TempDir(), deltatest.WriteDirOptions{SegmentBatches: 4})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -115,7 +115,7 @@ func TestImageOfSimulatedKafka44(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			dir, err := s.WriteDir(t.TempDir(), deltatest.DirOptions{SegmentBatches: 3, SnapshotAt: half})
+			dir, err := s.WriteDir(t.TempDir(), deltatest.WriteDirOptions{SegmentBatches: 3, SnapshotAt: half})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -1,16 +1,12 @@
 package main
 
 import (
-	"bytes"
 	_ "embed"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"slices"
 	"sort"
-	"strings"
-	"time"
 
 	"github.com/kmeta-go/kmeta/image"
 	"github.com/kmeta-go/kmeta/publisher"
@@ -184,12 +180,11 @@ func buildTimeline(path string) (*timeline, error) {
 	if err != nil {
 		return nil, err
 	}
-	first, err := timeRange(hl, &t.Start, &t.End)
+	found, err := timeRange(hl, &t.Start, &t.End)
 	hl.Close()
 	if err != nil {
 		return nil, err
 	}
-	first = !first
 
 	hl, err = history.OpenLog(path, nil)
 	if err != nil {
@@ -204,12 +199,40 @@ func buildTimeline(path string) (*timeline, error) {
 		}
 	}
 	start := l.Image()
+	t.setBuckets(start, !found)
+
+	tb := &timelineBuilder{t: t, topics: map[record.UUID]string{}, parts: map[tp]*partState{},
+		byTopic: map[record.UUID][]tp{}, brokers: map[int32]*brokerState{}, now: t.Start,
+		offEnd: slices.Repeat([]int{-1}, timelineBuckets)}
+	tb.seed(start)
+
+	r := &timelineReplay{t: t, tb: tb, l: l, prev: start, bucket: -1}
+	if err := hl.EachBatch(r.batch); err != nil {
+		return nil, err
+	}
+	if err := r.flush(); err != nil {
+		return nil, err
+	}
+	if t.LastOffset < 0 {
+		t.LastOffset = start.Provenance().LastContainedOffset
+	}
+	final, err := r.image()
+	if err != nil {
+		return nil, err
+	}
+	tb.finish(final)
+	return t, nil
+}
+
+// setBuckets widens the time range to the starting image's snapshot time
+// (all of it when no batch was found) and sizes the density charts.
+func (t *timeline) setBuckets(start *image.Image, noBatch bool) {
 	if p := start.Provenance(); p.LastContainedOffset >= 0 {
 		t.FirstOffset = p.LastContainedOffset
-		if first || (p.LastContainedLogTimeMs > 0 && p.LastContainedLogTimeMs < t.Start) {
+		if noBatch || (p.LastContainedLogTimeMs > 0 && p.LastContainedLogTimeMs < t.Start) {
 			t.Start = p.LastContainedLogTimeMs
 		}
-		if first || t.End < t.Start {
+		if noBatch || t.End < t.Start {
 			t.End = max(t.End, t.Start)
 		}
 	}
@@ -225,111 +248,118 @@ func buildTimeline(path string) (*timeline, error) {
 	for i := range t.Offline {
 		t.Offline[i] = -1 // no batch in the bucket yet: filled forward in finish
 	}
+}
 
-	tb := &timelineBuilder{t: t, topics: map[record.UUID]string{}, parts: map[tp]*partState{},
-		byTopic: map[record.UUID][]tp{}, brokers: map[int32]*brokerState{}, now: t.Start,
-		offEnd: slices.Repeat([]int{-1}, timelineBuckets)}
-	tb.seed(start)
+// timelineReplay feeds the batches of the log to the loader and the
+// builder, and records a moment for each bucket in which the image changed.
+type timelineReplay struct {
+	t      *timeline
+	tb     *timelineBuilder
+	l      *publisher.Loader
+	prev   *image.Image // the image at the end of the last moment
+	bucket int          // the bucket of the last batch, -1 before the first
+	// changed is whether a record since prev can change the image; dirty
+	// whether a batch was loaded since the last commit.
+	changed, dirty bool
+	lastT          int64 // the append time of the last batch
+}
 
-	prev := start
-	curBucket, changed, dirty := -1, false, false
-	var lastT int64
-	imageNow := func() (*image.Image, error) {
-		if dirty {
-			if err := l.Commit(); err != nil {
-				return nil, err
-			}
-			dirty = false
+// image is the loader's image after every batch loaded so far.
+func (r *timelineReplay) image() (*image.Image, error) {
+	if r.dirty {
+		if err := r.l.Commit(); err != nil {
+			return nil, err
 		}
-		return l.Image(), nil
+		r.dirty = false
 	}
-	flush := func() error {
-		if !changed {
-			return nil
-		}
-		img, err := imageNow()
-		if err != nil {
-			return err
-		}
-		lines, total := diffImages(prev, img, maxMomentLines)
-		if total > 0 {
-			m := moment{T: lastT, From: prev.Provenance().LastContainedOffset, Offset: img.Provenance().LastContainedOffset, Bucket: curBucket}
-			m.More = total - len(lines)
-			m.Diff = lines
-			t.Moments = append(t.Moments, m)
-		}
-		prev = img
-		changed = false
+	return r.l.Image(), nil
+}
+
+// flush ends the current bucket: a moment when the image differs from prev.
+func (r *timelineReplay) flush() error {
+	if !r.changed {
 		return nil
 	}
-	err = hl.EachBatch(func(file string, b *record.Batch) (bool, error) {
-		mb := publisher.Batch{BaseOffset: b.BaseOffset, Epoch: b.PartitionLeaderEpoch, AppendTime: b.AppendTime(), Size: b.Size()}
-		if b.IsControl() {
-			for _, e := range b.Entries {
-				c, err := e.DecodeControl()
-				if err != nil {
-					return false, fmt.Errorf("%s: control record at offset %d: %w", file, e.Offset, err)
-				}
-				mb.Control = append(mb.Control, c)
-			}
-		} else {
-			recs, err := b.DecodeRecords()
+	img, err := r.image()
+	if err != nil {
+		return err
+	}
+	lines, total := diffImages(r.prev, img, maxMomentLines)
+	if total > 0 {
+		m := moment{T: r.lastT, From: r.prev.Provenance().LastContainedOffset, Offset: img.Provenance().LastContainedOffset, Bucket: r.bucket}
+		m.More = total - len(lines)
+		m.Diff = lines
+		r.t.Moments = append(r.t.Moments, m)
+	}
+	r.prev = img
+	r.changed = false
+	return nil
+}
+
+// batch is history.Log.EachBatch's callback: it loads b and follows its
+// records.
+func (r *timelineReplay) batch(file string, b *record.Batch) (bool, error) {
+	t, tb := r.t, r.tb
+	mb, err := loaderBatch(file, b)
+	if err != nil {
+		return false, err
+	}
+	at := b.AppendTime()
+	bk := bucketOf(t, at)
+	if bk != r.bucket {
+		if err := r.flush(); err != nil {
+			return false, err
+		}
+		r.bucket = bk
+		t.Offline[bk] = max(t.Offline[bk], tb.offline)
+	}
+	if err := r.l.LoadBatch(mb); err != nil {
+		return false, fmt.Errorf("%s: batch at offset %d: %w", file, b.BaseOffset, err)
+	}
+	r.dirty = true
+	tb.now, tb.bucket = at, bk
+	if t.FirstOffset < 0 {
+		t.FirstOffset = b.BaseOffset
+	}
+	t.LastOffset = b.LastOffset()
+	t.Batches++
+	t.Records += len(b.Entries)
+	tb.raft(b, mb.Control)
+	for _, rec := range mb.Records {
+		if tb.record(rec) {
+			r.changed = true
+		}
+	}
+	if tb.offline > t.Offline[bk] {
+		t.Offline[bk] = tb.offline
+	}
+	tb.offEnd[bk] = tb.offline
+	r.lastT = at
+	return true, nil
+}
+
+// loaderBatch decodes b, read from file, into the loader's batch.
+func loaderBatch(file string, b *record.Batch) (publisher.Batch, error) {
+	mb := publisher.Batch{BaseOffset: b.BaseOffset, Epoch: b.PartitionLeaderEpoch, AppendTime: b.AppendTime(), Size: b.Size()}
+	if b.IsControl() {
+		for _, e := range b.Entries {
+			c, err := e.DecodeControl()
 			if err != nil {
-				return false, fmt.Errorf("%s: batch at offset %d: %w", file, b.BaseOffset, err)
+				return mb, fmt.Errorf("%s: control record at offset %d: %w", file, e.Offset, err)
 			}
-			mb.Records = make([]record.Record, len(recs))
-			for i, r := range recs {
-				mb.Records[i] = r.Record
-			}
+			mb.Control = append(mb.Control, c)
 		}
-		at := b.AppendTime()
-		bk := bucketOf(t, at)
-		if bk != curBucket {
-			if err := flush(); err != nil {
-				return false, err
-			}
-			curBucket = bk
-			t.Offline[bk] = max(t.Offline[bk], tb.offline)
-		}
-		if err := l.LoadBatch(mb); err != nil {
-			return false, fmt.Errorf("%s: batch at offset %d: %w", file, b.BaseOffset, err)
-		}
-		dirty = true
-		tb.now, tb.bucket = at, bk
-		if t.FirstOffset < 0 {
-			t.FirstOffset = b.BaseOffset
-		}
-		t.LastOffset = b.LastOffset()
-		t.Batches++
-		t.Records += len(b.Entries)
-		tb.raft(b, mb.Control)
-		for _, r := range mb.Records {
-			if tb.record(r) {
-				changed = true
-			}
-		}
-		if tb.offline > t.Offline[bk] {
-			t.Offline[bk] = tb.offline
-		}
-		tb.offEnd[bk] = tb.offline
-		lastT = at
-		return true, nil
-	})
+		return mb, nil
+	}
+	recs, err := b.DecodeRecords()
 	if err != nil {
-		return nil, err
+		return mb, fmt.Errorf("%s: batch at offset %d: %w", file, b.BaseOffset, err)
 	}
-	if err := flush(); err != nil {
-		return nil, err
+	mb.Records = make([]record.Record, len(recs))
+	for i, r := range recs {
+		mb.Records[i] = r.Record
 	}
-	if t.LastOffset < 0 {
-		t.LastOffset = start.Provenance().LastContainedOffset
-	}
-	final, err := imageNow()
-	if err != nil {
-		return nil, err
-	}
-	tb.finish(final)
-	return t, nil
+	return mb, nil
 }
 
 // timeRange sets start to the append time of the first batch hl reads and
@@ -492,21 +522,7 @@ func (tb *timelineBuilder) record(r record.Record) bool {
 		tb.topics[r.TopicID] = r.Name
 		tb.t.Totals["topicsCreated"]++
 	case *record.PartitionRecord:
-		ps := tb.part(tp{r.TopicID, r.PartitionID})
-		ps.row.Topic = tb.topics[r.TopicID]
-		if ps.row.Changes == 0 && len(ps.row.Leaders) == 0 {
-			ps.row.Leaders = append(ps.row.Leaders, r.Leader)
-			ps.row.Leader = r.Leader
-			ps.row.Last = tb.now
-			if r.Leader == image.NoLeader {
-				ps.offlineSince = tb.now
-				tb.offline++
-			}
-		} else {
-			tb.setLeader(ps, r.Leader)
-		}
-		tb.setISR(ps, r.ISR)
-		ps.row.Epoch = r.LeaderEpoch
+		tb.partitionRecord(r)
 	case *record.PartitionChangeRecord:
 		ps := tb.parts[tp{r.TopicID, r.PartitionID}]
 		if ps == nil {
@@ -519,28 +535,64 @@ func (tb *timelineBuilder) record(r record.Record) bool {
 			tb.setISR(ps, r.ISR)
 		}
 	case *record.RemoveTopicRecord:
-		for _, k := range tb.byTopic[r.TopicID] {
-			ps := tb.parts[k]
-			if ps.row.Deleted {
-				continue
-			}
-			if ps.offlineSince >= 0 {
-				ps.row.OfflineMs += tb.now - ps.offlineSince
-				ps.offlineSince = -1
-				tb.offline--
-			}
-			ps.row.Deleted = true
-			// What it was when its topic went: the last ISR seen; the leader
-			// epoch is the image's only (shown for live partitions).
-			ps.row.ISR = slices.Clone(ps.isr)
-			ps.row.Epoch = -1
-			// A topic of the same id cannot come back; a new topic of the
-			// same name gets new rows.
-			delete(tb.parts, k)
-			tb.t.Partitions = append(tb.t.Partitions, *ps.row)
+		tb.removeTopic(r.TopicID)
+	default:
+		tb.brokerRecord(r)
+	}
+	return true
+}
+
+// partitionRecord follows a PartitionRecord: a partition's first leader, or
+// a leader change when the partition was seen before.
+func (tb *timelineBuilder) partitionRecord(r *record.PartitionRecord) {
+	ps := tb.part(tp{r.TopicID, r.PartitionID})
+	ps.row.Topic = tb.topics[r.TopicID]
+	if ps.row.Changes == 0 && len(ps.row.Leaders) == 0 {
+		ps.row.Leaders = append(ps.row.Leaders, r.Leader)
+		ps.row.Leader = r.Leader
+		ps.row.Last = tb.now
+		if r.Leader == image.NoLeader {
+			ps.offlineSince = tb.now
+			tb.offline++
 		}
-		delete(tb.byTopic, r.TopicID)
-		tb.t.Totals["topicsDeleted"]++
+	} else {
+		tb.setLeader(ps, r.Leader)
+	}
+	tb.setISR(ps, r.ISR)
+	ps.row.Epoch = r.LeaderEpoch
+}
+
+// removeTopic follows a RemoveTopicRecord: the topic's partitions become
+// deleted rows.
+func (tb *timelineBuilder) removeTopic(id record.UUID) {
+	for _, k := range tb.byTopic[id] {
+		ps := tb.parts[k]
+		if ps.row.Deleted {
+			continue
+		}
+		if ps.offlineSince >= 0 {
+			ps.row.OfflineMs += tb.now - ps.offlineSince
+			ps.offlineSince = -1
+			tb.offline--
+		}
+		ps.row.Deleted = true
+		// What it was when its topic went: the last ISR seen; the leader
+		// epoch is the image's only (shown for live partitions).
+		ps.row.ISR = slices.Clone(ps.isr)
+		ps.row.Epoch = -1
+		// A topic of the same id cannot come back; a new topic of the
+		// same name gets new rows.
+		delete(tb.parts, k)
+		tb.t.Partitions = append(tb.t.Partitions, *ps.row)
+	}
+	delete(tb.byTopic, id)
+	tb.t.Totals["topicsDeleted"]++
+}
+
+// brokerRecord follows the records that set a broker's state
+// (ClusterDelta.replay); it ignores every other record.
+func (tb *timelineBuilder) brokerRecord(r record.Record) {
+	switch r := r.(type) {
 	case *record.RegisterBrokerRecord:
 		tb.setBroker(r.BrokerID, func(b *brokerState) {
 			b.registered, b.fenced, b.shutdown = true, r.Fenced, r.InControlledShutdown
@@ -571,7 +623,6 @@ func (tb *timelineBuilder) record(r record.Record) bool {
 	case *record.UnregisterBrokerRecord:
 		tb.setBroker(r.BrokerID, func(b *brokerState) { b.registered, b.fenced, b.shutdown = false, false, false })
 	}
-	return true
 }
 
 // raft follows the raft leader epoch of each batch (its partition leader
@@ -593,6 +644,27 @@ func (tb *timelineBuilder) raft(b *record.Batch, ctl []record.ControlRecord) {
 func (tb *timelineBuilder) finish(final *image.Image) {
 	t := tb.t
 	tb.now = t.End
+	tb.fillOffline()
+	tb.finishBrokers()
+	tb.finishPartitions(final)
+	if t.Raft == nil {
+		t.Raft = []raftEpoch{}
+	}
+	if t.Moments == nil {
+		t.Moments = []moment{}
+	}
+	t.packRows()
+	t.Totals["brokers"] = len(t.Brokers)
+	t.Totals["partitions"] = len(t.Partitions)
+	t.Totals["raftEpochs"] = len(t.Raft)
+	t.Totals["moments"] = len(t.Moments)
+	t.Totals["offlineNow"] = tb.offline
+}
+
+// fillOffline fills forward the buckets no batch fell in: each holds the
+// leaderless partitions after the last batch before it.
+func (tb *timelineBuilder) fillOffline() {
+	t := tb.t
 	carry := tb.seedOffline
 	for i, n := range t.Offline {
 		if n < 0 {
@@ -602,6 +674,12 @@ func (tb *timelineBuilder) finish(final *image.Image) {
 			carry = tb.offEnd[i]
 		}
 	}
+}
+
+// finishBrokers closes every broker's last segment and puts the lanes in
+// the timeline by broker id.
+func (tb *timelineBuilder) finishBrokers() {
+	t := tb.t
 	ids := make([]int32, 0, len(tb.brokers))
 	for id := range tb.brokers {
 		ids = append(ids, id)
@@ -615,6 +693,13 @@ func (tb *timelineBuilder) finish(final *image.Image) {
 		}
 		t.Brokers = append(t.Brokers, *b.lane)
 	}
+}
+
+// finishPartitions keeps the latest maxDeletedRows rows of deleted topics,
+// adds a row for every live partition as the final image has it and sorts
+// them by topic and partition, a live row before a deleted one.
+func (tb *timelineBuilder) finishPartitions(final *image.Image) {
+	t := tb.t
 	var deleted []partRow
 	for _, r := range t.Partitions {
 		if r.Deleted {
@@ -655,12 +740,11 @@ func (tb *timelineBuilder) finish(final *image.Image) {
 			t.Partitions[i].ISR = []int32{}
 		}
 	}
-	if t.Raft == nil {
-		t.Raft = []raftEpoch{}
-	}
-	if t.Moments == nil {
-		t.Moments = []moment{}
-	}
+}
+
+// packRows sets Topics and Rows, the partitions as the report carries them
+// (see timeline.html).
+func (t *timeline) packRows() {
 	idx := map[string]int{}
 	for _, r := range t.Partitions {
 		i, ok := idx[r.Topic]
@@ -678,153 +762,4 @@ func (tb *timelineBuilder) finish(final *image.Image) {
 	if t.Rows == nil {
 		t.Rows, t.Topics = [][]any{}, []string{}
 	}
-	t.Totals["brokers"] = len(t.Brokers)
-	t.Totals["partitions"] = len(t.Partitions)
-	t.Totals["raftEpochs"] = len(t.Raft)
-	t.Totals["moments"] = len(t.Moments)
-	t.Totals["offlineNow"] = tb.offline
-}
-
-// writeTimelineHTML writes the report: the page of timeline.html with the
-// timeline as JSON in it. encoding/json escapes <, > and &, so the data
-// cannot end the script element that holds it.
-func writeTimelineHTML(w io.Writer, t *timeline) error {
-	data, err := json.Marshal(t)
-	if err != nil {
-		return err
-	}
-	const marker = "/*TIMELINE_DATA*/null"
-	i := strings.Index(timelineHTML, marker)
-	if i < 0 {
-		return errors.New("timeline.html has no data marker")
-	}
-	if _, err := io.WriteString(w, timelineHTML[:i]); err != nil {
-		return err
-	}
-	if _, err := w.Write(data); err != nil {
-		return err
-	}
-	_, err = io.WriteString(w, timelineHTML[i+len(marker):])
-	return err
-}
-
-func fmtMs(ms int64) string {
-	return time.UnixMilli(ms).UTC().Format("2006-01-02T15:04:05.000Z")
-}
-
-var laneNames = [...]string{"registered", "fenced", "shutting down"}
-
-// writeTimelineText prints the summary for terminals.
-func writeTimelineText(w io.Writer, t *timeline) error {
-	var b bytes.Buffer
-	fmt.Fprintf(&b, "%s\n", t.Source)
-	fmt.Fprintf(&b, "offsets %d..%d, %d batches, %d records\n", t.FirstOffset, t.LastOffset, t.Batches, t.Records)
-	fmt.Fprintf(&b, "time    %s .. %s (%s)\n", fmtMs(t.Start), fmtMs(t.End), time.Duration(t.End-t.Start)*time.Millisecond)
-	fmt.Fprintf(&b, "\nraft leader epochs: %d\n", len(t.Raft))
-	for i, r := range t.Raft {
-		if i == 8 && len(t.Raft) > 10 {
-			fmt.Fprintf(&b, "  ... %d more\n", len(t.Raft)-9)
-			r = t.Raft[len(t.Raft)-1]
-		} else if i > 8 && len(t.Raft) > 10 {
-			continue
-		}
-		leader := "leader unknown"
-		if r.Leader >= 0 {
-			leader = fmt.Sprintf("leader %d", r.Leader)
-		}
-		fmt.Fprintf(&b, "  epoch %-4d from %s  offset %-8d %s\n", r.Epoch, fmtMs(r.Start), r.Offset, leader)
-	}
-	fmt.Fprintf(&b, "\nbrokers: %d\n", len(t.Brokers))
-	for _, l := range t.Brokers {
-		var fenced, shut int
-		var fencedMs int64
-		for _, s := range l.Segs {
-			switch s[2] {
-			case laneFenced:
-				fenced++
-				fencedMs += s[1] - s[0]
-			case laneShutdown:
-				shut++
-			}
-		}
-		state := "not registered"
-		if n := len(l.Segs); n > 0 && l.Segs[n-1][1] == t.End {
-			state = laneNames[l.Segs[n-1][2]]
-		}
-		fmt.Fprintf(&b, "  broker %-5d now %-14s fenced %d time(s) for %s, controlled shutdowns %d\n",
-			l.ID, state, fenced, time.Duration(fencedMs)*time.Millisecond, shut)
-		var notable [][3]int64
-		for _, s := range l.Segs {
-			if s[2] != laneRegistered {
-				notable = append(notable, s)
-			}
-		}
-		if len(notable) > 10 {
-			fmt.Fprintf(&b, "    ... %d earlier\n", len(notable)-10)
-			notable = notable[len(notable)-10:]
-		}
-		for _, s := range notable {
-			{
-				fmt.Fprintf(&b, "    %-13s %s .. %s\n", laneNames[s[2]], fmtMs(s[0]), fmtMs(s[1]))
-			}
-		}
-	}
-	fmt.Fprintf(&b, "\npartitions: %d, leader changes %d, ISR shrinks %d, without a leader now %d\n",
-		len(t.Partitions), t.Totals["leaderChanges"], t.Totals["isrShrinks"], t.Totals["offlineNow"])
-	rows := slices.Clone(t.Partitions)
-	sort.SliceStable(rows, func(i, j int) bool { return rows[i].Changes > rows[j].Changes })
-	if len(rows) > 10 {
-		rows = rows[:10]
-	}
-	if len(rows) > 0 && rows[0].Changes > 0 {
-		fmt.Fprintf(&b, "  most leader changes:\n")
-		for _, r := range rows {
-			if r.Changes == 0 {
-				break
-			}
-			fmt.Fprintf(&b, "    %s-%d  %d changes, %d ISR shrinks, leaderless %s, leaders %s\n", r.Topic, r.Partition, r.Changes, r.Shrinks,
-				time.Duration(r.OfflineMs)*time.Millisecond, joinIDs(r.Leaders, " -> "))
-		}
-	}
-	peak, at := 0, 0
-	for i, n := range t.Offline {
-		if n > peak {
-			peak, at = n, i
-		}
-	}
-	if peak > 0 {
-		fmt.Fprintf(&b, "  most partitions without a leader: %d, around %s\n", peak, fmtMs(t.Start+int64(float64(at)*t.BucketMs)))
-	}
-	fmt.Fprintf(&b, "\nmoments with changes: %d (the HTML report, -o FILE.html, shows the diff of each)\n", len(t.Moments))
-	_, err := w.Write(b.Bytes())
-	return err
-}
-
-func joinIDs(ids []int32, sep string) string {
-	s := make([]string, len(ids))
-	for i, id := range ids {
-		if id == image.NoLeader {
-			s[i] = "none"
-		} else {
-			s[i] = fmt.Sprint(id)
-		}
-	}
-	return strings.Join(s, sep)
-}
-
-// runTimeline is -timeline: the HTML report to out when it is set, else the
-// text summary to stdout.
-func runTimeline(path, out string, stdout io.Writer) error {
-	t, err := buildTimeline(path)
-	if err != nil {
-		return err
-	}
-	if out == "" {
-		return writeTimelineText(stdout, t)
-	}
-	var buf bytes.Buffer
-	if err := writeTimelineHTML(&buf, t); err != nil {
-		return err
-	}
-	return writeFileAtomic(out, buf.Bytes())
 }

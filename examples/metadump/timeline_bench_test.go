@@ -47,7 +47,7 @@ func bigIncidentDir(tb testing.TB, records int) string {
 		topics = topics[1:]
 		must(s.Advance(40 * time.Second))
 	}
-	dir, err := s.WriteDir(tb.(interface{ TempDir() string }).TempDir(), deltatest.DirOptions{SegmentBatches: 2000})
+	dir, err := s.WriteDir(tb.(interface{ TempDir() string }).TempDir(), deltatest.WriteDirOptions{SegmentBatches: 2000})
 	must(err)
 	return dir
 }

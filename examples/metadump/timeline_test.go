@@ -52,7 +52,7 @@ func incidentDir(t testing.TB, seed int64) string {
 	must(s.DeleteTopic("scratch"))
 	s.MustCreateTopic("audit", 2, 2)
 	must(s.Advance(30 * time.Second))
-	dir, err := s.WriteDir(t.(interface{ TempDir() string }).TempDir(), deltatest.DirOptions{SegmentBatches: 16})
+	dir, err := s.WriteDir(t.(interface{ TempDir() string }).TempDir(), deltatest.WriteDirOptions{SegmentBatches: 16})
 	must(err)
 	return dir
 }
@@ -411,7 +411,7 @@ func snapshotFile(t *testing.T) string {
 	s := deltatest.MustNew(deltatest.Config{Seed: 3})
 	require.NoError(t, s.AddBrokers(3))
 	s.MustCreateTopic("orders", 4, 3)
-	dir, err := s.WriteDir(t.TempDir(), deltatest.DirOptions{SnapshotAt: s.NextOffset() - 1})
+	dir, err := s.WriteDir(t.TempDir(), deltatest.WriteDirOptions{SnapshotAt: s.NextOffset() - 1})
 	require.NoError(t, err)
 	cps, _ := filepath.Glob(filepath.Join(dir, "*.checkpoint"))
 	require.Len(t, cps, 1)

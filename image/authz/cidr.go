@@ -313,12 +313,9 @@ func textToNumericFormatV6(s string) ([16]byte, int) {
 	if len(s) < 2 {
 		return dst, 0
 	}
-	end := len(s)
-	if pc := strings.IndexByte(s, '%'); pc >= 0 {
-		if pc == len(s)-1 {
-			return dst, 0
-		}
-		end = pc
+	end := v6AddressEnd(s)
+	if end < 0 {
+		return dst, 0
 	}
 	colonp, i, j := -1, 0, 0
 	if s[0] == ':' {
@@ -381,26 +378,52 @@ func textToNumericFormatV6(s string) ([16]byte, int) {
 		if j == 16 {
 			return dst, 0
 		}
-		n := j - colonp
-		for k := 1; k <= n; k++ {
-			dst[16-k] = dst[colonp+n-k]
-			dst[colonp+n-k] = 0
-		}
+		expandV6Gap(&dst, colonp, j)
 		j = 16
 	}
 	if j != 16 {
 		return dst, 0
 	}
-	mapped := true
+	return dst, v6Length(&dst)
+}
+
+// v6AddressEnd is where the address of s ends: at a '%' that starts a scope
+// id, else at the end of s; -1 when the '%' is the last byte (no scope id).
+func v6AddressEnd(s string) int {
+	pc := strings.IndexByte(s, '%')
+	switch {
+	case pc < 0:
+		return len(s)
+	case pc == len(s)-1:
+		return -1
+	}
+	return pc
+}
+
+// expandV6Gap moves the groups written after the "::" at byte colonp (up to
+// byte j) to the end of dst, zeros filling the gap, as
+// IPAddressUtil.textToNumericFormatV6 does.
+func expandV6Gap(dst *[16]byte, colonp, j int) {
+	n := j - colonp
+	for k := 1; k <= n; k++ {
+		dst[16-k] = dst[colonp+n-k]
+		dst[colonp+n-k] = 0
+	}
+}
+
+// v6Length is 4 for an IPv4-mapped address (::ffff:a.b.c.d, which
+// IPAddressUtil.convertFromIPv4MappedAddress turns into IPv4) and 16
+// otherwise.
+func v6Length(dst *[16]byte) int {
 	for k := 0; k < 10; k++ {
 		if dst[k] != 0 {
-			mapped = false
+			return 16
 		}
 	}
-	if mapped && dst[10] == 0xFF && dst[11] == 0xFF {
-		return dst, 4
+	if dst[10] == 0xFF && dst[11] == 0xFF {
+		return 4
 	}
-	return dst, 16
+	return 16
 }
 
 // textToNumericFormatV4 is IPAddressUtil.textToNumericFormatV4 for the

@@ -34,6 +34,14 @@ func modelCode(c, max int8) int8 {
 	return c
 }
 
+// The model's fromCode of each enum of an ACL (ResourceType.fromCode,
+// PatternType.fromCode, AclOperation.fromCode, AclPermissionType.fromCode),
+// written apart from the implementation's.
+func modelResourceType(c int8) ResourceType { return ResourceType(modelCode(c, 7)) }
+func modelPatternType(c int8) PatternType   { return PatternType(modelCode(c, 4)) }
+func modelOperation(c int8) Operation       { return Operation(modelCode(c, 15)) }
+func modelPermission(c int8) PermissionType { return PermissionType(modelCode(c, 3)) }
+
 func (m *model) superUser(principal string) bool {
 	// StandardAuthorizer.getConfiguredSuperUsers.
 	var users []string
@@ -66,7 +74,6 @@ func javaACL(a image.ACL) image.ACL {
 
 // authorize is StandardAuthorizerData.authorize.
 func (m *model) authorize(ctx Context, opType Operation, rtType ResourceType, name string) bool {
-	op, rt := int8(opType), int8(rtType) // the model works on the codes
 	ctx.Principal, ctx.Host, name = javaString(ctx.Principal), javaString(ctx.Host), javaString(name)
 	if m.superUser(ctx.Principal) {
 		return true
@@ -74,16 +81,16 @@ func (m *model) authorize(ctx Context, opType Operation, rtType ResourceType, na
 	if ctx.Principal == "User:*" {
 		return false // matchingPrincipals: Set.of throws on the duplicate
 	}
-	op, rt = modelCode(op, 15), modelCode(rt, 7)
+	op, rt := modelOperation(int8(opType)), modelResourceType(int8(rtType))
 	startsWithStar := name != "*" && strings.HasPrefix(name, "*")
 	type result struct{ has, allow, deny bool }
 	var kafka, documented result
 	for _, a := range m.acls {
 		a = javaACL(a)
-		if modelCode(a.ResourceType, 7) != rt {
+		if modelResourceType(a.ResourceType) != rt {
 			continue
 		}
-		literal := modelCode(a.PatternType, 4) == int8(PatternLiteral)
+		literal := modelPatternType(a.PatternType) == PatternLiteral
 		var matchesKafka, matchesDoc bool
 		if literal {
 			// checkSection: a LITERAL ACL matches its exact name, and
@@ -124,26 +131,26 @@ func (m *model) authorize(ctx Context, opType Operation, rtType ResourceType, na
 }
 
 // findResult is StandardAuthorizerData.findResult.
-func (m *model) findResult(ctx Context, op int8, a image.ACL) outcome {
+func (m *model) findResult(ctx Context, op Operation, a image.ACL) outcome {
 	if !strings.Contains(a.Principal, ":") {
 		return denied // StandardAcl.kafkaPrincipal throws: never allowed
 	}
 	if a.Principal != ctx.Principal && a.Principal != "User:*" {
 		return noMatch
 	}
-	perm := modelCode(a.PermissionType, 3)
-	if !m.hostMatches(a.Host, ctx.Host, perm != int8(PermissionAllow)) {
+	perm := modelPermission(a.PermissionType)
+	if !m.hostMatches(a.Host, ctx.Host, perm != PermissionAllow) {
 		return noMatch
 	}
-	aop := modelCode(a.Operation, 15)
-	if aop != int8(OpAll) {
+	aop := modelOperation(a.Operation)
+	if aop != OpAll {
 		switch {
-		case perm == int8(PermissionAllow) && op == int8(OpDescribe):
-			if aop != int8(OpDescribe) && aop != int8(OpRead) && aop != int8(OpWrite) && aop != int8(OpDelete) && aop != int8(OpAlter) {
+		case perm == PermissionAllow && op == OpDescribe:
+			if aop != OpDescribe && aop != OpRead && aop != OpWrite && aop != OpDelete && aop != OpAlter {
 				return noMatch
 			}
-		case perm == int8(PermissionAllow) && op == int8(OpDescribeConfigs):
-			if aop != int8(OpDescribeConfigs) && aop != int8(OpAlterConfigs) {
+		case perm == PermissionAllow && op == OpDescribeConfigs:
+			if aop != OpDescribeConfigs && aop != OpAlterConfigs {
 				return noMatch
 			}
 		default:
@@ -152,7 +159,7 @@ func (m *model) findResult(ctx Context, op int8, a image.ACL) outcome {
 			}
 		}
 	}
-	if perm == int8(PermissionAllow) {
+	if perm == PermissionAllow {
 		return allowed
 	}
 	return denied
@@ -358,57 +365,75 @@ func modelParse6(s string) (netip.Addr, tri) {
 // whether it would loop forever (a restart at a name it restarted at
 // before) or throw StringIndexOutOfBoundsException (a restart past the end
 // of the exemplar's name, "*"). It stops at a DENY, as checkSection does.
-func (m *model) wildcardScanFails(ctx Context, op, rt int8, name string) bool {
-	type sacl struct {
-		a                     image.ACL
-		rt, pt, op, perm      int8
-		name, principal, host []uint16
-		literal               bool
-	}
-	u := func(s string) []uint16 { return utf16.Encode([]rune(s)) }
-	cmp := func(a, b []uint16) int { // String.compareTo
-		for i := 0; i < len(a) && i < len(b); i++ {
-			if a[i] != b[i] {
-				return int(a[i]) - int(b[i])
-			}
+// scanACL is an ACL as StandardAuthorizerData's TreeSet holds it
+// (StandardAcl): its codes as fromCode reads them and its strings as Java's
+// UTF-16.
+type scanACL struct {
+	a                     image.ACL
+	rt                    ResourceType
+	pt                    PatternType
+	op                    Operation
+	perm                  PermissionType
+	name, principal, host []uint16
+	literal               bool
+}
+
+// utf16Of is s as Java's String holds it.
+func utf16Of(s string) []uint16 { return utf16.Encode([]rune(s)) }
+
+// compareUTF16 is String.compareTo.
+func compareUTF16(a, b []uint16) int {
+	for i := 0; i < len(a) && i < len(b); i++ {
+		if a[i] != b[i] {
+			return int(a[i]) - int(b[i])
 		}
-		return len(a) - len(b)
 	}
-	var set []sacl
+	return len(a) - len(b)
+}
+
+// compare is StandardAcl.compareTo: resource type, then name in reverse,
+// pattern type, operation, principal, host and permission.
+func (x scanACL) compare(y scanACL) int {
+	if x.rt != y.rt {
+		return int(x.rt) - int(y.rt)
+	}
+	if c := compareUTF16(y.name, x.name); c != 0 {
+		return c // reverse
+	}
+	if x.pt != y.pt {
+		return int(x.pt) - int(y.pt)
+	}
+	if x.op != y.op {
+		return int(x.op) - int(y.op)
+	}
+	if c := compareUTF16(x.principal, y.principal); c != 0 {
+		return c
+	}
+	if c := compareUTF16(x.host, y.host); c != 0 {
+		return c
+	}
+	return int(x.perm) - int(y.perm)
+}
+
+// wildcardScanFails is whether Kafka's second checkSection (the scan from
+// the exemplar "*" of StandardAuthorizerData.authorize) throws or loops for
+// name: a prefix restart that cannot be cut from the exemplar's name, or the
+// same restart twice.
+func (m *model) wildcardScanFails(ctx Context, op Operation, rt ResourceType, name string) bool {
+	var set []scanACL
 	for _, a := range m.acls {
 		a = javaACL(a)
-		x := sacl{a: a, rt: modelCode(a.ResourceType, 7), pt: modelCode(a.PatternType, 4), op: modelCode(a.Operation, 15),
-			perm: modelCode(a.PermissionType, 3), name: u(a.ResourceName), principal: u(a.Principal), host: u(a.Host)}
-		x.literal = x.pt == int8(PatternLiteral)
+		x := scanACL{a: a, rt: modelResourceType(a.ResourceType), pt: modelPatternType(a.PatternType), op: modelOperation(a.Operation),
+			perm: modelPermission(a.PermissionType), name: utf16Of(a.ResourceName), principal: utf16Of(a.Principal), host: utf16Of(a.Host)}
+		x.literal = x.pt == PatternLiteral
 		set = append(set, x)
 	}
-	less := func(x, y sacl) int { // StandardAcl.compareTo
-		if x.rt != y.rt {
-			return int(x.rt) - int(y.rt)
-		}
-		if c := cmp(y.name, x.name); c != 0 {
-			return c // reverse
-		}
-		if x.pt != y.pt {
-			return int(x.pt) - int(y.pt)
-		}
-		if x.op != y.op {
-			return int(x.op) - int(y.op)
-		}
-		if c := cmp(x.principal, y.principal); c != 0 {
-			return c
-		}
-		if c := cmp(x.host, y.host); c != 0 {
-			return c
-		}
-		return int(x.perm) - int(y.perm)
+	sort.Slice(set, func(i, j int) bool { return set[i].compare(set[j]) < 0 })
+	tail := func(ex scanACL) int { // NavigableSet.tailSet(exemplar, true)
+		return sort.Search(len(set), func(i int) bool { return set[i].compare(ex) >= 0 })
 	}
-	sort.Slice(set, func(i, j int) bool { return less(set[i], set[j]) < 0 })
-	tail := func(ex sacl) int { // NavigableSet.tailSet(exemplar, true)
-		return sort.Search(len(set), func(i int) bool { return less(set[i], ex) >= 0 })
-	}
-	res := u(name)
-	ex := sacl{rt: rt, pt: int8(PatternLiteral), name: u("*")}
+	res := utf16Of(name)
+	ex := scanACL{rt: rt, pt: PatternLiteral, name: utf16Of("*")}
 	seen := map[string]bool{}
 	for i := tail(ex); i < len(set); {
 		a := set[i]
@@ -448,13 +473,12 @@ func (m *model) wildcardScanFails(ctx Context, op, rt int8, name string) bool {
 // authorizeByResourceType is Authorizer.authorizeByResourceType (the
 // default method).
 func (m *model) authorizeByResourceType(ctx Context, opType Operation, rtType ResourceType) bool {
-	op, rt := int8(opType), int8(rtType) // the model works on the codes
 	ctx.Principal, ctx.Host = javaString(ctx.Principal), javaString(ctx.Host)
-	op, rt = modelCode(op, 15), modelCode(rt, 7)
-	if rt == int8(ResourceAny) || rt == int8(ResourceUnknown) || op == int8(OpAny) || op == int8(OpUnknown) {
+	op, rt := modelOperation(int8(opType)), modelResourceType(int8(rtType))
+	if rt == ResourceAny || rt == ResourceUnknown || op == OpAny || op == OpUnknown {
 		return false // authorizeByResourceTypeCheckArgs throws
 	}
-	if m.authorize(ctx, Operation(op), ResourceType(rt), "hardcode") {
+	if m.authorize(ctx, op, rt, "hardcode") {
 		return true
 	}
 	if ctx.Principal == "User:*" {
@@ -464,16 +488,16 @@ func (m *model) authorizeByResourceType(ctx Context, opType Operation, rtType Re
 		a = javaACL(a)
 		// authorize("hardcode") throws (or answers DENIED) when an ACL
 		// matching it has a principal without ":".
-		lit := modelCode(a.PatternType, 4) == int8(PatternLiteral)
-		if modelCode(a.ResourceType, 7) == rt && !strings.Contains(a.Principal, ":") &&
+		lit := modelPatternType(a.PatternType) == PatternLiteral
+		if modelResourceType(a.ResourceType) == rt && !strings.Contains(a.Principal, ":") &&
 			(lit && (a.ResourceName == "hardcode" || a.ResourceName == "*") || !lit && strings.HasPrefix("hardcode", a.ResourceName)) {
 			return false
 		}
 	}
 	for _, a := range m.acls {
 		// AclCache.acls: StandardAcl.toBinding throws for these.
-		if a.ResourceType == int8(ResourceAny) || modelCode(a.PatternType, 4) == int8(PatternAny) || modelCode(a.PatternType, 4) == int8(PatternMatch) ||
-			modelCode(a.Operation, 15) == int8(OpAny) || modelCode(a.PermissionType, 3) == int8(PermissionAny) {
+		if ResourceType(a.ResourceType) == ResourceAny || modelPatternType(a.PatternType) == PatternAny || modelPatternType(a.PatternType) == PatternMatch ||
+			modelOperation(a.Operation) == OpAny || modelPermission(a.PermissionType) == PermissionAny {
 			return false
 		}
 	}
@@ -482,11 +506,11 @@ func (m *model) authorizeByResourceType(ctx Context, opType Operation, rtType Re
 	wildAllow := false
 	for _, a := range m.acls {
 		a = javaACL(a)
-		if modelCode(a.ResourceType, 7) != rt {
+		if modelResourceType(a.ResourceType) != rt {
 			continue
 		}
-		perm := modelCode(a.PermissionType, 3)
-		if !m.hostMatches(a.Host, ctx.Host, perm != int8(PermissionAllow)) {
+		perm := modelPermission(a.PermissionType)
+		if !m.hostMatches(a.Host, ctx.Host, perm != PermissionAllow) {
 			continue
 		}
 		if !strings.Contains(a.Principal, ":") {
@@ -495,22 +519,22 @@ func (m *model) authorizeByResourceType(ctx Context, opType Operation, rtType Re
 		if a.Principal != ctx.Principal && a.Principal != "User:*" {
 			continue
 		}
-		if aop := modelCode(a.Operation, 15); aop != op && aop != int8(OpAll) {
+		if aop := modelOperation(a.Operation); aop != op && aop != OpAll {
 			continue
 		}
-		pt := modelCode(a.PatternType, 4)
+		pt := modelPatternType(a.PatternType)
 		switch {
-		case perm == int8(PermissionDeny) && pt == int8(PatternLiteral) && a.ResourceName == "*":
+		case perm == PermissionDeny && pt == PatternLiteral && a.ResourceName == "*":
 			return false
-		case perm == int8(PermissionDeny) && pt == int8(PatternLiteral):
+		case perm == PermissionDeny && pt == PatternLiteral:
 			denyLit[a.ResourceName] = true
-		case perm == int8(PermissionDeny) && pt == int8(PatternPrefixed):
+		case perm == PermissionDeny && pt == PatternPrefixed:
 			denyPre[a.ResourceName] = true
-		case perm == int8(PermissionAllow) && pt == int8(PatternLiteral) && a.ResourceName == "*":
+		case perm == PermissionAllow && pt == PatternLiteral && a.ResourceName == "*":
 			wildAllow = true
-		case perm == int8(PermissionAllow) && pt == int8(PatternLiteral):
+		case perm == PermissionAllow && pt == PatternLiteral:
 			allowLit = append(allowLit, a.ResourceName)
-		case perm == int8(PermissionAllow) && pt == int8(PatternPrefixed):
+		case perm == PermissionAllow && pt == PatternPrefixed:
 			allowPre = append(allowPre, a.ResourceName)
 		}
 	}
@@ -605,13 +629,13 @@ func pick[T any](r *rand.Rand, list []T) T { return list[r.Intn(len(list))] }
 
 func randomACL(r *rand.Rand) image.ACL {
 	a := image.ACL{
-		ResourceType:   pick(r, []int8{int8(ResourceTopic), int8(ResourceTopic), int8(ResourceGroup), int8(ResourceCluster), int8(ResourceTransactionalID), int8(ResourceUser), int8(ResourceDelegationToken)}),
+		ResourceType:   int8(pick(r, []ResourceType{ResourceTopic, ResourceTopic, ResourceGroup, ResourceCluster, ResourceTransactionalID, ResourceUser, ResourceDelegationToken})),
 		ResourceName:   pick(r, genNames),
-		PatternType:    pick(r, []int8{int8(PatternLiteral), int8(PatternLiteral), int8(PatternPrefixed), int8(PatternPrefixed)}),
+		PatternType:    int8(pick(r, []PatternType{PatternLiteral, PatternLiteral, PatternPrefixed, PatternPrefixed})),
 		Principal:      pick(r, genPrincipals[:5]),
 		Host:           pick(r, genACLHosts),
 		Operation:      int8(2 + r.Intn(14)),
-		PermissionType: pick(r, []int8{int8(PermissionAllow), int8(PermissionAllow), int8(PermissionAllow), int8(PermissionDeny)}),
+		PermissionType: int8(pick(r, []PermissionType{PermissionAllow, PermissionAllow, PermissionAllow, PermissionDeny})),
 	}
 	if r.Intn(10) == 0 { // what only a hand-written record holds
 		switch r.Intn(6) {

@@ -23,21 +23,7 @@ const (
 // file and "dir/file.go Func" (or "dir/file.go Type.Method") for a
 // function. The list only shrinks: TestSizes fails on anything over a limit
 // that is not listed and on a listed entry that is no longer over it.
-var oversized = [...]string{
-	"examples/metadump/cdp_test.go startBrowser",
-	"examples/metadump/imagediff.go diffImages",
-	"examples/metadump/lineedit.go lineEditor.readLine",
-	"examples/metadump/shell_pty_test.go TestShellInteractiveOverPTY",
-	"examples/metadump/timeline.go",
-	"examples/metadump/timeline.go buildTimeline",
-	"examples/metadump/timeline.go timelineBuilder.finish",
-	"examples/metadump/timeline.go timelineBuilder.record",
-	"examples/metadump/timeline.go writeTimelineText",
-	"image/authz/cidr.go textToNumericFormatV6",
-	"image/authz/model_test.go model.wildcardScanFails",
-	"publisher/dirfollow/soak_test.go TestSoakFollowOneHour",
-	"publisher/dirfollow/states_test.go TestFollowEveryDirectoryState",
-}
+var oversized = [...]string{}
 
 // TestSizes: no hand-written Go file of the repository (nested modules and
 // tests included, generated files and testdata not) is over maxFileLines

@@ -250,7 +250,7 @@ func (o *offsets) OnUpdate(u publisher.Update) error {
 func TestLoadThenFollowNeverGoesBack(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), record.MetadataPartitionDir)
 	c := newCluster(t, 3)
-	w, err := kafkalog.Create(dir, 0, kafkalog.Options{SegmentBytes: 2 << 10})
+	w, err := kafkalog.Create(dir, 0, kafkalog.Config{SegmentBytes: 2 << 10})
 	must(t, err)
 	defer w.Close()
 	c.churn(t, 10, "a")
@@ -295,7 +295,7 @@ func TestLoadThenFollowNeverGoesBack(t *testing.T) {
 func TestLoadReportsDamagedSnapshot(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), record.MetadataPartitionDir)
 	c := newCluster(t, 3)
-	w, err := kafkalog.Create(dir, 0, kafkalog.Options{})
+	w, err := kafkalog.Create(dir, 0, kafkalog.Config{})
 	must(t, err)
 	defer w.Close()
 	c.churn(t, 4, "a")

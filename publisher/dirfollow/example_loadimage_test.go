@@ -21,7 +21,7 @@ func ExampleLoadImage() {
 	defer os.RemoveAll(parent)
 	sim := deltatest.MustCluster(3)
 	sim.MustCreateTopic("orders", 6, 3)
-	if _, err := sim.WriteDir(parent, deltatest.DirOptions{SnapshotAt: 5}); err != nil {
+	if _, err := sim.WriteDir(parent, deltatest.WriteDirOptions{SnapshotAt: 5}); err != nil {
 		panic(err)
 	}
 
@@ -45,7 +45,7 @@ func ExampleLoadPath() {
 	defer os.RemoveAll(parent)
 	sim := deltatest.MustCluster(3)
 	sim.MustCreateTopic("orders", 6, 3)
-	dir, err := sim.WriteDir(parent, deltatest.DirOptions{SnapshotAt: sim.NextOffset() - 1})
+	dir, err := sim.WriteDir(parent, deltatest.WriteDirOptions{SnapshotAt: sim.NextOffset() - 1})
 	if err != nil {
 		panic(err)
 	}

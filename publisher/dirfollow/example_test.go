@@ -29,7 +29,7 @@ func ExampleLoad() {
 	sim := deltatest.MustCluster(3)
 	sim.MustCreateTopic("orders", 6, 3)
 	sim.MustCreateTopic("payments", 3, 3)
-	dir, err := sim.WriteDir(parent, deltatest.DirOptions{SnapshotAt: 10})
+	dir, err := sim.WriteDir(parent, deltatest.WriteDirOptions{SnapshotAt: 10})
 	if err != nil {
 		panic(err)
 	}

@@ -59,7 +59,7 @@ func FuzzFollowDirectoryOps(f *testing.F) {
 			ops = ops[:40]
 		}
 		dir := filepath.Join(t.TempDir(), record.MetadataPartitionDir)
-		w, err := kafkalog.Create(dir, 0, kafkalog.Options{SegmentBytes: 600})
+		w, err := kafkalog.Create(dir, 0, kafkalog.Config{SegmentBytes: 600})
 		if err != nil {
 			t.Fatal(err)
 		}

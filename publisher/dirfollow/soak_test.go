@@ -52,7 +52,7 @@ func TestSoakFollowOneHour(t *testing.T) {
 	if err := l.Install(cache); err != nil {
 		t.Fatal(err)
 	}
-	w, err := kafkalog.Create(dir, 0, kafkalog.Options{SegmentBytes: 4 << 20})
+	w, err := kafkalog.Create(dir, 0, kafkalog.Config{SegmentBytes: 4 << 20})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -69,88 +69,14 @@ func TestSoakFollowOneHour(t *testing.T) {
 		}})
 	}()
 
-	sim, err := deltatest.New(deltatest.Config{Seed: 2026})
-	if err != nil {
-		t.Fatal(err)
+	c := &soakChurn{t: t, sim: soakSimulator(t), w: w, l: l}
+	start := c.sim.Now()
+	for step := 0; c.sim.Now().Sub(start) < time.Hour; step++ {
+		c.step(step)
 	}
-	if err := sim.AddBrokers(3); err != nil {
-		t.Fatal(err)
-	}
-	for i := range 30 {
-		sim.MustCreateTopic(fmt.Sprintf("t%02d", i), 100, 3)
-	}
-	written := 0
-	write := func() {
-		bs := sim.Batches()
-		if err := w.AppendSim(bs[written:]...); err != nil {
-			t.Fatal(err)
-		}
-		written = len(bs)
-	}
-	var logBytes, sinceSnap int64
-	size := func() int64 {
-		var n int64
-		for _, b := range sim.Batches()[written:] {
-			data, _ := b.Bytes()
-			n += int64(len(data))
-		}
-		return n
-	}
-	snapshots, truncations := 0, 0
-	start := sim.Now()
-	for step := 0; sim.Now().Sub(start) < time.Hour; step++ {
-		id := int32(step%3 + 1)
-		if err := sim.FenceBroker(id); err != nil {
-			t.Fatal(err)
-		}
-		if err := sim.Advance(9 * time.Second); err != nil { // heartbeats unfence it
-			t.Fatal(err)
-		}
-		if step%4 == 3 {
-			if err := sim.BalanceLeaders(); err != nil && !errors.Is(err, deltatest.ErrElectionNotNeeded) {
-				t.Fatal(err)
-			}
-		}
-		n := size()
-		write()
-		logBytes += n
-		sinceSnap += n
-		if sinceSnap >= 20<<20 {
-			id, err := w.Snapshot(sim.Image())
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := w.DeleteBeforeSnapshot(id); err != nil {
-				t.Fatal(err)
-			}
-			sinceSnap = 0
-			snapshots++
-		}
-		if truncations < 2 && logBytes > int64(truncations+1)*15<<20 {
-			// An uncommitted suffix (a topic the quorum never commits),
-			// read by the follower, then truncated by the raft client.
-			div := w.EndOffset()
-			for i := range 3 {
-				if err := w.Append(orphanBatch(t, div+int64(2*i), int32(100+truncations))); err != nil {
-					t.Fatal(err)
-				}
-			}
-			// Truncate only once the follower has loaded the suffix.
-			for wait := time.Now().Add(time.Minute); l.Stats().Loaded.LastContainedOffset < div+5; {
-				if time.Now().After(wait) {
-					t.Fatalf("the follower did not read the suffix at %d (at %v)", div, l.Stats().Loaded)
-				}
-				time.Sleep(5 * time.Millisecond)
-			}
-			if _, err := w.TruncateTo(div); err != nil {
-				t.Fatal(err)
-			}
-			truncations++
-		}
-	}
-	t.Logf("log written: %d MiB in %d batches, %d snapshots, %d truncations, segments now %v", logBytes>>20, written, snapshots, truncations, w.Segments())
-	if snapshots < 2 || truncations < 2 {
-		t.Fatalf("the soak did not reach its churn: %d snapshots, %d truncations", snapshots, truncations)
+	t.Logf("log written: %d MiB in %d batches, %d snapshots, %d truncations, segments now %v", c.logBytes>>20, c.written, c.snapshots, c.truncations, w.Segments())
+	if c.snapshots < 2 || c.truncations < 2 {
+		t.Fatalf("the soak did not reach its churn: %d snapshots, %d truncations", c.snapshots, c.truncations)
 	}
 	want := freshLoad(t, dir)
 	deadline := time.Now().Add(2 * time.Minute)
@@ -166,10 +92,133 @@ func TestSoakFollowOneHour(t *testing.T) {
 	default:
 	}
 	w.Close()
-	sim, w = nil, nil
-	_ = sim
+	c, w = nil, nil
+	_ = c
 
-	// Idle at the end of the log: CPU used over two seconds of polls.
+	checkIdleFollower(t, dir, base)
+	cancel()
+	<-done
+	runtime.KeepAlive(cache)
+}
+
+// soakSimulator is the soak's cluster: 3 brokers and 30 topics of 100
+// partitions, 3 replicas each.
+func soakSimulator(t *testing.T) *deltatest.Simulator {
+	sim, err := deltatest.New(deltatest.Config{Seed: 2026})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := sim.AddBrokers(3); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 30 {
+		sim.MustCreateTopic(fmt.Sprintf("t%02d", i), 100, 3)
+	}
+	return sim
+}
+
+// soakChurn drives the soak's writer: the simulator's batches appended to
+// w as they come, with snapshots, retention and truncations on the way.
+type soakChurn struct {
+	t                      *testing.T
+	sim                    *deltatest.Simulator
+	w                      *kafkalog.Log
+	l                      *publisher.Loader // the follower's, to wait for it
+	written                int               // the simulator's batches appended
+	logBytes, sinceSnap    int64
+	snapshots, truncations int
+}
+
+// step is 9 simulated seconds: a broker fenced (heartbeats unfence it),
+// every fourth step the preferred leaders rebalanced, the new batches
+// written, a snapshot every 20 MiB and a truncation every 15 MiB (twice).
+func (c *soakChurn) step(step int) {
+	t := c.t
+	id := int32(step%3 + 1)
+	if err := c.sim.FenceBroker(id); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.sim.Advance(9 * time.Second); err != nil { // heartbeats unfence it
+		t.Fatal(err)
+	}
+	if step%4 == 3 {
+		if err := c.sim.BalanceLeaders(); err != nil && !errors.Is(err, deltatest.ErrElectionNotNeeded) {
+			t.Fatal(err)
+		}
+	}
+	n := c.pendingBytes()
+	c.write()
+	c.logBytes += n
+	c.sinceSnap += n
+	if c.sinceSnap >= 20<<20 {
+		c.snapshot()
+	}
+	if c.truncations < 2 && c.logBytes > int64(c.truncations+1)*15<<20 {
+		c.truncate()
+	}
+}
+
+// pendingBytes is the size of the simulator's batches not written yet.
+func (c *soakChurn) pendingBytes() int64 {
+	var n int64
+	for _, b := range c.sim.Batches()[c.written:] {
+		data, _ := b.Bytes()
+		n += int64(len(data))
+	}
+	return n
+}
+
+// write appends the simulator's batches not written yet.
+func (c *soakChurn) write() {
+	bs := c.sim.Batches()
+	if err := c.w.AppendSim(bs[c.written:]...); err != nil {
+		c.t.Fatal(err)
+	}
+	c.written = len(bs)
+}
+
+// snapshot writes a snapshot of the simulator's image and deletes what is
+// below it.
+func (c *soakChurn) snapshot() {
+	id, err := c.w.Snapshot(c.sim.Image())
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	if err := c.w.DeleteBeforeSnapshot(id); err != nil {
+		c.t.Fatal(err)
+	}
+	c.sinceSnap = 0
+	c.snapshots++
+}
+
+// truncate appends an uncommitted suffix (a topic the quorum never
+// commits), waits for the follower to read it, and truncates it as the raft
+// client does.
+func (c *soakChurn) truncate() {
+	t := c.t
+	div := c.w.EndOffset()
+	for i := range 3 {
+		if err := c.w.Append(orphanBatch(t, div+int64(2*i), int32(100+c.truncations))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Truncate only once the follower has loaded the suffix.
+	for wait := time.Now().Add(time.Minute); c.l.Stats().Loaded.LastContainedOffset < div+5; {
+		if time.Now().After(wait) {
+			t.Fatalf("the follower did not read the suffix at %d (at %v)", div, c.l.Stats().Loaded)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	if _, err := c.w.TruncateTo(div); err != nil {
+		t.Fatal(err)
+	}
+	c.truncations++
+}
+
+// checkIdleFollower checks the follower at the end of the log of dir: the
+// CPU it uses over two seconds of polls, and the heap it holds above base
+// against the heap a fresh Load's loader and image hold (within 2×).
+func checkIdleFollower(t *testing.T, dir string, base uint64) {
 	time.Sleep(3 * time.Second) // the poll interval backs off
 	cpu0 := benchtest.ProcessCPU()
 	time.Sleep(2 * time.Second)
@@ -193,9 +242,6 @@ func TestSoakFollowOneHour(t *testing.T) {
 	if idle > 100*time.Millisecond {
 		t.Errorf("an idle follower used %v of CPU in 2 s", idle)
 	}
-	cancel()
-	<-done
-	runtime.KeepAlive(cache)
 }
 
 // orphanBatch is a data batch at offset holding a TopicRecord and its

@@ -266,6 +266,203 @@ func mustSnapshot(t *testing.T, l *kafkalog.Log, c *cluster) record.SnapshotID {
 	return id
 }
 
+// directoryStates are the states of a live metadata directory a follower
+// must get through (KafkaMetadataLog's segments, snapshots and retention as
+// a node writes them), each run from a fresh log.
+var directoryStates = []struct {
+	name string
+	run  func(t *testing.T)
+}{
+	{"empty active segment alone", func(t *testing.T) {
+		dir, c, l := newStateLog(t, 0)
+		f := startFollower(t, dir)
+		f.settle(t, "start", l)
+		c.write(t, l)
+		f.settle(t, "first batches", l)
+	}},
+	{"empty active segment after a full segment", func(t *testing.T) {
+		dir, c, l := newStateLog(t, 0)
+		c.churn(t, 4, "a")
+		c.write(t, l)
+		must(t, l.Roll())
+		f := startFollower(t, dir)
+		f.settle(t, "start", l)
+		c.churn(t, 2, "b")
+		c.write(t, l)
+		f.settle(t, "batches in the new segment", l)
+	}},
+	{"empty active segment after a snapshot at its base offset", func(t *testing.T) {
+		dir, c, l := newStateLog(t, 0)
+		c.churn(t, 4, "a")
+		c.write(t, l)
+		mustSnapshot(t, l, c)
+		must(t, l.TruncateFullyAndStartAt(l.EndOffset()))
+		f := startFollower(t, dir)
+		f.settle(t, "start", l)
+		c.churn(t, 2, "b")
+		c.write(t, l)
+		f.settle(t, "batches after the snapshot", l)
+	}},
+	{"partial batch at the tail, later completed", func(t *testing.T) {
+		dir, c, l := newStateLog(t, 0)
+		c.churn(t, 3, "a")
+		c.write(t, l)
+		f := startFollower(t, dir)
+		f.settle(t, "start", l)
+		c.churn(t, 1, "b")
+		bs := c.pending(t)
+		must(t, l.AppendPartial(bs[0], len(bs[0])/2))
+		f.settle(t, "half a batch", l)
+		must(t, l.Complete())
+		c.done++
+		c.write(t, l)
+		f.settle(t, "batch completed", l)
+	}},
+	{"segment roll while the follower sits at the end of the old one", func(t *testing.T) {
+		dir, c, l := newStateLog(t, 2<<10)
+		c.churn(t, 3, "a")
+		c.write(t, l)
+		f := startFollower(t, dir)
+		f.settle(t, "start", l)
+		must(t, l.Roll())
+		f.settle(t, "roll", l)
+		c.churn(t, 3, "b")
+		c.write(t, l)
+		f.settle(t, "batches in the new segment", l)
+		c.churn(t, 40, "c") // rolls by size
+		c.write(t, l)
+		f.settle(t, "rolls by size", l)
+		if len(l.Segments()) < 3 {
+			t.Fatalf("segments %v: the writer did not roll by size", l.Segments())
+		}
+	}},
+	{"snapshot being written, renamed, retention while the follower is at the end", func(t *testing.T) {
+		dir, c, l := newStateLog(t, 2<<10)
+		c.churn(t, 20, "a")
+		c.write(t, l)
+		f := startFollower(t, dir)
+		f.settle(t, "start", l)
+		sw, err := l.StartSnapshot(c.sim.Image())
+		must(t, err)
+		f.settle(t, ".checkpoint.part written", l)
+		id, err := sw.Freeze()
+		must(t, err)
+		f.settle(t, "snapshot frozen", l)
+		must(t, l.DeleteBeforeSnapshot(id))
+		f.settle(t, "segments below the snapshot deleted", l)
+		c.churn(t, 5, "b")
+		c.write(t, l)
+		f.settle(t, "batches after retention", l)
+	}},
+	{"retention while the follower is behind", func(t *testing.T) {
+		dir, c, l := newStateLog(t, 1<<10)
+		c.churn(t, 10, "a")
+		c.write(t, l)
+		f := startFollower(t, dir)
+		f.settle(t, "start", l)
+		f.hold(t, func() {
+			c.churn(t, 1, "b")
+			c.write(t, l)
+		})
+		// The follower is inside a commit: the log runs ahead, a
+		// snapshot is taken and the segments below it deleted.
+		c.churn(t, 30, "c")
+		c.write(t, l)
+		id := mustSnapshot(t, l, c)
+		c.churn(t, 2, "d")
+		c.write(t, l)
+		must(t, l.Roll())
+		must(t, l.DeleteBeforeSnapshot(id))
+		f.release()
+		f.settle(t, "release after retention", l)
+	}},
+	{"tail truncated and rewritten with other batches", func(t *testing.T) {
+		dir, c, l := newStateLog(t, 0)
+		other := newCluster(t, 17)
+		c.churn(t, 6, "a")
+		other.churn(t, 6, "a")
+		c.write(t, l)
+		other.done = c.done
+		f := startFollower(t, dir)
+		f.settle(t, "start", l)
+		div := l.EndOffset()
+		c.churn(t, 4, "uncommitted")
+		c.write(t, l)
+		f.settle(t, "suffix appended", l)
+		end, err := l.TruncateTo(div)
+		must(t, err)
+		if end != div {
+			t.Fatalf("truncated to %d, want %d", end, div)
+		}
+		other.churn(t, 6, "rewritten")
+		other.write(t, l)
+		f.settle(t, "truncated and rewritten", l)
+	}},
+	{"tail truncated across a segment and rewritten", func(t *testing.T) {
+		dir, c, l := newStateLog(t, 1<<10)
+		other := newCluster(t, 17)
+		c.churn(t, 6, "a")
+		other.churn(t, 6, "a")
+		c.write(t, l)
+		other.done = c.done
+		div := l.EndOffset()
+		c.churn(t, 20, "uncommitted")
+		c.write(t, l)
+		f := startFollower(t, dir)
+		f.settle(t, "start", l)
+		_, err := l.TruncateTo(div)
+		must(t, err)
+		f.settle(t, "truncated", l)
+		other.churn(t, 3, "rewritten")
+		other.write(t, l)
+		f.settle(t, "rewritten", l)
+	}},
+	{"directory deleted, then replaced", func(t *testing.T) {
+		dir, c, l := newStateLog(t, 0)
+		c.churn(t, 4, "a")
+		c.write(t, l)
+		f := startFollower(t, dir)
+		f.settle(t, "start", l)
+		before := imageJSON(f.cache.Load())
+		l.Close()
+		must(t, os.RemoveAll(dir))
+		deadline := time.Now().Add(stepLimit)
+		for len(f.errors()) == 0 {
+			if time.Now().After(deadline) {
+				t.Fatal("no error reported for the deleted directory")
+			}
+			time.Sleep(2 * time.Millisecond)
+		}
+		if err := f.errors()[0]; !strings.Contains(err.Error(), dir) {
+			t.Errorf("error %q does not name the directory", err)
+		}
+		if got := imageJSON(f.cache.Load()); got != before {
+			t.Errorf("the last good image was not kept")
+		}
+		// Another node's directory is put in its place.
+		tmp := dir + ".new"
+		c2 := newCluster(t, 99)
+		l2, err := kafkalog.Create(tmp, 0, kafkalog.Config{})
+		must(t, err)
+		c2.churn(t, 5, "z")
+		c2.write(t, l2)
+		l2.Close()
+		must(t, os.Rename(tmp, dir))
+		f.settle(t, "directory replaced", nil)
+	}},
+}
+
+// newStateLog creates a metadata log of segments of seg bytes (0: the
+// default) in a fresh directory, with the cluster that writes it.
+func newStateLog(t *testing.T, seg int64) (string, *cluster, *kafkalog.Log) {
+	dir := filepath.Join(t.TempDir(), record.MetadataPartitionDir)
+	c := newCluster(t, 17)
+	l, err := kafkalog.Create(dir, 0, kafkalog.Config{SegmentBytes: seg})
+	must(t, err)
+	t.Cleanup(func() { l.Close() })
+	return dir, c, l
+}
+
 // TestFollowEveryDirectoryState: a follower goroutine reads a directory
 // while a Kafka-like writer (delta/deltatest/kafkalog, driven by the simulator)
 // takes it through every state Kafka's log layer leaves it in; after each
@@ -273,209 +470,7 @@ func mustSnapshot(t *testing.T, l *kafkalog.Log, c *cluster) record.SnapshotID {
 // builds, within stepLimit. Run under -race: readers and the writer work at
 // the same time.
 func TestFollowEveryDirectoryState(t *testing.T) {
-	type env struct {
-		t   *testing.T
-		dir string
-		c   *cluster
-		l   *kafkalog.Log
-		f   *follower
-	}
-	start := func(t *testing.T, dir string, c *cluster, l *kafkalog.Log) *env {
-		e := &env{t: t, dir: dir, c: c, l: l}
-		e.f = startFollower(t, dir)
-		return e
-	}
-	newLog := func(t *testing.T, seg int64) (string, *cluster, *kafkalog.Log) {
-		dir := filepath.Join(t.TempDir(), record.MetadataPartitionDir)
-		c := newCluster(t, 17)
-		l, err := kafkalog.Create(dir, 0, kafkalog.Options{SegmentBytes: seg})
-		must(t, err)
-		t.Cleanup(func() { l.Close() })
-		return dir, c, l
-	}
-	cases := []struct {
-		name string
-		run  func(t *testing.T)
-	}{
-		{"empty active segment alone", func(t *testing.T) {
-			dir, c, l := newLog(t, 0)
-			e := start(t, dir, c, l)
-			e.f.settle(t, "start", l)
-			c.write(t, l)
-			e.f.settle(t, "first batches", l)
-		}},
-		{"empty active segment after a full segment", func(t *testing.T) {
-			dir, c, l := newLog(t, 0)
-			c.churn(t, 4, "a")
-			c.write(t, l)
-			must(t, l.Roll())
-			e := start(t, dir, c, l)
-			e.f.settle(t, "start", l)
-			c.churn(t, 2, "b")
-			c.write(t, l)
-			e.f.settle(t, "batches in the new segment", l)
-		}},
-		{"empty active segment after a snapshot at its base offset", func(t *testing.T) {
-			dir, c, l := newLog(t, 0)
-			c.churn(t, 4, "a")
-			c.write(t, l)
-			mustSnapshot(t, l, c)
-			must(t, l.TruncateFullyAndStartAt(l.EndOffset()))
-			e := start(t, dir, c, l)
-			e.f.settle(t, "start", l)
-			c.churn(t, 2, "b")
-			c.write(t, l)
-			e.f.settle(t, "batches after the snapshot", l)
-		}},
-		{"partial batch at the tail, later completed", func(t *testing.T) {
-			dir, c, l := newLog(t, 0)
-			c.churn(t, 3, "a")
-			c.write(t, l)
-			e := start(t, dir, c, l)
-			e.f.settle(t, "start", l)
-			c.churn(t, 1, "b")
-			bs := c.pending(t)
-			must(t, l.AppendPartial(bs[0], len(bs[0])/2))
-			e.f.settle(t, "half a batch", l)
-			must(t, l.Complete())
-			c.done++
-			c.write(t, l)
-			e.f.settle(t, "batch completed", l)
-		}},
-		{"segment roll while the follower sits at the end of the old one", func(t *testing.T) {
-			dir, c, l := newLog(t, 2<<10)
-			c.churn(t, 3, "a")
-			c.write(t, l)
-			e := start(t, dir, c, l)
-			e.f.settle(t, "start", l)
-			must(t, l.Roll())
-			e.f.settle(t, "roll", l)
-			c.churn(t, 3, "b")
-			c.write(t, l)
-			e.f.settle(t, "batches in the new segment", l)
-			c.churn(t, 40, "c") // rolls by size
-			c.write(t, l)
-			e.f.settle(t, "rolls by size", l)
-			if len(l.Segments()) < 3 {
-				t.Fatalf("segments %v: the writer did not roll by size", l.Segments())
-			}
-		}},
-		{"snapshot being written, renamed, retention while the follower is at the end", func(t *testing.T) {
-			dir, c, l := newLog(t, 2<<10)
-			c.churn(t, 20, "a")
-			c.write(t, l)
-			e := start(t, dir, c, l)
-			e.f.settle(t, "start", l)
-			sw, err := l.StartSnapshot(c.sim.Image())
-			must(t, err)
-			e.f.settle(t, ".checkpoint.part written", l)
-			id, err := sw.Freeze()
-			must(t, err)
-			e.f.settle(t, "snapshot frozen", l)
-			must(t, l.DeleteBeforeSnapshot(id))
-			e.f.settle(t, "segments below the snapshot deleted", l)
-			c.churn(t, 5, "b")
-			c.write(t, l)
-			e.f.settle(t, "batches after retention", l)
-		}},
-		{"retention while the follower is behind", func(t *testing.T) {
-			dir, c, l := newLog(t, 1<<10)
-			c.churn(t, 10, "a")
-			c.write(t, l)
-			e := start(t, dir, c, l)
-			e.f.settle(t, "start", l)
-			e.f.hold(t, func() {
-				c.churn(t, 1, "b")
-				c.write(t, l)
-			})
-			// The follower is inside a commit: the log runs ahead, a
-			// snapshot is taken and the segments below it deleted.
-			c.churn(t, 30, "c")
-			c.write(t, l)
-			id := mustSnapshot(t, l, c)
-			c.churn(t, 2, "d")
-			c.write(t, l)
-			must(t, l.Roll())
-			must(t, l.DeleteBeforeSnapshot(id))
-			e.f.release()
-			e.f.settle(t, "release after retention", l)
-		}},
-		{"tail truncated and rewritten with other batches", func(t *testing.T) {
-			dir, c, l := newLog(t, 0)
-			other := newCluster(t, 17)
-			c.churn(t, 6, "a")
-			other.churn(t, 6, "a")
-			c.write(t, l)
-			other.done = c.done
-			e := start(t, dir, c, l)
-			e.f.settle(t, "start", l)
-			div := l.EndOffset()
-			c.churn(t, 4, "uncommitted")
-			c.write(t, l)
-			e.f.settle(t, "suffix appended", l)
-			end, err := l.TruncateTo(div)
-			must(t, err)
-			if end != div {
-				t.Fatalf("truncated to %d, want %d", end, div)
-			}
-			other.churn(t, 6, "rewritten")
-			other.write(t, l)
-			e.f.settle(t, "truncated and rewritten", l)
-		}},
-		{"tail truncated across a segment and rewritten", func(t *testing.T) {
-			dir, c, l := newLog(t, 1<<10)
-			other := newCluster(t, 17)
-			c.churn(t, 6, "a")
-			other.churn(t, 6, "a")
-			c.write(t, l)
-			other.done = c.done
-			div := l.EndOffset()
-			c.churn(t, 20, "uncommitted")
-			c.write(t, l)
-			e := start(t, dir, c, l)
-			e.f.settle(t, "start", l)
-			_, err := l.TruncateTo(div)
-			must(t, err)
-			e.f.settle(t, "truncated", l)
-			other.churn(t, 3, "rewritten")
-			other.write(t, l)
-			e.f.settle(t, "rewritten", l)
-		}},
-		{"directory deleted, then replaced", func(t *testing.T) {
-			dir, c, l := newLog(t, 0)
-			c.churn(t, 4, "a")
-			c.write(t, l)
-			e := start(t, dir, c, l)
-			e.f.settle(t, "start", l)
-			before := imageJSON(e.f.cache.Load())
-			l.Close()
-			must(t, os.RemoveAll(dir))
-			deadline := time.Now().Add(stepLimit)
-			for len(e.f.errors()) == 0 {
-				if time.Now().After(deadline) {
-					t.Fatal("no error reported for the deleted directory")
-				}
-				time.Sleep(2 * time.Millisecond)
-			}
-			if err := e.f.errors()[0]; !strings.Contains(err.Error(), dir) {
-				t.Errorf("error %q does not name the directory", err)
-			}
-			if got := imageJSON(e.f.cache.Load()); got != before {
-				t.Errorf("the last good image was not kept")
-			}
-			// Another node's directory is put in its place.
-			tmp := dir + ".new"
-			c2 := newCluster(t, 99)
-			l2, err := kafkalog.Create(tmp, 0, kafkalog.Options{})
-			must(t, err)
-			c2.churn(t, 5, "z")
-			c2.write(t, l2)
-			l2.Close()
-			must(t, os.Rename(tmp, dir))
-			e.f.settle(t, "directory replaced", nil)
-		}},
-	}
-	for _, tc := range cases {
+	for _, tc := range directoryStates {
 		t.Run(tc.name, tc.run)
 	}
 }

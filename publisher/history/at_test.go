@@ -220,7 +220,7 @@ func TestImageAtSimulatorDirectory(t *testing.T) {
 	sim.MustCreateTopic("audit", 3, 2)
 	sim.SetTopicConfig("audit", "retention.ms", "1000")
 	require.NoError(t, sim.DeleteTopic("orders"))
-	dir := writeSim(t, sim, deltatest.DirOptions{SegmentBatches: 3, SnapshotAt: 10})
+	dir := writeSim(t, sim, deltatest.WriteDirOptions{SegmentBatches: 3, SnapshotAt: 10})
 	assert.Positive(t, checkEveryBoundary(t, dir))
 
 	// Inside a batch: the image holds the records up to the offset (the
@@ -261,7 +261,7 @@ func TestImageAtBeforeTheFiles(t *testing.T) {
 	fsim, err := deltatest.FromImage(img, deltatest.Config{})
 	require.NoError(t, err)
 	fsim.MustCreateTopic("audit", 1, 1)
-	dir := writeSim(t, fsim, deltatest.DirOptions{})
+	dir := writeSim(t, fsim, deltatest.WriteDirOptions{})
 	_, err = history.ImageAt(dir, history.AtOffset(img.Provenance().LastContainedOffset-1))
 	assert.ErrorContains(t, err, "cannot go back")
 	got, err := history.ImageAt(dir, history.AtOffset(img.Provenance().LastContainedOffset))

@@ -65,7 +65,7 @@ func benchLog(b *testing.B) (string, int64) {
 		if benchParent, benchErr = os.MkdirTemp("", "history-bench"); benchErr != nil {
 			return
 		}
-		benchDir, benchErr = sim.WriteDir(benchParent, deltatest.DirOptions{SegmentBatches: 10000})
+		benchDir, benchErr = sim.WriteDir(benchParent, deltatest.WriteDirOptions{SegmentBatches: 10000})
 		benchRecs = sim.NextOffset()
 	})
 	if benchErr != nil {

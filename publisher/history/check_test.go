@@ -143,7 +143,7 @@ func brokenClusterLogs() []brokenLog {
 func healthyCluster(t *testing.T) (*deltatest.Simulator, string) {
 	sim := deltatest.MustCluster(3)
 	sim.MustCreateTopic("orders", 2, 3)
-	return sim, writeSim(t, sim, deltatest.DirOptions{})
+	return sim, writeSim(t, sim, deltatest.WriteDirOptions{})
 }
 
 // appendBroken writes the case's records as one batch (and its control
@@ -272,7 +272,7 @@ func TestCheckSnapshotMismatch(t *testing.T) {
 	sim, _ := healthyCluster(t)
 	sim.MustCreateTopic("audit", 1, 1)
 	last := sim.Batches()[len(sim.Batches())-1]
-	dir := writeSim(t, sim, deltatest.DirOptions{})
+	dir := writeSim(t, sim, deltatest.WriteDirOptions{})
 	good, err := sim.ImageAt(last.LastOffset())
 	require.NoError(t, err)
 	bld := image.NewBuilder(good)
@@ -296,7 +296,7 @@ func TestCheckSnapshotMismatch(t *testing.T) {
 	assert.Contains(t, f.Message, "removed topic audit")
 
 	// The same snapshot written from the right image is verified clean.
-	dir2 := writeSim(t, sim, deltatest.DirOptions{SnapshotAt: last.LastOffset()})
+	dir2 := writeSim(t, sim, deltatest.WriteDirOptions{SnapshotAt: last.LastOffset()})
 	h, err = history.Read(dir2, history.Options{})
 	require.NoError(t, err)
 	assert.Equal(t, 1, h.SnapshotsVerified)
@@ -323,7 +323,7 @@ func TestCheckELRScenario(t *testing.T) {
 		require.NoError(t, sim.ExpandISR("orders", p, 1))
 		require.NoError(t, sim.ExpandISR("orders", p, 2))
 	}
-	dir := writeSim(t, sim, deltatest.DirOptions{})
+	dir := writeSim(t, sim, deltatest.WriteDirOptions{})
 	h, err := history.Read(dir, history.Options{})
 	require.NoError(t, err)
 	withELR := 0

@@ -21,7 +21,7 @@ func crashedCluster() (string, func()) {
 	sim.CrashBroker(1)
 	sim.Advance(11 * time.Second)
 	parent, _ := os.MkdirTemp("", "history-example")
-	dir, err := sim.WriteDir(parent, deltatest.DirOptions{})
+	dir, err := sim.WriteDir(parent, deltatest.WriteDirOptions{})
 	if err != nil {
 		panic(err)
 	}

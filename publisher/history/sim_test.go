@@ -13,7 +13,7 @@ import (
 	"github.com/kmeta-go/kmeta/publisher/history"
 )
 
-func writeSim(t *testing.T, sim *deltatest.Simulator, opts deltatest.DirOptions) string {
+func writeSim(t *testing.T, sim *deltatest.Simulator, opts deltatest.WriteDirOptions) string {
 	t.Helper()
 	dir, err := sim.WriteDir(t.TempDir(), opts)
 	require.NoError(t, err)
@@ -60,7 +60,7 @@ func TestSimulatorCrashHistory(t *testing.T) {
 	afterFence := sim.Image()
 	require.NoError(t, sim.ControlledShutdown(3))
 	final := sim.Image()
-	dir := writeSim(t, sim, deltatest.DirOptions{})
+	dir := writeSim(t, sim, deltatest.WriteDirOptions{})
 
 	h, err := history.Read(dir, history.Options{})
 	require.NoError(t, err)
@@ -112,7 +112,7 @@ func TestSimulatorCrashHistory(t *testing.T) {
 func TestReconnectionStormHistory(t *testing.T) {
 	sc, err := deltatest.ReconnectionStorm(7, 40)
 	require.NoError(t, err)
-	dir := writeSim(t, sc.Sim, deltatest.DirOptions{SegmentBatches: 50})
+	dir := writeSim(t, sc.Sim, deltatest.WriteDirOptions{SegmentBatches: 50})
 	h, err := history.Read(dir, history.Options{})
 	require.NoError(t, err)
 	b, ok := h.Broker(sc.Broker)
@@ -153,7 +153,7 @@ func TestLimit(t *testing.T) {
 		require.NoError(t, sim.ExpandISR("orders", 0, 1))
 		require.NoError(t, sim.ElectPreferredLeader("orders", 0))
 	}
-	dir := writeSim(t, sim, deltatest.DirOptions{})
+	dir := writeSim(t, sim, deltatest.WriteDirOptions{})
 	all, err := history.Read(dir, history.Options{Limit: -1})
 	require.NoError(t, err)
 	lim, err := history.Read(dir, history.Options{Limit: 3})

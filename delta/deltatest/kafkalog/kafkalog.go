@@ -57,10 +57,6 @@ type Config struct {
 	KeepDeleted bool
 }
 
-// Options is the former name of Config, kept while the tests of other
-// packages move to Config.
-type Options = Config
-
 // batchPos is where one batch is in its segment.
 type batchPos struct {
 	base, last int64
