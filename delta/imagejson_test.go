@@ -251,10 +251,10 @@ func TestWriteJSONRedacts(t *testing.T) {
 	img := loadSnapshotFile(t, image.Empty(), func() string { s, _ := dirFiles(t, filepath.Join(dir, "__cluster_metadata-0")); return s }())
 	sensitive := func(rt int8, name string) bool { return name == "log.retention.hours" }
 	var a, b, clear bytes.Buffer
-	require.NoError(t, image.WriteJSON(&a, img, image.JSONOptions{Sensitive: sensitive}))
-	require.NoError(t, image.WriteJSON(&b, img, image.JSONOptions{Sensitive: sensitive}))
+	require.NoError(t, image.WriteJSON(&a, img, image.WriteJSONOptions{Sensitive: sensitive}))
+	require.NoError(t, image.WriteJSON(&b, img, image.WriteJSONOptions{Sensitive: sensitive}))
 	require.Equal(t, a.String(), b.String())
-	require.NoError(t, image.WriteJSON(&clear, img, image.JSONOptions{Unredacted: true}))
+	require.NoError(t, image.WriteJSON(&clear, img, image.WriteJSONOptions{Unredacted: true}))
 	c, _ := img.Scram().Get(image.ScramKey{Mechanism: image.ScramSHA256, User: "alice"})
 	salt, _ := json.Marshal(c.Salt)
 	require.NotContains(t, a.String(), strings.Trim(string(salt), `"`))

@@ -106,7 +106,7 @@ func (d Difference) String() string {
 // DiffOptions control Diff.
 type DiffOptions struct {
 	// Sensitive reports whether a config's value is a secret (as in
-	// JSONOptions); nil treats every config value as sensitive, as Kafka's
+	// WriteJSONOptions); nil treats every config value as sensitive, as Kafka's
 	// NodeStringifier does by default (MetadataNodeRedactionCriteria.Strict).
 	// redact.IsSensitive (package image/redact) is Kafka's Normal criterion.
 	Sensitive func(resourceType int8, name string) bool

@@ -12,8 +12,8 @@ import (
 // Redacted replaces secrets in WriteJSON's output.
 const Redacted = "[redacted]"
 
-// JSONOptions control WriteJSON.
-type JSONOptions struct {
+// WriteJSONOptions tune one WriteJSON call.
+type WriteJSONOptions struct {
 	// Sensitive reports whether the config key name of a resource type
 	// (ConfigResource.Type id) holds a secret; its value is then printed as
 	// Redacted. Nil treats every config value as sensitive, as Kafka's
@@ -194,7 +194,7 @@ func jsonRanges(rs []VersionRange) []jsonRange {
 // delegation token ids (with the server's secret they make the token's
 // HMAC), and config values opts.Sensitive reports (every config value when
 // it is nil).
-func WriteJSON(w io.Writer, img *Image, opts JSONOptions) error {
+func WriteJSON(w io.Writer, img *Image, opts WriteJSONOptions) error {
 	secret := func(s string) string {
 		if opts.Unredacted {
 			return s

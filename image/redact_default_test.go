@@ -13,7 +13,7 @@ import (
 )
 
 // configValues returns the config values WriteJSON prints for topic orders.
-func configValues(t *testing.T, img *image.Image, opts image.JSONOptions) map[string]string {
+func configValues(t *testing.T, img *image.Image, opts image.WriteJSONOptions) map[string]string {
 	t.Helper()
 	var b bytes.Buffer
 	if err := image.WriteJSON(&b, img, opts); err != nil {
@@ -37,7 +37,7 @@ func configValues(t *testing.T, img *image.Image, opts image.JSONOptions) map[st
 	return nil
 }
 
-// TestWriteJSONRedactsByDefault: JSONOptions left zero hides every config
+// TestWriteJSONRedactsByDefault: WriteJSONOptions left zero hides every config
 // value, as Kafka's NodeStringifier does when given no criteria
 // (MetadataNodeRedactionCriteria.Strict); redact.IsSensitive
 // (MetadataNodeRedactionCriteria.Normal) shows the values Kafka's schema
@@ -51,12 +51,12 @@ func TestWriteJSONRedactsByDefault(t *testing.T) {
 
 	cases := []struct {
 		name string
-		opts image.JSONOptions
+		opts image.WriteJSONOptions
 		want map[string]string
 	}{
-		{"zero options", image.JSONOptions{}, map[string]string{"retention.ms": redact.Redacted, "x.custom.secret": redact.Redacted}},
-		{"redact.IsSensitive", image.JSONOptions{Sensitive: redact.IsSensitive}, map[string]string{"retention.ms": "3600000", "x.custom.secret": redact.Redacted}},
-		{"Unredacted", image.JSONOptions{Unredacted: true}, map[string]string{"retention.ms": "3600000", "x.custom.secret": "hunter2"}},
+		{"zero options", image.WriteJSONOptions{}, map[string]string{"retention.ms": redact.Redacted, "x.custom.secret": redact.Redacted}},
+		{"redact.IsSensitive", image.WriteJSONOptions{Sensitive: redact.IsSensitive}, map[string]string{"retention.ms": "3600000", "x.custom.secret": redact.Redacted}},
+		{"Unredacted", image.WriteJSONOptions{Unredacted: true}, map[string]string{"retention.ms": "3600000", "x.custom.secret": "hunter2"}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

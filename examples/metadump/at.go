@@ -44,7 +44,7 @@ func writeImage(img *image.Image, o options, w io.Writer) error {
 	if o.imageRecords {
 		return image.WriteRecordsJSONL(w, img, image.WriteOptions{})
 	}
-	return image.WriteJSON(w, img, image.JSONOptions{Sensitive: redact.IsSensitive, Unredacted: o.unredacted, Indent: "  "})
+	return image.WriteJSON(w, img, image.WriteJSONOptions{Sensitive: redact.IsSensitive, Unredacted: o.unredacted, Indent: "  "})
 }
 
 // dumpAt prints what dump prints, for the records up to the point: the

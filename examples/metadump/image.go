@@ -53,7 +53,7 @@ func dumpImage(path string, o options, w io.Writer) error {
 	if o.imageRecords {
 		err = image.WriteRecordsJSONL(w, img, image.WriteOptions{})
 	} else {
-		err = image.WriteJSON(w, img, image.JSONOptions{Sensitive: redact.IsSensitive, Unredacted: o.unredacted, Indent: "  "})
+		err = image.WriteJSON(w, img, image.WriteJSONOptions{Sensitive: redact.IsSensitive, Unredacted: o.unredacted, Indent: "  "})
 	}
 	if err != nil || le == nil {
 		return err

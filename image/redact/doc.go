@@ -46,7 +46,7 @@
 //	}
 //
 // image.WriteJSON and image.Diff take the config question as
-// JSONOptions.Sensitive and DiffOptions.Sensitive: left nil they hide every
+// WriteJSONOptions.Sensitive and DiffOptions.Sensitive: left nil they hide every
 // config value (Strict, Kafka's default); redact.IsSensitive gives Normal.
 //
 // ConfigType reports a config's ConfigDef type where KafkaSchema knows it.

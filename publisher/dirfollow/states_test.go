@@ -197,7 +197,7 @@ func imageJSON(img *image.Image) string {
 		return "<no image published>"
 	}
 	var b bytes.Buffer
-	if err := image.WriteJSON(&b, img, image.JSONOptions{Unredacted: true}); err != nil {
+	if err := image.WriteJSON(&b, img, image.WriteJSONOptions{Unredacted: true}); err != nil {
 		return "error: " + err.Error()
 	}
 	return b.String()
