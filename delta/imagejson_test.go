@@ -249,7 +249,7 @@ func sortJavaMap(s string) string {
 func TestWriteJSONRedacts(t *testing.T) {
 	dir := scenarios(t)[0]
 	img := loadSnapshotFile(t, image.Empty(), func() string { s, _ := dirFiles(t, filepath.Join(dir, "__cluster_metadata-0")); return s }())
-	sensitive := func(rt int8, name string) bool { return name == "log.retention.hours" }
+	sensitive := func(rt image.ConfigType, name string) bool { return name == "log.retention.hours" }
 	var a, b, clear bytes.Buffer
 	require.NoError(t, image.WriteJSON(&a, img, image.WriteJSONOptions{Sensitive: sensitive}))
 	require.NoError(t, image.WriteJSON(&b, img, image.WriteJSONOptions{Sensitive: sensitive}))

@@ -109,7 +109,7 @@ type DiffOptions struct {
 	// WriteJSONOptions); nil treats every config value as sensitive, as Kafka's
 	// NodeStringifier does by default (MetadataNodeRedactionCriteria.Strict).
 	// redact.IsSensitive (package image/redact) is Kafka's Normal criterion.
-	Sensitive func(resourceType int8, name string) bool
+	Sensitive func(resourceType ConfigType, name string) bool
 	// Unredacted prints secrets: sensitive config values, SCRAM salts,
 	// keys and iterations, delegation token owners, renewers and
 	// timestamps (the values metadump's dump hides).
@@ -398,7 +398,7 @@ func configFields(img *Image, opts DiffOptions) map[string]fields {
 	for res, es := range img.configs.resources() {
 		var f fields
 		for _, e := range es {
-			if opts.Sensitive == nil || opts.Sensitive(int8(res.Type), e.Name) {
+			if opts.Sensitive == nil || opts.Sensitive(res.Type, e.Name) {
 				f = append(f, secret(e.Name, strconv.Quote(e.Value), opts))
 			} else {
 				f = append(f, plain(e.Name, strconv.Quote(e.Value)))

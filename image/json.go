@@ -21,7 +21,7 @@ type WriteJSONOptions struct {
 	// (MetadataNodeRedactionCriteria.Strict). redact.IsSensitive (package
 	// image/redact) is Kafka's Normal criterion: PASSWORD-typed and unknown
 	// configs only.
-	Sensitive func(resourceType int8, name string) bool
+	Sensitive func(resourceType ConfigType, name string) bool
 	// Unredacted prints secrets (SCRAM salts and keys, delegation token ids,
 	// sensitive config values) in clear. The default redacts them.
 	Unredacted bool
@@ -230,7 +230,7 @@ func WriteJSON(w io.Writer, img *Image, opts WriteJSONOptions) error {
 		jc := jsonConfig{ResourceType: int8(res.Type), ResourceName: res.Name, Configs: map[string]string{}}
 		for _, e := range es {
 			v := e.Value
-			if opts.Sensitive == nil || opts.Sensitive(int8(res.Type), e.Name) {
+			if opts.Sensitive == nil || opts.Sensitive(res.Type, e.Name) {
 				v = secret(v)
 			}
 			jc.Configs[e.Name] = v

@@ -245,7 +245,7 @@ func (d *imageDiff) configs(a, b *image.Configs) {
 	for _, k := range keys {
 		x, xok := av[k]
 		y, yok := bv[k]
-		if redact.IsSensitive(int8(k.res.Type), k.name) {
+		if redact.IsSensitive(k.res.Type, k.name) {
 			x, y = image.Redacted, image.Redacted
 		}
 		what := configResourceName(k.res)

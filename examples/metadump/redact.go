@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"github.com/kmeta-go/kmeta/image"
 	"github.com/kmeta-go/kmeta/image/redact"
 	"github.com/kmeta-go/kmeta/record"
 )
@@ -17,7 +18,7 @@ import (
 func sensitiveFields(r record.Record, crit redact.Criteria) []string {
 	switch r := r.(type) {
 	case *record.ConfigRecord:
-		if r.Value != nil && crit.ShouldRedactConfig(r.ResourceType, r.Name) {
+		if r.Value != nil && crit.ShouldRedactConfig(image.ConfigTypeForID(r.ResourceType), r.Name) {
 			return []string{"value"}
 		}
 	case *record.UserScramCredentialRecord:

@@ -345,7 +345,7 @@ func configsNode(c *image.Configs, unredacted bool) node {
 					get: func(key string) node {
 						for _, e := range es {
 							if e.Name == key {
-								if !unredacted && redact.IsSensitive(int8(res.Type), key) {
+								if !unredacted && redact.IsSensitive(res.Type, key) {
 									return leaf(image.Redacted)
 								}
 								return leaf(e.Value)

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kmeta-go/kmeta/image"
 	"github.com/kmeta-go/kmeta/internal/sharedtest"
 )
 
@@ -21,7 +22,7 @@ var corpusUnknown = map[configKey]string{
 }
 
 type configKey struct {
-	rt   int8
+	rt   image.ConfigType
 	name string
 }
 
@@ -119,7 +120,7 @@ func readConfigRecords(t *testing.T, path string, seen map[configKey]int) {
 		if rec.Type != "CONFIG_RECORD" {
 			continue
 		}
-		seen[configKey{rec.Data.ResourceType, rec.Data.Name}]++
+		seen[configKey{image.ConfigTypeForID(rec.Data.ResourceType), rec.Data.Name}]++
 	}
 	if err := sc.Err(); err != nil {
 		t.Fatalf("%s: %v", path, err)

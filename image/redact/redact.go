@@ -1,5 +1,7 @@
 package redact
 
+import "github.com/kmeta-go/kmeta/image"
+
 // Redacted is the text Kafka's metadata image printers output in place of a
 // redacted value (ConfigurationImageNode, ScramCredentialDataNode,
 // DelegationTokenDataNode). Kafka's RecordRedactor, which formats records for
@@ -7,15 +9,15 @@ package redact
 // the image printers.
 const Redacted = "[redacted]"
 
-// Config resource types: the ResourceType int8 of a ConfigRecord, the ids of
-// Kafka's ConfigResource.Type.
+// Config resource types, Kafka's ConfigResource.Type: the image's
+// image.ConfigType values under the names this package used first.
 const (
-	ResourceUnknown       int8 = 0
-	ResourceTopic         int8 = 2
-	ResourceBroker        int8 = 4
-	ResourceBrokerLogger  int8 = 8
-	ResourceClientMetrics int8 = 16
-	ResourceGroup         int8 = 32
+	ResourceUnknown       = image.ConfigUnknown
+	ResourceTopic         = image.ConfigTopic
+	ResourceBroker        = image.ConfigBroker
+	ResourceBrokerLogger  = image.ConfigBrokerLogger
+	ResourceClientMetrics = image.ConfigClientMetrics
+	ResourceGroup         = image.ConfigGroup
 )
 
 // Criteria decides what a printer of metadata hides. It is the Go form of
@@ -39,7 +41,7 @@ type Criteria interface {
 
 	// ShouldRedactConfig reports whether the value of the config name of a
 	// resource of resourceType (a ConfigRecord ResourceType) is hidden.
-	ShouldRedactConfig(resourceType int8, name string) bool
+	ShouldRedactConfig(resourceType image.ConfigType, name string) bool
 }
 
 // Strict hides all SCRAM data, all delegation token data and the value of
@@ -65,23 +67,23 @@ func Normal(schema *Schema) Criteria {
 
 type strict struct{}
 
-func (strict) ShouldRedactScram() bool              { return true }
-func (strict) ShouldRedactDelegationToken() bool    { return true }
-func (strict) ShouldRedactConfig(int8, string) bool { return true }
-func (strict) String() string                       { return "strict" }
+func (strict) ShouldRedactScram() bool                          { return true }
+func (strict) ShouldRedactDelegationToken() bool                { return true }
+func (strict) ShouldRedactConfig(image.ConfigType, string) bool { return true }
+func (strict) String() string                                   { return "strict" }
 
 type disabled struct{}
 
-func (disabled) ShouldRedactScram() bool              { return false }
-func (disabled) ShouldRedactDelegationToken() bool    { return false }
-func (disabled) ShouldRedactConfig(int8, string) bool { return false }
-func (disabled) String() string                       { return "disabled" }
+func (disabled) ShouldRedactScram() bool                          { return false }
+func (disabled) ShouldRedactDelegationToken() bool                { return false }
+func (disabled) ShouldRedactConfig(image.ConfigType, string) bool { return false }
+func (disabled) String() string                                   { return "disabled" }
 
 type normal struct{ schema *Schema }
 
 func (normal) ShouldRedactScram() bool           { return true }
 func (normal) ShouldRedactDelegationToken() bool { return true }
-func (n normal) ShouldRedactConfig(resourceType int8, name string) bool {
+func (n normal) ShouldRedactConfig(resourceType image.ConfigType, name string) bool {
 	return n.schema.IsSensitive(resourceType, name)
 }
 func (normal) String() string { return "normal" }
@@ -89,12 +91,12 @@ func (normal) String() string { return "normal" }
 // IsSensitive reports whether KafkaSchema treats the config as sensitive:
 // PASSWORD-typed, or unknown for its resource type. It is what Normal(nil)
 // redacts.
-func IsSensitive(resourceType int8, name string) bool {
+func IsSensitive(resourceType image.ConfigType, name string) bool {
 	return KafkaSchema.IsSensitive(resourceType, name)
 }
 
 // ConfigType returns the ConfigDef type KafkaSchema records for the config,
 // and whether it knows the config at all.
-func ConfigType(resourceType int8, name string) (Type, bool) {
+func ConfigType(resourceType image.ConfigType, name string) (Type, bool) {
 	return KafkaSchema.ConfigType(resourceType, name)
 }

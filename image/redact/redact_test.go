@@ -4,12 +4,14 @@ import (
 	"fmt"
 	"slices"
 	"testing"
+
+	"github.com/kmeta-go/kmeta/image"
 )
 
 // testSchema is the KafkaConfigSchema of Kafka's
 // MetadataNodeRedactionCriteriaTest: BROKER knows a STRING and a PASSWORD,
 // TOPIC knows one PASSWORD.
-var testSchema = NewSchema(map[int8]map[string]Type{
+var testSchema = NewSchema(map[image.ConfigType]map[string]Type{
 	ResourceBroker: {"non.secret": String, "secret.config": Password},
 	ResourceTopic:  {"topic.secret.config": Password},
 })
@@ -61,12 +63,12 @@ func TestMetadataNodeRedactionCriteria(t *testing.T) {
 
 // TestKafkaConfigSchemaIsSensitive reproduces KafkaConfigSchemaTest.testIsSensitive.
 func TestKafkaConfigSchemaIsSensitive(t *testing.T) {
-	s := NewSchema(map[int8]map[string]Type{
+	s := NewSchema(map[image.ConfigType]map[string]Type{
 		ResourceBroker: {"foo.bar": List, "baz": String, "quux": Int, "quuux": Password, "quuux2": Password},
 		ResourceTopic:  {"abc": List, "def": Long, "ghi": Boolean, "xyz": Password, "internal": String},
 	})
 	tests := []struct {
-		rt   int8
+		rt   image.ConfigType
 		name string
 		want bool
 	}{
@@ -87,7 +89,7 @@ func TestKafkaConfigSchemaIsSensitive(t *testing.T) {
 
 // printConfig prints one config value the way Kafka's ConfigurationImageNode
 // does.
-func printConfig(c Criteria, rt int8, name, value string) string {
+func printConfig(c Criteria, rt image.ConfigType, name, value string) string {
 	if c.ShouldRedactConfig(rt, name) {
 		return Redacted
 	}
@@ -97,7 +99,7 @@ func printConfig(c Criteria, rt int8, name, value string) string {
 // TestConfigurationImageNode reproduces ConfigurationImageNodeTest's
 // testNonSecretChild and testSecretChild.
 func TestConfigurationImageNode(t *testing.T) {
-	s := NewSchema(map[int8]map[string]Type{
+	s := NewSchema(map[image.ConfigType]map[string]Type{
 		ResourceBroker: {"non.secret": String, "also.non.secret": String, "secret.config": Password},
 	})
 	n := Normal(s)
@@ -176,7 +178,7 @@ func TestKafkaSchemaTables(t *testing.T) {
 // so Normal prints their values.
 func TestKafkaSchemaKnown(t *testing.T) {
 	tests := []struct {
-		rt   int8
+		rt   image.ConfigType
 		name string
 		typ  Type
 	}{
@@ -237,7 +239,7 @@ func TestKafkaSchemaKnown(t *testing.T) {
 // know, which Normal therefore redacts.
 func TestKafkaSchemaUnknownRedacted(t *testing.T) {
 	tests := []struct {
-		rt   int8
+		rt   image.ConfigType
 		name string
 		why  string
 	}{
@@ -286,7 +288,7 @@ func TestKafkaSchemaUnknownRedacted(t *testing.T) {
 }
 
 func TestNewSchemaCopies(t *testing.T) {
-	defs := map[int8]map[string]Type{ResourceTopic: {"a": String}}
+	defs := map[image.ConfigType]map[string]Type{ResourceTopic: {"a": String}}
 	s := NewSchema(defs)
 	defs[ResourceTopic]["a"] = Password
 	defs[ResourceTopic]["b"] = String

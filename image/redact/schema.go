@@ -1,6 +1,10 @@
 package redact
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/kmeta-go/kmeta/image"
+)
 
 // Type is a config's type in Kafka's ConfigDef (ConfigDef.Type).
 type Type int8
@@ -46,15 +50,15 @@ func (t Type) Sensitive() bool { return t == Password }
 // is the part of Kafka's KafkaConfigSchema that redaction uses. A Schema is
 // immutable and safe for concurrent use.
 type Schema struct {
-	defs map[int8]map[string]Type
+	defs map[image.ConfigType]map[string]Type
 }
 
 // NewSchema returns a schema knowing, for each resource type in defs, the
 // configs of that map (name to type). A resource type absent from defs is
 // unknown: every config of it is sensitive. NewSchema copies defs; the caller
 // keeps ownership of it.
-func NewSchema(defs map[int8]map[string]Type) *Schema {
-	s := &Schema{defs: make(map[int8]map[string]Type, len(defs))}
+func NewSchema(defs map[image.ConfigType]map[string]Type) *Schema {
+	s := &Schema{defs: make(map[image.ConfigType]map[string]Type, len(defs))}
 	for rt, names := range defs {
 		m := make(map[string]Type, len(names))
 		for n, t := range names {
@@ -68,7 +72,7 @@ func NewSchema(defs map[int8]map[string]Type) *Schema {
 // ConfigType returns the type of the config and whether the schema knows it.
 // Names are matched exactly: there is no listener-prefix or synonym
 // resolution, as in KafkaConfigSchema.
-func (s *Schema) ConfigType(resourceType int8, name string) (Type, bool) {
+func (s *Schema) ConfigType(resourceType image.ConfigType, name string) (Type, bool) {
 	names, ok := s.defs[resourceType]
 	if !ok {
 		return 0, false
@@ -80,14 +84,14 @@ func (s *Schema) ConfigType(resourceType int8, name string) (Type, bool) {
 // IsSensitive reports whether a config's value must be hidden: its type is
 // PASSWORD, or the schema does not know the resource type or the name
 // (KafkaConfigSchema.isSensitive: "sensitive, or we don't know").
-func (s *Schema) IsSensitive(resourceType int8, name string) bool {
+func (s *Schema) IsSensitive(resourceType image.ConfigType, name string) bool {
 	t, ok := s.ConfigType(resourceType, name)
 	return !ok || t.Sensitive()
 }
 
 // Names returns the config names the schema knows for the resource type, in
 // no particular order. The slice is new; the caller owns it.
-func (s *Schema) Names(resourceType int8) []string {
+func (s *Schema) Names(resourceType image.ConfigType) []string {
 	names := s.defs[resourceType]
 	out := make([]string, 0, len(names))
 	for n := range names {
@@ -113,7 +117,7 @@ type entry struct {
 }
 
 func newKafkaSchema() *Schema {
-	s := &Schema{defs: map[int8]map[string]Type{
+	s := &Schema{defs: map[image.ConfigType]map[string]Type{
 		ResourceBroker: make(map[string]Type, len(brokerConfigs)),
 		ResourceTopic:  make(map[string]Type, len(topicConfigs)),
 	}}

@@ -23,7 +23,7 @@ func (b *Builder) redacted(r record.Record) record.Record {
 	crit := b.criteria()
 	switch r := r.(type) {
 	case *record.ConfigRecord:
-		if r.Value != nil && crit.ShouldRedactConfig(r.ResourceType, r.Name) {
+		if r.Value != nil && crit.ShouldRedactConfig(image.ConfigTypeForID(r.ResourceType), r.Name) {
 			c := *r
 			v := redact.Redacted
 			c.Value = &v
@@ -82,7 +82,7 @@ func (b *Builder) otherChange(pos Position, r record.Record) {
 		switch {
 		case r.Value == nil:
 			b.change(pos, r, ChangeConfig, ent, "deleted")
-		case crit.ShouldRedactConfig(r.ResourceType, r.Name):
+		case crit.ShouldRedactConfig(image.ConfigTypeForID(r.ResourceType), r.Name):
 			b.change(pos, r, ChangeConfig, ent, "set to "+redact.Redacted)
 		default:
 			b.change(pos, r, ChangeConfig, ent, fmt.Sprintf("set to %q", *r.Value))
