@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/kmeta-go/kmeta/image"
+	"github.com/kmeta-go/kmeta/internal/benchtest"
 	"github.com/kmeta-go/kmeta/record"
 )
 
@@ -106,7 +107,8 @@ func scaleHeap() (live, scan uint64) {
 // BenchmarkScale: at 1 M and 10 M partitions,
 //
 //   - LoadSnapshotBytes: BenchmarkLoadSnapshotBytes (decode, replay and
-//     apply of the snapshot file held in memory), also reporting the loaded
+//     apply of the snapshot file held in memory), also reporting the process's
+//     CPU time per load (cpu-ns/op, the collector's included), the loaded
 //     image's live heap per partition (B/partition) and the part of it the
 //     collector scans (scan-B/partition: /gc/scan/heap:bytes of
 //     runtime/metrics), each after a collection;
@@ -144,6 +146,7 @@ func scaleLoad(b *testing.B, topics int) *image.Image {
 		img = nil
 		live0, scan0 := scaleHeap()
 		b.ResetTimer()
+		cpu := benchtest.ProcessCPU()
 		for b.Loop() {
 			img = nil
 			var err error
@@ -152,6 +155,7 @@ func scaleLoad(b *testing.B, topics int) *image.Image {
 			}
 		}
 		b.StopTimer()
+		benchtest.ReportCPU(b, cpu)
 		live1, scan1 := scaleHeap()
 		n := float64(topics * partitionsPerTopic)
 		b.ReportMetric(float64(live1-live0)/n, "B/partition")
