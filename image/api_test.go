@@ -89,138 +89,10 @@ func loadImagePackage(t *testing.T) (*token.FileSet, []*ast.File, *types.Package
 // narrower can be written.
 func TestExportedAPIDoesNotWrite(t *testing.T) {
 	_, files, pkg, info := loadImagePackage(t)
-
-	// Every function and method declaration, by its object.
-	decls := map[*types.Func]*ast.FuncDecl{}
-	for _, f := range files {
-		for _, d := range f.Decls {
-			if fd, ok := d.(*ast.FuncDecl); ok && fd.Body != nil {
-				if fn, ok := info.Defs[fd.Name].(*types.Func); ok {
-					decls[fn] = fd
-				}
-			}
-		}
-	}
-	memo := map[*types.Func]string{}
-	var writes func(fn *types.Func, seen map[*types.Func]bool) string
-	writes = func(fn *types.Func, seen map[*types.Func]bool) string {
-		if w, ok := memo[fn]; ok {
-			return w
-		}
-		fd := decls[fn]
-		if fd == nil || fd.Recv == nil || len(fd.Recv.List[0].Names) == 0 || seen[fn] {
-			return ""
-		}
-		seen[fn] = true
-		recv := info.Defs[fd.Recv.List[0].Names[0]]
-		rooted := func(e ast.Expr) bool {
-			for {
-				switch x := e.(type) {
-				case *ast.Ident:
-					return info.Uses[x] == recv
-				case *ast.SelectorExpr:
-					e = x.X
-				case *ast.IndexExpr:
-					e = x.X
-				case *ast.SliceExpr:
-					e = x.X
-				case *ast.StarExpr:
-					e = x.X
-				case *ast.ParenExpr:
-					e = x.X
-				default:
-					return false
-				}
-			}
-		}
-		var found string
-		ast.Inspect(fd.Body, func(n ast.Node) bool {
-			if found != "" {
-				return false
-			}
-			switch x := n.(type) {
-			case *ast.AssignStmt:
-				if x.Tok == token.DEFINE {
-					return true
-				}
-				for _, l := range x.Lhs {
-					if rooted(l) {
-						found = "assigns " + types.ExprString(l)
-					}
-				}
-			case *ast.ReturnStmt:
-				for _, r := range x.Results {
-					switch info.TypeOf(r).Underlying().(type) {
-					case *types.Slice, *types.Map:
-						if rooted(r) && fn.Exported() {
-							found = "returns its own " + types.ExprString(r)
-						}
-					}
-				}
-			case *ast.IncDecStmt:
-				if rooted(x.X) {
-					found = "increments " + types.ExprString(x.X)
-				}
-			case *ast.CallExpr:
-				if id, ok := x.Fun.(*ast.Ident); ok && len(x.Args) > 0 {
-					if b, ok := info.Uses[id].(*types.Builtin); ok && slices.Contains([]string{"append", "copy", "clear", "delete"}, b.Name()) && rooted(x.Args[0]) {
-						found = b.Name() + " on " + types.ExprString(x.Args[0])
-					}
-				}
-				if sel, ok := x.Fun.(*ast.SelectorExpr); ok && rooted(sel.X) {
-					if s := info.Selections[sel]; s != nil {
-						if m, ok := s.Obj().(*types.Func); ok && m.Pkg() == pkg {
-							if w := writes(m, seen); w != "" {
-								found = "calls " + m.Name() + ", which " + w
-							}
-						}
-					}
-				}
-			}
-			return true
-		})
-		memo[fn] = found
-		return found
-	}
-
+	w := newReceiverWrites(files, pkg, info)
 	isBuilder := func(n string) bool { return slices.Contains(builderTypes, n) }
 	var problems []string
-	handedByPointer := map[string]bool{}
-	returnedByValue := map[string]bool{}
-	noteResults := func(sig *types.Signature) {
-		var visit func(t types.Type, ptr bool)
-		visit = func(t types.Type, ptr bool) {
-			switch x := types.Unalias(t).(type) {
-			case *types.Pointer:
-				visit(x.Elem(), true)
-			case *types.Slice:
-				visit(x.Elem(), ptr)
-			case *types.Map:
-				visit(x.Elem(), ptr)
-			case *types.Signature: // iterators: what they yield
-				for v := range x.Params().Variables() {
-					visit(v.Type(), ptr)
-				}
-			case *types.Named:
-				if x.Obj().Pkg() != pkg {
-					if args := x.TypeArgs(); args != nil { // iter.Seq[T] and the like
-						for a := range args.Types() {
-							visit(a, ptr)
-						}
-					}
-					return
-				}
-				if ptr {
-					handedByPointer[x.Obj().Name()] = true
-				} else {
-					returnedByValue[x.Obj().Name()] = true
-				}
-			}
-		}
-		for v := range sig.Results().Variables() {
-			visit(v.Type(), false)
-		}
-	}
+	results := resultKinds{pkg: pkg, byPointer: map[string]bool{}, byValue: map[string]bool{}}
 	scope := pkg.Scope()
 	for _, name := range scope.Names() {
 		obj := scope.Lookup(name)
@@ -228,7 +100,7 @@ func TestExportedAPIDoesNotWrite(t *testing.T) {
 			continue
 		}
 		if fn, ok := obj.(*types.Func); ok {
-			noteResults(fn.Signature())
+			results.note(fn.Signature())
 			continue
 		}
 		tn, ok := obj.(*types.TypeName)
@@ -243,39 +115,18 @@ func TestExportedAPIDoesNotWrite(t *testing.T) {
 			if !m.Exported() {
 				continue
 			}
-			noteResults(m.Signature())
+			results.note(m.Signature())
 			if isBuilder(name) {
 				continue
 			}
-			if w := writes(m, map[*types.Func]bool{}); w != "" {
-				problems = append(problems, "method "+name+"."+m.Name()+" writes: it "+w)
+			if what := w.of(m, map[*types.Func]bool{}); what != "" {
+				problems = append(problems, "method "+name+"."+m.Name()+" writes: it "+what)
 			}
 		}
 	}
 	for _, name := range scope.Names() {
-		tn, ok := scope.Lookup(name).(*types.TypeName)
-		if !ok || !tn.Exported() || isBuilder(name) {
-			continue
-		}
-		st, ok := tn.Type().Underlying().(*types.Struct)
-		if !ok {
-			continue
-		}
-		for f := range st.Fields() {
-			if !f.Exported() {
-				continue
-			}
-			if handedByPointer[name] {
-				problems = append(problems, "field "+name+"."+f.Name()+" of a type handed out by pointer")
-				continue
-			}
-			if !returnedByValue[name] || copiedValues[name] != "" {
-				continue // built by callers: options, and values passed in
-			}
-			switch types.Unalias(f.Type()).Underlying().(type) {
-			case *types.Slice, *types.Map, *types.Pointer, *types.Chan, *types.Signature:
-				problems = append(problems, "field "+name+"."+f.Name()+" ("+f.Type().String()+") of a type returned by value aliases what it points to")
-			}
+		if tn, ok := scope.Lookup(name).(*types.TypeName); ok && tn.Exported() && !isBuilder(name) {
+			problems = append(problems, results.fieldProblems(tn)...)
 		}
 	}
 	sort.Strings(problems)
@@ -286,10 +137,198 @@ func TestExportedAPIDoesNotWrite(t *testing.T) {
 	// writing method elsewhere would be too.
 	b := scope.Lookup("TopicBuilder").Type().(*types.Named)
 	for m := range b.Methods() {
-		if m.Name() == "Put" && writes(m, map[*types.Func]bool{}) == "" {
+		if m.Name() == "Put" && w.of(m, map[*types.Func]bool{}) == "" {
 			t.Error("the check does not see TopicBuilder.Put write")
 		}
 	}
+}
+
+// receiverWrites finds what a method of package image writes through its
+// receiver, directly or through the package's methods it calls on it.
+type receiverWrites struct {
+	pkg   *types.Package
+	info  *types.Info
+	decls map[*types.Func]*ast.FuncDecl // every function and method declaration
+	memo  map[*types.Func]string
+}
+
+func newReceiverWrites(files []*ast.File, pkg *types.Package, info *types.Info) *receiverWrites {
+	w := &receiverWrites{pkg: pkg, info: info, decls: map[*types.Func]*ast.FuncDecl{}, memo: map[*types.Func]string{}}
+	for _, f := range files {
+		for _, d := range f.Decls {
+			if fd, ok := d.(*ast.FuncDecl); ok && fd.Body != nil {
+				if fn, ok := info.Defs[fd.Name].(*types.Func); ok {
+					w.decls[fn] = fd
+				}
+			}
+		}
+	}
+	return w
+}
+
+// of says what fn writes through its receiver ("" for nothing).
+func (w *receiverWrites) of(fn *types.Func, seen map[*types.Func]bool) string {
+	if found, ok := w.memo[fn]; ok {
+		return found
+	}
+	fd := w.decls[fn]
+	if fd == nil || fd.Recv == nil || len(fd.Recv.List[0].Names) == 0 || seen[fn] {
+		return ""
+	}
+	seen[fn] = true
+	recv := w.info.Defs[fd.Recv.List[0].Names[0]]
+	var found string
+	ast.Inspect(fd.Body, func(n ast.Node) bool {
+		if found == "" {
+			found = w.write(n, fn, recv, seen)
+		}
+		return found == ""
+	})
+	w.memo[fn] = found
+	return found
+}
+
+// write says what node n of fn's body writes through recv.
+func (w *receiverWrites) write(n ast.Node, fn *types.Func, recv types.Object, seen map[*types.Func]bool) string {
+	rooted := func(e ast.Expr) bool { return rootedAt(w.info, e, recv) }
+	switch x := n.(type) {
+	case *ast.AssignStmt:
+		if x.Tok == token.DEFINE {
+			return ""
+		}
+		for _, l := range x.Lhs {
+			if rooted(l) {
+				return "assigns " + types.ExprString(l)
+			}
+		}
+	case *ast.ReturnStmt:
+		for _, r := range x.Results {
+			switch w.info.TypeOf(r).Underlying().(type) {
+			case *types.Slice, *types.Map:
+				if rooted(r) && fn.Exported() {
+					return "returns its own " + types.ExprString(r)
+				}
+			}
+		}
+	case *ast.IncDecStmt:
+		if rooted(x.X) {
+			return "increments " + types.ExprString(x.X)
+		}
+	case *ast.CallExpr:
+		if id, ok := x.Fun.(*ast.Ident); ok && len(x.Args) > 0 {
+			if b, ok := w.info.Uses[id].(*types.Builtin); ok && slices.Contains([]string{"append", "copy", "clear", "delete"}, b.Name()) && rooted(x.Args[0]) {
+				return b.Name() + " on " + types.ExprString(x.Args[0])
+			}
+		}
+		if sel, ok := x.Fun.(*ast.SelectorExpr); ok && rooted(sel.X) {
+			if s := w.info.Selections[sel]; s != nil {
+				if m, ok := s.Obj().(*types.Func); ok && m.Pkg() == w.pkg {
+					if what := w.of(m, seen); what != "" {
+						return "calls " + m.Name() + ", which " + what
+					}
+				}
+			}
+		}
+	}
+	return ""
+}
+
+// rootedAt reports whether e is recv or reached from it by selectors,
+// indexes, slicing, dereferences and parentheses.
+func rootedAt(info *types.Info, e ast.Expr, recv types.Object) bool {
+	for {
+		switch x := e.(type) {
+		case *ast.Ident:
+			return info.Uses[x] == recv
+		case *ast.SelectorExpr:
+			e = x.X
+		case *ast.IndexExpr:
+			e = x.X
+		case *ast.SliceExpr:
+			e = x.X
+		case *ast.StarExpr:
+			e = x.X
+		case *ast.ParenExpr:
+			e = x.X
+		default:
+			return false
+		}
+	}
+}
+
+// resultKinds records which of the package's named types its exported
+// functions and methods hand out by pointer, and which by value.
+type resultKinds struct {
+	pkg       *types.Package
+	byPointer map[string]bool
+	byValue   map[string]bool
+}
+
+// note records the types sig returns (through slices, maps and
+// iterators too).
+func (r *resultKinds) note(sig *types.Signature) {
+	for v := range sig.Results().Variables() {
+		r.visit(v.Type(), false)
+	}
+}
+
+func (r *resultKinds) visit(t types.Type, ptr bool) {
+	switch x := types.Unalias(t).(type) {
+	case *types.Pointer:
+		r.visit(x.Elem(), true)
+	case *types.Slice:
+		r.visit(x.Elem(), ptr)
+	case *types.Map:
+		r.visit(x.Elem(), ptr)
+	case *types.Signature: // iterators: what they yield
+		for v := range x.Params().Variables() {
+			r.visit(v.Type(), ptr)
+		}
+	case *types.Named:
+		if x.Obj().Pkg() != r.pkg {
+			if args := x.TypeArgs(); args != nil { // iter.Seq[T] and the like
+				for a := range args.Types() {
+					r.visit(a, ptr)
+				}
+			}
+			return
+		}
+		if ptr {
+			r.byPointer[x.Obj().Name()] = true
+		} else {
+			r.byValue[x.Obj().Name()] = true
+		}
+	}
+}
+
+// fieldProblems lists the exported fields of tn a caller could write
+// through: any field of a type handed out by pointer, and a field holding a
+// reference in a type returned by value (unless copiedValues says why it
+// is the caller's own).
+func (r *resultKinds) fieldProblems(tn *types.TypeName) []string {
+	name := tn.Name()
+	st, ok := tn.Type().Underlying().(*types.Struct)
+	if !ok {
+		return nil
+	}
+	var problems []string
+	for f := range st.Fields() {
+		if !f.Exported() {
+			continue
+		}
+		if r.byPointer[name] {
+			problems = append(problems, "field "+name+"."+f.Name()+" of a type handed out by pointer")
+			continue
+		}
+		if !r.byValue[name] || copiedValues[name] != "" {
+			continue // built by callers: options, and values passed in
+		}
+		switch types.Unalias(f.Type()).Underlying().(type) {
+		case *types.Slice, *types.Map, *types.Pointer, *types.Chan, *types.Signature:
+			problems = append(problems, "field "+name+"."+f.Name()+" ("+f.Type().String()+") of a type returned by value aliases what it points to")
+		}
+	}
+	return problems
 }
 
 // TestValuesAreCopied: the slices and pointers in the values of

@@ -21,7 +21,10 @@ import (
 // its base or any image already returned. A Builder is not safe for
 // concurrent use.
 type Builder struct {
-	img *Image // the image being built; nil once Image has returned it
+	img       Image        // the image being built
+	topics    topicIndexes // its topic indexes, when putTopics
+	putTopics bool
+	done      bool // Image has returned the image
 }
 
 // NewBuilder returns a builder of an image equal to base (nil means
@@ -30,15 +33,14 @@ func NewBuilder(base *Image) *Builder {
 	if base == nil {
 		base = empty
 	}
-	img := *base
-	return &Builder{img: &img}
+	return &Builder{img: *base}
 }
 
 func (b *Builder) live() *Image {
-	if b.img == nil {
+	if b.done {
 		panic("image: Builder used after Image")
 	}
-	return b.img
+	return &b.img
 }
 
 // SetFeatures sets the finalized features (FeaturesDelta.apply): mv is the
@@ -64,7 +66,14 @@ func (b *Builder) PutCluster(brokers map[int32]*Broker, controllers map[int32]*C
 // name to one id).
 func (b *Builder) PutTopics(deleted []record.UUID, changed []*Topic) error {
 	img := b.live()
-	t, err := img.topics.update(deleted, changed)
+	if len(deleted) == 0 && len(changed) == 0 {
+		return nil
+	}
+	cur := &img.topics.topicIndexes
+	if b.putTopics {
+		cur = &b.topics
+	}
+	t, err := cur.update(deleted, changed)
 	if err != nil {
 		return err
 	}
@@ -73,7 +82,7 @@ func (b *Builder) PutTopics(deleted []record.UUID, changed []*Topic) error {
 		// changed topic took a live topic's name, or two took one.
 		return fmt.Errorf("put topics: %d topic ids but %d names: a name is given to two topics", t.byID.Len(), t.byName.Len())
 	}
-	img.topics = t
+	b.topics, b.putTopics = t, true
 	return nil
 }
 
@@ -140,11 +149,29 @@ func (b *Builder) PutTokens(changes map[string]*Token) {
 
 // Image returns the image built, with provenance p, and invalidates the
 // builder: any later call on it panics.
+//
+// The image is one allocation, with its Topics value when the topics
+// changed (so that a one-topic change allocates one object here, not two).
 func (b *Builder) Image(p Provenance) *Image {
-	img := b.live()
-	b.img = nil
-	img.provenance = p
-	return img
+	b.live()
+	b.done = true
+	b.img.provenance = p
+	if !b.putTopics {
+		img := new(Image)
+		*img = b.img
+		return img
+	}
+	x := new(imageWithTopics)
+	x.img = b.img
+	x.topics.topicIndexes = b.topics
+	x.img.topics = &x.topics
+	return &x.img
+}
+
+// imageWithTopics is an image and its Topics value, allocated together.
+type imageWithTopics struct {
+	img    Image
+	topics Topics
 }
 
 // TopicBuilder builds one topic's partition list, Kafka's TopicDelta: the
@@ -155,11 +182,19 @@ func (b *Builder) Image(p Provenance) *Image {
 // immutable.MapBuilder: Topic freezes them into a *Topic, and every later
 // call on the builder panics. Nothing it does changes the topic it started
 // from. A TopicBuilder is not safe for concurrent use.
+//
+// While every partition put holds its lists inline (no pointer), the
+// partitions are kept in the pointer-free block that Topic then returns
+// (topicblock.go), so that freezing copies nothing; a partition with a
+// long list moves them to ordinary memory, and Topic copies them into an
+// exact block.
 type TopicBuilder struct {
 	name     string
 	id       record.UUID
 	nameHash uint32
-	parts    []Partition
+	parts    []Partition // in blk.parts' memory unless onHeap
+	blk      block       // the block being filled, while !onHeap
+	onHeap   bool        // parts is ordinary memory
 	done     bool
 }
 
@@ -171,13 +206,44 @@ func NewTopicBuilder(name string, id record.UUID) *TopicBuilder {
 // NewTopicBuilderFrom returns a builder of a topic holding t's name, id and
 // a copy of its partitions.
 func NewTopicBuilderFrom(t *Topic) *TopicBuilder {
-	return &TopicBuilder{name: t.name, id: t.id, nameHash: t.nameHash, parts: exactCopy(t.parts)}
+	b := &TopicBuilder{name: t.name, id: t.id, nameHash: t.nameHash}
+	for i := range t.parts {
+		if t.parts[i].ids != nil {
+			b.parts, b.onHeap = exactCopy(t.parts), true
+			return b
+		}
+	}
+	b.reserve(len(t.parts))
+	b.parts = append(b.parts, t.parts...)
+	return b
 }
 
 func exactCopy(parts []Partition) []Partition {
 	out := make([]Partition, len(parts))
 	copy(out, parts)
 	return out
+}
+
+// reserve makes room for n partitions in all, in a new block when the
+// partitions are in one.
+func (b *TopicBuilder) reserve(n int) {
+	if n <= cap(b.parts) {
+		return
+	}
+	if b.onHeap {
+		b.parts = slices.Grow(b.parts, n-len(b.parts))
+		return
+	}
+	bl := allocBlock(b.name, n, 0)
+	b.parts = append(bl.parts, b.parts...)
+	b.blk = bl
+}
+
+// toHeap moves the partitions to ordinary memory (before a partition with
+// a long list is put: a block holds no pointer out of itself).
+func (b *TopicBuilder) toHeap() {
+	b.parts = slices.Grow(exactCopy(b.parts), 1)
+	b.blk, b.onHeap = block{}, true
 }
 
 func (b *TopicBuilder) live() {
@@ -194,7 +260,7 @@ func (b *TopicBuilder) ID() record.UUID { return b.id }
 // partitions beyond the last one allocate nothing.
 func (b *TopicBuilder) Grow(n int) {
 	b.live()
-	b.parts = slices.Grow(b.parts, n)
+	b.reserve(len(b.parts) + n)
 }
 
 // Len is the number of partitions put so far.
@@ -229,28 +295,38 @@ func findPartition(parts []Partition, id int32) (int, bool) {
 // Put stores p, replacing the partition with its id.
 func (b *TopicBuilder) Put(p Partition) {
 	b.live()
-	if n := len(b.parts); n == 0 || b.parts[n-1].id < p.id {
-		b.parts = append(b.parts, p)
-		return
+	if p.ids != nil && !b.onHeap {
+		b.toHeap()
 	}
-	i, ok := findPartition(b.parts, p.id)
+	n := len(b.parts)
+	i, ok := n, false
+	if n > 0 && b.parts[n-1].id >= p.id {
+		i, ok = findPartition(b.parts, p.id)
+	}
 	if ok {
 		b.parts[i] = p
 		return
 	}
-	b.parts = slices.Insert(b.parts, i, p)
+	if n == cap(b.parts) {
+		b.reserve(max(2*n, 1))
+	}
+	b.parts = b.parts[:n+1]
+	copy(b.parts[i+1:], b.parts[i:n])
+	b.parts[i] = p
 }
 
 // Topic returns the topic built and invalidates the builder: any later call
-// on it panics. An array with much spare room is copied to its exact
-// length first, so that images do not carry the spare capacity.
+// on it panics. The topic is one pointer-free block (topicblock.go), which
+// the garbage collector does not scan: the block the partitions were put
+// in, or an exact copy when they are in ordinary memory or the block has
+// much spare room (so that images do not carry it).
 func (b *TopicBuilder) Topic() *Topic {
 	b.live()
 	b.done = true
 	parts := b.parts
 	b.parts = nil
-	if parts == nil || cap(parts)-len(parts) > len(parts)/8 {
-		parts = exactCopy(parts)
+	if !b.onHeap && b.blk.t != nil && cap(parts)-len(parts) <= len(parts)/8 {
+		return b.blk.finish(b.id, b.nameHash, parts)
 	}
-	return &Topic{name: b.name, id: b.id, parts: parts[:len(parts):len(parts)], nameHash: b.nameHash}
+	return newTopicBlock(b.name, b.id, b.nameHash, parts)
 }

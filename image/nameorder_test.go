@@ -52,46 +52,54 @@ func TestAllByName(t *testing.T) {
 					changed = append(changed, NewTopicBuilder(n, id).Topic())
 					model[id] = n
 				}
-				next, err := tops.update(deleted, changed)
+				idx, err := tops.update(deleted, changed)
 				if err != nil {
 					t.Fatal(err)
 				}
-				var want []string
-				for _, n := range model {
-					want = append(want, n)
-				}
-				slices.Sort(want)
-				var wg sync.WaitGroup
-				got := make([][]string, 4)
-				for g := range got {
-					wg.Add(1)
-					go func() {
-						defer wg.Done()
-						for tp := range next.AllByName() {
-							got[g] = append(got[g], tp.Name())
-						}
-					}()
-				}
-				wg.Wait()
-				for g := range got {
-					if !slices.Equal(got[g], want) {
-						t.Fatalf("step %d reader %d: %v, want %v", step, g, got[g], want)
-					}
-				}
-				for i, n := range want {
-					if got := next.ByNameAt(i).Name(); got != n {
-						t.Fatalf("step %d: ByNameAt(%d) is %s, want %s", step, i, got, n)
-					}
-				}
-				s := next.Sorted()
-				if len(s) > 0 {
-					s[0] = nil
-					if first := slices.Collect(next.AllByName()); first[0] == nil {
-						t.Fatal("Sorted shares the image's order")
-					}
-				}
+				next := &Topics{topicIndexes: idx}
+				checkNameOrder(t, step, next, model)
 				tops = next
 			}
 		})
+	}
+}
+
+// checkNameOrder checks one version of TestAllByName's topics against the
+// model: four concurrent first readers of AllByName, ByNameAt and Sorted.
+func checkNameOrder(t *testing.T, step int, next *Topics, model map[record.UUID]string) {
+	t.Helper()
+	var want []string
+	for _, n := range model {
+		want = append(want, n)
+	}
+	slices.Sort(want)
+	var wg sync.WaitGroup
+	got := make([][]string, 4)
+	for g := range got {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for tp := range next.AllByName() {
+				got[g] = append(got[g], tp.Name())
+			}
+		}()
+	}
+	wg.Wait()
+	for g := range got {
+		if !slices.Equal(got[g], want) {
+			t.Fatalf("step %d reader %d: %v, want %v", step, g, got[g], want)
+		}
+	}
+	for i, n := range want {
+		if got := next.ByNameAt(i).Name(); got != n {
+			t.Fatalf("step %d: ByNameAt(%d) is %s, want %s", step, i, got, n)
+		}
+	}
+	s := next.Sorted()
+	if len(s) > 0 {
+		s[0] = nil
+		if first := slices.Collect(next.AllByName()); first[0] == nil {
+			t.Fatal("Sorted shares the image's order")
+		}
 	}
 }

@@ -201,10 +201,15 @@ func (m *shardMap[K, V]) opDelete(key K) shardOp[K, V] {
 	return shardOp[K, V]{shard: shardOf(m.hasher.Hash(key)), del: true, key: key}
 }
 
-// rebuildFactor: a shard receiving at least len/rebuildFactor changes is
-// rebuilt with a builder instead of taking them one persistent Set at a
-// time (a Set copies the shard's path; a rebuild makes one node per key).
-const rebuildFactor = 4
+// rebuildFactor: a shard receiving at least len/rebuildFactor changes, and
+// at least rebuildMin, is rebuilt with a builder instead of taking them one
+// persistent Set at a time (a Set copies the shard's path; a rebuild makes
+// one node per key, plus the builder's own: for one change in a shard of a
+// few keys, a Set allocates less).
+const (
+	rebuildFactor = 4
+	rebuildMin    = 4
+)
 
 // update returns m with ops applied in order (for one key, the later op
 // wins). ops is reordered (stably, by shard), and each op's old and had are
@@ -256,7 +261,7 @@ func (m *shardMap[K, V]) update(ops []shardOp[K, V]) shardMap[K, V] {
 
 // applyShard applies ops (all of one shard) to old, which may be nil.
 func applyShard[K, V any](old *immutable.Map[K, V], ops []shardOp[K, V], h immutable.Hasher[K]) *immutable.Map[K, V] {
-	if old == nil || len(ops)*rebuildFactor >= old.Len() {
+	if old == nil || (len(ops) >= rebuildMin && len(ops)*rebuildFactor >= old.Len()) {
 		b := immutable.NewMapBuilder[K, V](h)
 		if old != nil {
 			it := old.Iterator()

@@ -108,15 +108,20 @@ func hashString(s string) uint32 {
 // directory), so an image that changes k topics shares everything else with
 // the image before it; the name index maps names to ids.
 type Topics struct {
-	byID   shardMap[record.UUID, *Topic]
-	byName shardMap[nameKey, record.UUID]
-	order  atomic.Pointer[nameOrder] // the topics by name, computed on first use
+	topicIndexes
+	order atomic.Pointer[nameOrder] // the topics by name, computed on first use
 }
 
-var emptyTopics = &Topics{
+// topicIndexes is the two indexes of a Topics value.
+type topicIndexes struct {
+	byID   shardMap[record.UUID, *Topic]
+	byName shardMap[nameKey, record.UUID]
+}
+
+var emptyTopics = &Topics{topicIndexes: topicIndexes{
 	byID:   shardMap[record.UUID, *Topic]{hasher: uuidHasher{}},
 	byName: shardMap[nameKey, record.UUID]{hasher: nameHasher{}},
-}
+}}
 
 // Len is the number of topics.
 func (t *Topics) Len() int { return t.byID.Len() }
@@ -182,13 +187,13 @@ func (t *Topics) HostedBy(broker int32) iter.Seq2[*Topic, *Partition] {
 // puts, so "delete X (id A), create X (id B)" in one delta is right. A
 // deleted id absent from t is an error. Unchanged *Topic values, and every
 // shard of the indexes that no change falls in, are shared with t.
-func (t *Topics) update(deleted []record.UUID, changed []*Topic) (*Topics, error) {
+func (t *topicIndexes) update(deleted []record.UUID, changed []*Topic) (topicIndexes, error) {
 	if len(deleted) == 0 && len(changed) == 0 {
-		return t, nil
+		return *t, nil
 	}
-	if t.Len() == 0 {
+	if t.byID.Len() == 0 {
 		if len(deleted) > 0 {
-			return nil, fmt.Errorf("delete topic %s: not in the base image", deleted[0])
+			return topicIndexes{}, fmt.Errorf("delete topic %s: not in the base image", deleted[0])
 		}
 		return buildTopics(changed), nil
 	}
@@ -219,7 +224,7 @@ func (t *Topics) update(deleted []record.UUID, changed []*Topic) (*Topics, error
 		op := &idOps[i]
 		if op.del {
 			if !op.had {
-				return nil, fmt.Errorf("delete topic %s: not in the base image", op.key)
+				return topicIndexes{}, fmt.Errorf("delete topic %s: not in the base image", op.key)
 			}
 			nameDels = t.appendDropName(nameDels, op.old)
 			continue
@@ -240,12 +245,12 @@ func (t *Topics) update(deleted []record.UUID, changed []*Topic) (*Topics, error
 	if len(nameDels) > 0 {
 		nameOps = append(nameDels, nameSets...)
 	}
-	return &Topics{byID: byID, byName: t.byName.update(nameOps)}, nil
+	return topicIndexes{byID: byID, byName: t.byName.update(nameOps)}, nil
 }
 
 // appendDropName appends the deletion of old's name to ops when t's name
 // index still gives that name to old's id.
-func (t *Topics) appendDropName(ops []shardOp[nameKey, record.UUID], old *Topic) []shardOp[nameKey, record.UUID] {
+func (t *topicIndexes) appendDropName(ops []shardOp[nameKey, record.UUID], old *Topic) []shardOp[nameKey, record.UUID] {
 	k := old.nameKey()
 	if cur, ok := t.byName.Get(k); ok && cur == old.id {
 		ops = append(ops, t.byName.opDelete(k))
@@ -256,13 +261,13 @@ func (t *Topics) appendDropName(ops []shardOp[nameKey, record.UUID], old *Topic)
 // buildTopics returns the topics of an empty image plus topics (a snapshot
 // load, or the first delta): both indexes are built shard by shard with
 // immutable.MapBuilder.
-func buildTopics(topics []*Topic) *Topics {
+func buildTopics(topics []*Topic) topicIndexes {
 	ids := make([]record.UUID, len(topics))
 	names := make([]nameKey, len(topics))
 	for i, tp := range topics {
 		ids[i], names[i] = tp.id, nameKey{tp.nameHash, tp.name}
 	}
-	return &Topics{
+	return topicIndexes{
 		byID:   buildShardMap(emptyTopics.byID.hasher, ids, topics),
 		byName: buildShardMap(emptyTopics.byName.hasher, names, ids),
 	}

@@ -50,86 +50,117 @@ func (img *Image) Write(opts WriteOptions, emit Emit) error {
 	if mv < MV3_3_IV0 {
 		mv = MV3_0_IV1
 	}
-	loss := func(what string) error {
-		if opts.OnLoss != nil {
-			return opts.OnLoss(what)
-		}
-		return fmt.Errorf("%w: the following could not be represented in metadata.version %s: %s", ErrLoss, mv, what)
-	}
-	// Features (FeaturesImage.write).
-	if !mv.FeatureLevelRecordSupported() {
-		if len(img.features.finalized) > 0 {
-			if err := loss("feature flag(s): " + featureNames(img.features.finalized)); err != nil {
-				return err
-			}
-		}
-	} else {
-		r := record.NewFeatureLevelRecord()
-		r.Name, r.FeatureLevel = MetadataVersionFeature, int16(mv)
-		if err := emit(r, 0); err != nil {
+	w := imageWriter{img: img, mv: mv, opts: opts, emit: emit}
+	for _, part := range []func() error{w.features, w.cluster, w.topics, w.configs, w.quotas, w.producerIDs, w.acls, w.scram, w.tokens} {
+		if err := part(); err != nil {
 			return err
 		}
-		for _, f := range img.features.finalized {
-			r := record.NewFeatureLevelRecord()
-			r.Name, r.FeatureLevel = f.Name, f.Level
-			if err := emit(r, 0); err != nil {
-				return err
-			}
+	}
+	return nil
+}
+
+// imageWriter is one Write: the image, the metadata.version written at, and
+// where the records go.
+type imageWriter struct {
+	img  *Image
+	mv   MetadataVersion
+	opts WriteOptions
+	emit Emit
+}
+
+// loss reports data the version cannot carry (ImageWriterOptions' loss
+// handler): OnLoss's answer, or an error wrapping ErrLoss.
+func (w *imageWriter) loss(what string) error {
+	if w.opts.OnLoss != nil {
+		return w.opts.OnLoss(what)
+	}
+	return fmt.Errorf("%w: the following could not be represented in metadata.version %s: %s", ErrLoss, w.mv, what)
+}
+
+// features follows FeaturesImage.write.
+func (w *imageWriter) features() error {
+	fs := w.img.features
+	if !w.mv.FeatureLevelRecordSupported() {
+		if len(fs.finalized) > 0 {
+			return w.loss("feature flag(s): " + featureNames(fs.finalized))
+		}
+		return nil
+	}
+	r := record.NewFeatureLevelRecord()
+	r.Name, r.FeatureLevel = MetadataVersionFeature, int16(w.mv)
+	if err := w.emit(r, 0); err != nil {
+		return err
+	}
+	for _, f := range fs.finalized {
+		r := record.NewFeatureLevelRecord()
+		r.Name, r.FeatureLevel = f.Name, f.Level
+		if err := w.emit(r, 0); err != nil {
+			return err
 		}
 	}
-	// Cluster (ClusterImage.write, BrokerRegistration.toRecord).
-	for b := range img.cluster.Brokers() {
+	return nil
+}
+
+// cluster follows ClusterImage.write and BrokerRegistration.toRecord:
+// fields the version cannot carry are losses.
+func (w *imageWriter) cluster() error {
+	mv := w.mv
+	for b := range w.img.cluster.Brokers() {
 		r := b.Record()
 		if r.InControlledShutdown && !mv.InControlledShutdownSupported() {
-			if err := loss("the inControlledShutdown state of one or more brokers"); err != nil {
+			if err := w.loss("the inControlledShutdown state of one or more brokers"); err != nil {
 				return err
 			}
 			r.InControlledShutdown = false
 		}
 		if r.IsMigratingZKBroker && !mv.MigrationSupported() {
-			if err := loss("the isMigratingZkBroker state of one or more brokers"); err != nil {
+			if err := w.loss("the isMigratingZkBroker state of one or more brokers"); err != nil {
 				return err
 			}
 			r.IsMigratingZKBroker = false
 		}
 		if len(r.LogDirs) > 0 && !mv.DirectoryAssignmentSupported() {
-			if err := loss("the online log directories of one or more brokers"); err != nil {
+			if err := w.loss("the online log directories of one or more brokers"); err != nil {
 				return err
 			}
 			r.LogDirs = []record.UUID{}
 		}
 		if r.CordonedLogDirs != nil && !mv.CordonedLogDirsSupported() {
-			if err := loss("the cordoned log directories of one or more brokers"); err != nil {
+			if err := w.loss("the cordoned log directories of one or more brokers"); err != nil {
 				return err
 			}
 			r.CordonedLogDirs = nil
 		}
-		if err := emit(r, mv.RegisterBrokerRecordVersion()); err != nil {
+		if err := w.emit(r, mv.RegisterBrokerRecordVersion()); err != nil {
 			return err
 		}
 	}
-	if img.cluster.controllers.Len() > 0 {
-		if !mv.ControllerRegistrationSupported() {
-			if err := loss("controller registrations"); err != nil {
-				return err
-			}
-		} else {
-			for c := range img.cluster.Controllers() {
-				if err := emit(c.Record(), 0); err != nil {
-					return err
-				}
-			}
+	if w.img.cluster.controllers.Len() == 0 {
+		return nil
+	}
+	if !mv.ControllerRegistrationSupported() {
+		return w.loss("controller registrations")
+	}
+	for c := range w.img.cluster.Controllers() {
+		if err := w.emit(c.Record(), 0); err != nil {
+			return err
 		}
 	}
-	// Topics (TopicsImage.write, TopicImage.write, PartitionRegistration.toRecord).
-	withELR := mv.ELRSupported() && img.features.ELREnabled()
+	return nil
+}
+
+// topics follows TopicsImage.write, TopicImage.write and
+// PartitionRegistration.toRecord.
+func (w *imageWriter) topics() error {
+	mv := w.mv
+	withELR := mv.ELRSupported() && w.img.features.ELREnabled()
 	withDirs := mv.DirectoryAssignmentSupported()
 	partVersion := mv.PartitionRecordVersion()
 	droppedELR, lostDirs := false, false
-	for t := range img.topics.All() {
+	for t := range w.img.topics.All() {
 		r := record.NewTopicRecord()
 		r.Name, r.TopicID = t.name, t.id
-		if err := emit(r, 0); err != nil {
+		if err := w.emit(r, 0); err != nil {
 			return err
 		}
 		for i := range t.parts {
@@ -139,32 +170,40 @@ func (img *Image) Write(opts WriteOptions, emit Emit) error {
 			}
 			if !withDirs && p.hasDirs && !lostDirs {
 				lostDirs = true
-				if err := loss("the directory assignment state of one or more replicas"); err != nil {
+				if err := w.loss("the directory assignment state of one or more replicas"); err != nil {
 					return err
 				}
 			}
-			if err := emit(p.Record(t.id, withELR, withDirs), partVersion); err != nil {
+			if err := w.emit(p.Record(t.id, withELR, withDirs), partVersion); err != nil {
 				return err
 			}
 		}
 	}
-	if droppedELR && opts.OnDrop != nil {
-		opts.OnDrop("the eligible leader replicas of one or more partitions (ELR not enabled)")
+	if droppedELR && w.opts.OnDrop != nil {
+		w.opts.OnDrop("the eligible leader replicas of one or more partitions (ELR not enabled)")
 	}
-	// Configs (ConfigurationsImage.write).
-	for res, es := range img.configs.resources() {
+	return nil
+}
+
+// configs follows ConfigurationsImage.write.
+func (w *imageWriter) configs() error {
+	for res, es := range w.img.configs.resources() {
 		for _, e := range es {
 			r := record.NewConfigRecord()
 			r.ResourceType, r.ResourceName, r.Name = int8(res.Type), res.Name, e.Name
 			v := e.Value
 			r.Value = &v
-			if err := emit(r, 0); err != nil {
+			if err := w.emit(r, 0); err != nil {
 				return err
 			}
 		}
 	}
-	// Client quotas (ClientQuotasImage.write).
-	for _, q := range img.quotas.Entities() {
+	return nil
+}
+
+// quotas follows ClientQuotasImage.write.
+func (w *imageWriter) quotas() error {
+	for _, q := range w.img.quotas.Entities() {
 		for _, v := range q.values {
 			r := record.NewClientQuotaRecord()
 			r.Entity = make([]record.EntityData, len(q.parts))
@@ -176,57 +215,67 @@ func (img *Image) Write(opts WriteOptions, emit Emit) error {
 				}
 			}
 			r.Key, r.Value = v.Key, v.Value
-			if err := emit(r, 0); err != nil {
+			if err := w.emit(r, 0); err != nil {
 				return err
 			}
 		}
 	}
-	// Producer ids (ProducerIdsImage.write).
-	if img.producerID >= 0 {
-		r := record.NewProducerIdsRecord()
-		r.BrokerID, r.BrokerEpoch, r.NextProducerID = -1, -1, img.producerID
-		if err := emit(r, 0); err != nil {
+	return nil
+}
+
+// producerIDs follows ProducerIdsImage.write.
+func (w *imageWriter) producerIDs() error {
+	if w.img.producerID < 0 {
+		return nil
+	}
+	r := record.NewProducerIdsRecord()
+	r.BrokerID, r.BrokerEpoch, r.NextProducerID = -1, -1, w.img.producerID
+	return w.emit(r, 0)
+}
+
+// acls follows AclsImage.write: written at every version.
+func (w *imageWriter) acls() error {
+	for a := range w.img.acls.All() {
+		if err := w.emit(a.Record(), 0); err != nil {
 			return err
 		}
 	}
-	// ACLs (AclsImage.write): written at every version.
-	for a := range img.acls.All() {
-		if err := emit(a.Record(), 0); err != nil {
+	return nil
+}
+
+// scram follows ScramImage.write.
+func (w *imageWriter) scram() error {
+	if w.img.scram.Len() == 0 {
+		return nil
+	}
+	if !w.mv.ScramSupported() {
+		return w.loss("SCRAM credentials")
+	}
+	it := w.img.scram.m.Iterator()
+	for !it.Done() {
+		k, c, _ := it.Next()
+		r := record.NewUserScramCredentialRecord()
+		r.Name, r.Mechanism = k.User, k.Mechanism
+		c = c.clone()
+		r.Salt, r.StoredKey, r.ServerKey, r.Iterations = c.Salt, c.StoredKey, c.ServerKey, c.Iterations
+		if err := w.emit(r, 0); err != nil {
 			return err
 		}
 	}
-	// SCRAM (ScramImage.write).
-	if img.scram.Len() > 0 {
-		if !mv.ScramSupported() {
-			if err := loss("SCRAM credentials"); err != nil {
-				return err
-			}
-		} else {
-			it := img.scram.m.Iterator()
-			for !it.Done() {
-				k, c, _ := it.Next()
-				r := record.NewUserScramCredentialRecord()
-				r.Name, r.Mechanism = k.User, k.Mechanism
-				c = c.clone()
-				r.Salt, r.StoredKey, r.ServerKey, r.Iterations = c.Salt, c.StoredKey, c.ServerKey, c.Iterations
-				if err := emit(r, 0); err != nil {
-					return err
-				}
-			}
-		}
+	return nil
+}
+
+// tokens follows DelegationTokenImage.write.
+func (w *imageWriter) tokens() error {
+	if w.img.tokens.Len() == 0 {
+		return nil
 	}
-	// Delegation tokens (DelegationTokenImage.write).
-	if img.tokens.Len() > 0 {
-		if !mv.DelegationTokensSupported() {
-			if err := loss("delegation tokens"); err != nil {
-				return err
-			}
-		} else {
-			for t := range img.tokens.All() {
-				if err := emit(t.Record(), 0); err != nil {
-					return err
-				}
-			}
+	if !w.mv.DelegationTokensSupported() {
+		return w.loss("delegation tokens")
+	}
+	for t := range w.img.tokens.All() {
+		if err := w.emit(t.Record(), 0); err != nil {
+			return err
 		}
 	}
 	return nil

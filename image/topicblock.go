@@ -1,0 +1,109 @@
+package image
+
+import (
+	"unsafe"
+
+	"github.com/kmeta-go/kmeta/record"
+)
+
+// A frozen topic is one pointer-free allocation (a topic block):
+//
+//	| Topic | partitions | long id lists | name bytes |
+//
+// The Topic's name and parts, and every partition's ids, point into the
+// block itself, never out of it. The garbage collector therefore has
+// nothing to find in a block: the block is allocated as pointer-free
+// memory (a []uint64), and the collector neither scans it nor needs to,
+// since whatever a pointer into the block keeps alive is the block. A
+// million-partition image is then a million 80-byte partitions the
+// collector does not read at all; what it still marks is the two indexes.
+//
+// The rule that makes this safe: nothing written into a block points
+// outside it (TestTopicBlockPointsOnlyIntoItself), and Topic and Partition
+// have no pointer fields but the ones newTopicBlock redirects
+// (TestTopicBlockKnowsEveryPointerField). A reader may keep a *Partition,
+// a Partition (its ids still point into the block) or the name: each keeps
+// the whole block alive. (A caller that overwrites a whole *Partition it
+// was handed, which the image's API forbids and cannot prevent, could now
+// also store a pointer the collector does not see.)
+
+const (
+	topicSize     = unsafe.Sizeof(Topic{})
+	partitionSize = unsafe.Sizeof(Partition{})
+)
+
+// The block is laid out in 8-byte words: the Topic and the partitions must
+// keep every field aligned.
+var (
+	_ = [1]struct{}{}[topicSize%8]
+	_ = [1]struct{}{}[partitionSize%8]
+	_ = [1]struct{}{}[unsafe.Alignof(Topic{})/9]
+	_ = [1]struct{}{}[unsafe.Alignof(Partition{})/9]
+)
+
+// block is one topic block being laid out: the Topic at its start, room
+// for cap(parts) partitions, then pool int32s, then the name's bytes.
+type block struct {
+	t     *Topic
+	parts []Partition // len 0, the block's room for partitions
+	pool  []int32
+	name  string // the name, in the block
+}
+
+// allocBlock allocates a zeroed block for a topic named name with room for
+// nparts partitions and pool long-list ids, in pointer-free memory.
+func allocBlock(name string, nparts, pool int) block {
+	partsOff := topicSize
+	poolOff := partsOff + uintptr(nparts)*partitionSize
+	nameOff := poolOff + uintptr(pool)*4
+	size := nameOff + uintptr(len(name))
+	words := make([]uint64, (size+7)/8)
+	base := unsafe.Pointer(unsafe.SliceData(words))
+	bl := block{t: (*Topic)(base)}
+	if nparts > 0 {
+		bl.parts = unsafe.Slice((*Partition)(unsafe.Add(base, partsOff)), nparts)[:0]
+	}
+	if pool > 0 {
+		bl.pool = unsafe.Slice((*int32)(unsafe.Add(base, poolOff)), pool)
+	}
+	if len(name) > 0 {
+		nb := unsafe.Slice((*byte)(unsafe.Add(base, nameOff)), len(name))
+		copy(nb, name)
+		bl.name = unsafe.String(&nb[0], len(nb))
+	}
+	return bl
+}
+
+// finish writes the Topic at the block's start, with parts (which must lie
+// in the block) as its partitions, and returns it.
+func (bl block) finish(id record.UUID, nameHash uint32, parts []Partition) *Topic {
+	t := bl.t
+	t.name, t.id, t.nameHash = bl.name, id, nameHash
+	if len(parts) > 0 {
+		t.parts = parts[:len(parts):len(parts)]
+	}
+	return t
+}
+
+// newTopicBlock returns a topic named name with id and a copy of parts,
+// all in one pointer-free block of exactly their size. parts is not
+// retained (nor are the id arrays of its partitions).
+func newTopicBlock(name string, id record.UUID, nameHash uint32, parts []Partition) *Topic {
+	pool := 0
+	for i := range parts {
+		if parts[i].ids != nil {
+			pool += len(parts[i].ids)
+		}
+	}
+	bl := allocBlock(name, len(parts), pool)
+	ps, ids := bl.parts[:len(parts)], bl.pool
+	for i := range parts {
+		q := parts[i]
+		if q.ids != nil {
+			n := copy(ids, q.ids)
+			q.ids, ids = ids[:n:n], ids[n:]
+		}
+		ps[i] = q
+	}
+	return bl.finish(id, nameHash, ps)
+}
