@@ -160,7 +160,9 @@ func (s *churnSetup) churn(stop <-chan struct{}, done chan<- int) {
 // getLocalLog do), for a random partition of the 1 M. Each request is
 // timed; p50-ns, p99-ns and p99.9-ns are the readers' latency percentiles,
 // gc-cpu-% the collector's share of the CPU the process had
-// (/cpu/classes/gc/total over /cpu/classes/total of runtime/metrics) and
+// (/cpu/classes/gc/total over /cpu/classes/total of runtime/metrics),
+// gc-busy-% the same without the idle-priority mark workers (which run
+// only on Ps nothing else wants), and
 // gc-cycles the collections completed, both over the measured run;
 // commits/s the churn's achieved rate. still: no commits; churn: 1 000
 // commits per second through the Runner, three publishers installed (the
@@ -233,7 +235,9 @@ func benchReaders(b *testing.B, s *churnSetup, readers int, churn, collect bool)
 	// runtime adds to the /cpu/classes figures only when a cycle ends, so
 	// the total is taken from the wall clock and gc-cycles says how many
 	// cycles the GC figure holds.
-	b.ReportMetric(100*(gc1.gc-gc0.gc)/(elapsed.Seconds()*float64(runtime.GOMAXPROCS(0))), "gc-cpu-%")
+	avail := elapsed.Seconds() * float64(runtime.GOMAXPROCS(0))
+	b.ReportMetric(100*(gc1.gc-gc0.gc)/avail, "gc-cpu-%")
+	b.ReportMetric(100*(gc1.gc-gc1.idle-gc0.gc+gc0.idle)/avail, "gc-busy-%")
 	b.ReportMetric(float64(gc1.cycles-gc0.cycles), "gc-cycles")
 	b.ReportMetric(float64(commits)/elapsed.Seconds(), "commits/s")
 }
@@ -307,12 +311,15 @@ func reportLatency(b *testing.B, hist *[latBuckets]atomic.Uint64) {
 	}
 }
 
-type gcCPU struct{ gc, cycles float64 }
+// gcCPU: the collector's CPU (all of /cpu/classes/gc, and the part its
+// idle-priority mark workers ran on Ps that had nothing else to do), and
+// the cycles completed.
+type gcCPU struct{ gc, idle, cycles float64 }
 
 func readGCCPU() gcCPU {
-	s := []metrics.Sample{{Name: "/cpu/classes/gc/total:cpu-seconds"}, {Name: "/gc/cycles/total:gc-cycles"}}
+	s := []metrics.Sample{{Name: "/cpu/classes/gc/total:cpu-seconds"}, {Name: "/cpu/classes/gc/mark/idle:cpu-seconds"}, {Name: "/gc/cycles/total:gc-cycles"}}
 	metrics.Read(s)
-	return gcCPU{gc: s[0].Value.Float64(), cycles: float64(s[1].Value.Uint64())}
+	return gcCPU{gc: s[0].Value.Float64(), idle: s[1].Value.Float64(), cycles: float64(s[2].Value.Uint64())}
 }
 
 // collectEverySecond runs a collection each second until stop is closed,
