@@ -77,7 +77,7 @@ func scaleSnapshotBytes(tb testing.TB, topics int) ([]byte, record.SnapshotID) {
 	var buf bytes.Buffer
 	buf.Grow(topics * partitionsPerTopic * 64) // ~58 bytes per PartitionRecord
 	id := record.SnapshotID{EndOffset: int64(topics*(partitionsPerTopic+1)) + 1, Epoch: 1}
-	w, err := record.NewSnapshotWriter(&buf, id, record.SnapshotOptions{LastContainedLogTimestamp: 1, Now: func() int64 { return 1 }})
+	w, err := record.NewSnapshotWriter(&buf, id, record.SnapshotWriterConfig{LastContainedLogTimestamp: 1, Now: func() int64 { return 1 }})
 	if err != nil {
 		tb.Fatal(err)
 	}

@@ -43,7 +43,7 @@ var (
 
 func churnFixture(b *testing.B) *churnSetup {
 	churnOnce.Do(func() {
-		l := NewLoader(Options{})
+		l := NewLoader(Config{})
 		if err := l.LoadSnapshot(Snapshot{LastContainedOffset: 999, LastContainedEpoch: 1, Records: churnSnapshotRecords()}); err != nil {
 			panic(err)
 		}
@@ -51,7 +51,7 @@ func churnFixture(b *testing.B) *churnSetup {
 		c := NewCache("")
 		changed := 0
 		err := l.Install(c,
-			NewSnapshotGenerator(&fakeEmitter{}, SnapshotGeneratorOptions{MaxBytes: 1 << 50, MaxInterval: -1}),
+			NewSnapshotGenerator(&fakeEmitter{}, SnapshotGeneratorConfig{MaxBytes: 1 << 50, MaxInterval: -1}),
 			Func("counter", func(u Update) error {
 				if u.Manifest.Type == LogDelta {
 					changed += len(u.Changes.Topics().Changed)
