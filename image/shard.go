@@ -213,12 +213,14 @@ func (m *shardMap[K, V]) opDelete(key K) shardOp[K, V] {
 
 // rebuildFactor: a shard receiving at least len/rebuildFactor changes, and
 // at least rebuildMin, is rebuilt with a builder instead of taking them one
-// persistent Set at a time (a Set copies the shard's path; a rebuild makes
-// one node per key, plus the builder's own: for one change in a shard of a
-// few keys, a Set allocates less).
+// persistent Set at a time. A Set on a shard in immutable's array node
+// copies the map, the node and its entries; a rebuild makes them once, its
+// entries growing by appends (1, 2, 4, 8): for one or two changes Sets
+// allocate fewer objects, for three in a shard of at most eight keys a
+// rebuild does.
 const (
 	rebuildFactor = 4
-	rebuildMin    = 4
+	rebuildMin    = 3
 )
 
 // update returns m with ops (made by m's opSet and opDelete) applied in
