@@ -28,9 +28,9 @@ import (
 // changes is rebuilt with an immutable.MapBuilder from its entries, into
 // nodes the builder owns (a builder is never started from a published map);
 // and an empty map is built shard by shard, each trie small enough to stay
-// in cache. When a batch moves the size out of its bits' range (twice the
-// keys, or a quarter), the batch's result is re-sharded: built anew from
-// its entries, never changing a published map. Lookups walk a few small
+// in cache. When a batch moves the size out of its bits' range (four keys
+// a shard on average or more, or fewer than one), the batch's result is
+// re-sharded: built anew from its entries, never changing a published map. Lookups walk a few small
 // arrays and one array node and allocate nothing.
 //
 // A shardMap is a value: its directory and shards are never modified once
