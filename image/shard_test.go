@@ -48,7 +48,7 @@ func TestShardMapModel(t *testing.T) {
 						model[k] = v
 					}
 				}
-				m = m.update(ops)
+				m = m.update(ops, nil)
 				versions = append(versions, version{m, maps.Clone(model)})
 			}
 			for i, v := range versions {
@@ -111,5 +111,59 @@ func TestTopicBuilderKeepsOrder(t *testing.T) {
 				l.Put(Partition{id: 1})
 			}()
 		})
+	}
+}
+
+// TestShardMapReshards: a map grown from empty one key at a time, then
+// shrunk one key at a time, changes its shard bits with its size (two to
+// four keys a shard, and back when it falls below a quarter), and every
+// earlier version keeps its contents and its own bits.
+func TestShardMapReshards(t *testing.T) {
+	m := shardMap[string, int]{hasher: stringHasher{}}
+	type version struct {
+		m    shardMap[string, int]
+		n    int
+		bits uint32
+	}
+	var versions []version
+	const n = 5000
+	for i := 0; i < n; i++ {
+		m = m.update([]shardOp[string, int]{m.opSet(fmt.Sprintf("k%d", i), i)}, nil)
+		if b := wantBits(m.Len()); m.bits != b {
+			t.Fatalf("%d keys: %d shard bits, want %d", m.Len(), m.bits, b)
+		}
+		if i%97 == 0 {
+			versions = append(versions, version{m, i + 1, m.bits})
+		}
+	}
+	for i := n - 1; i >= 0; i-- {
+		m = m.update([]shardOp[string, int]{m.opDelete(fmt.Sprintf("k%d", i))}, nil)
+		if b := wantBits(m.Len()); m.Len() > 0 && (m.bits < b || m.bits > b+1) {
+			t.Fatalf("%d keys: %d shard bits, want %d or %d", m.Len(), m.bits, b, b+1)
+		}
+		if i%89 == 0 {
+			versions = append(versions, version{m, i, m.bits})
+		}
+	}
+	if m.Len() != 0 || m.root != nil {
+		t.Fatalf("emptied map: Len %d, root %v", m.Len(), m.root)
+	}
+	for _, v := range versions {
+		if v.m.Len() != v.n || v.m.bits != v.bits {
+			t.Fatalf("version of %d keys: Len %d, bits %d (was %d)", v.n, v.m.Len(), v.m.bits, v.bits)
+		}
+		got := 0
+		for k, x := range v.m.All() {
+			if k != fmt.Sprintf("k%d", x) || x >= v.n {
+				t.Fatalf("version of %d keys holds %q = %d", v.n, k, x)
+			}
+			got++
+		}
+		if got != v.n {
+			t.Fatalf("version of %d keys iterates %d", v.n, got)
+		}
+		if x, ok := v.m.Get(fmt.Sprintf("k%d", v.n-1)); v.n > 0 && (!ok || x != v.n-1) {
+			t.Fatalf("version of %d keys: Get(last) = %d, %v", v.n, x, ok)
+		}
 	}
 }

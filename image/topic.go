@@ -112,7 +112,7 @@ func hashString(s string) uint32 {
 
 // Topics is every topic by id and by name, Kafka's TopicsImage. Both indexes
 // are persistent maps (shardMap: small immutable.Maps under a copy-on-write
-// directory), so an image that changes k topics shares everything else with
+// directory whose depth follows the number of topics), so an image that changes k topics shares everything else with
 // the image before it; the name index maps names to ids.
 type Topics struct {
 	topicIndexes
@@ -220,7 +220,17 @@ func (t *topicIndexes) update(deleted []record.UUID, changed []*Topic) (topicInd
 	for _, tp := range changed {
 		idOps = append(idOps, t.byID.opSet(tp.id, tp))
 	}
-	byID := t.byID.update(idOps)
+	// One change (the usual delta): both indexes' copied paths are one
+	// allocation, sized for the name index too when the topic is new.
+	var spare []dirNode
+	if len(deleted) == 0 && len(changed) == 1 {
+		n := t.byID.levels()
+		if _, had := t.byID.Get(changed[0].id); !had {
+			n += t.byName.levels()
+		}
+		spare = make([]dirNode, n)
+	}
+	byID := t.byID.update(idOps, &spare)
 	// The name index: every name the base gave a deleted or renamed topic
 	// goes (if still that topic's), then every new or changed name is set.
 	// The base topic under each id was found by the id index's update.
@@ -252,7 +262,7 @@ func (t *topicIndexes) update(deleted []record.UUID, changed []*Topic) (topicInd
 	if len(nameDels) > 0 {
 		nameOps = append(nameDels, nameSets...)
 	}
-	return topicIndexes{byID: byID, byName: t.byName.update(nameOps)}, nil
+	return topicIndexes{byID: byID, byName: t.byName.update(nameOps, &spare)}, nil
 }
 
 // appendDropName appends the deletion of old's name to ops when t's name
