@@ -140,11 +140,13 @@ func BenchmarkTopicsImageSnapshotLoad(b *testing.B) {
 // BenchmarkTopicsImageSingleRecordChange: Apply of a delta adding one topic
 // with one partition to the full image
 // (TopicsImageSingleRecordChangeBenchmark), at Kafka's sizes and at
-// 1 000 000 topics (10 M partitions: about 1.5 GB and a minute of setup),
+// 1 000 000 topics (10 M partitions: about 1.5 GB and a minute of setup;
+// only with KMETA_BENCH10M=1),
 // to show the cost does not grow with the image.
 func BenchmarkTopicsImageSingleRecordChange(b *testing.B) {
 	for _, n := range append(topicCounts[:len(topicCounts):len(topicCounts)], 1000000) {
 		b.Run(fmt.Sprintf("topics=%d", n), func(b *testing.B) {
+			scaleGate(b, n)
 			img := fullImage(b, n)
 			d := New(img)
 			id := record.UUID{0xff, 1, 2, 3}
@@ -208,6 +210,7 @@ func BenchmarkTopicsImageZonalOutage(b *testing.B) {
 func BenchmarkImageHeapPerPartition(b *testing.B) {
 	for _, topics := range []int{100000, 1000000} {
 		b.Run(fmt.Sprintf("topics=%d", topics), func(b *testing.B) {
+			scaleGate(b, topics)
 			b.ReportAllocs()
 			var perPartition, scanPerPartition float64
 			for b.Loop() {
