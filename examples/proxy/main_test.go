@@ -2,7 +2,6 @@ package main
 
 import (
 	"encoding/binary"
-	"io"
 	"net"
 	"os"
 	"path/filepath"
@@ -32,36 +31,7 @@ func TestDemo(t *testing.T) {
 	case <-time.After(20 * time.Second):
 		t.Fatal("the proxy did not start")
 	}
-	conn, err := net.DialTimeout("tcp", addr.String(), 5*time.Second)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	conn.SetDeadline(time.Now().Add(10 * time.Second))
-	md := kmsg.NewPtrMetadataRequest()
-	md.Version = 12
-	body := binary.BigEndian.AppendUint16(nil, 3)
-	body = binary.BigEndian.AppendUint16(body, 12)
-	body = binary.BigEndian.AppendUint32(body, 7)
-	body = binary.BigEndian.AppendUint16(body, 0xffff)
-	body = append(body, 0)
-	body = md.AppendTo(body)
-	if _, err := conn.Write(append(binary.BigEndian.AppendUint32(nil, uint32(len(body))), body...)); err != nil {
-		t.Fatal(err)
-	}
-	var size [4]byte
-	if _, err := io.ReadFull(conn, size[:]); err != nil {
-		t.Fatal(err)
-	}
-	resp := make([]byte, binary.BigEndian.Uint32(size[:]))
-	if _, err := io.ReadFull(conn, resp); err != nil {
-		t.Fatal(err)
-	}
-	mr := kmsg.NewPtrMetadataResponse()
-	mr.Version = 12
-	if err := mr.ReadFrom(resp[5:]); err != nil {
-		t.Fatal(err)
-	}
+	mr := metadata(t, addr.String())
 	host, port, _ := net.SplitHostPort(addr.String())
 	if len(mr.Brokers) != 3 {
 		t.Fatalf("want 3 brokers, got %+v", mr.Brokers)
