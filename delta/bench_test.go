@@ -174,26 +174,7 @@ func BenchmarkTopicsImageSingleRecordChange(b *testing.B) {
 func BenchmarkTopicsImageZonalOutage(b *testing.B) {
 	for _, n := range topicCounts {
 		b.Run(fmt.Sprintf("topics=%d", n), func(b *testing.B) {
-			img := fullImage(b, n)
-			d := New(img)
-			for t := range img.Topics().All() {
-				for p := range t.Partitions() {
-					if !p.InISR(0) {
-						continue
-					}
-					pr := p.Record(t.ID(), false, false)
-					isr := pr.ISR[:0:0]
-					for _, x := range pr.ISR {
-						if x != 0 {
-							isr = append(isr, x)
-						}
-					}
-					pr.ISR, pr.Leader = isr, isr[0]
-					if err := d.Replay(pr); err != nil {
-						b.Fatal(err)
-					}
-				}
-			}
+			d := scaleZonalOutage(b, fullImage(b, n))
 			b.ReportMetric(float64(len(d.Topics().Changed)), "topics-changed")
 			benchApply(b, d)
 		})
