@@ -2,18 +2,14 @@ package image_test
 
 import (
 	"go/ast"
-	"go/importer"
-	"go/parser"
 	"go/token"
 	"go/types"
-	"os"
-	"path/filepath"
 	"slices"
 	"sort"
-	"strings"
 	"testing"
 
 	"github.com/kmeta-go/kmeta/image"
+	"github.com/kmeta-go/kmeta/internal/typecheck"
 	"github.com/kmeta-go/kmeta/record"
 )
 
@@ -30,39 +26,6 @@ var copiedValues = map[string]string{
 	"Token":           "Tokens.Get, Tokens.All and Builder.PutTokens copy the renewers",
 	"QuotaEntityPart": "QuotaEntity.Parts and NewQuotaEntity copy the names",
 	"Difference":      "Diff makes every Difference afresh for its caller",
-}
-
-// loadImagePackage parses and type-checks package image's own files (no
-// tests) with the standard library's go/parser and go/types.
-func loadImagePackage(t *testing.T) (*token.FileSet, []*ast.File, *types.Package, *types.Info) {
-	t.Helper()
-	names, err := filepath.Glob("*.go")
-	if err != nil {
-		t.Fatal(err)
-	}
-	fset := token.NewFileSet()
-	var files []*ast.File
-	for _, n := range names {
-		if strings.HasSuffix(n, "_test.go") {
-			continue
-		}
-		src, err := os.ReadFile(n)
-		if err != nil {
-			t.Fatal(err)
-		}
-		f, err := parser.ParseFile(fset, n, src, parser.SkipObjectResolution)
-		if err != nil {
-			t.Fatal(err)
-		}
-		files = append(files, f)
-	}
-	info := &types.Info{Types: map[ast.Expr]types.TypeAndValue{}, Uses: map[*ast.Ident]types.Object{}, Defs: map[*ast.Ident]types.Object{}, Selections: map[*ast.SelectorExpr]*types.Selection{}}
-	conf := types.Config{Importer: importer.ForCompiler(fset, "source", nil)}
-	pkg, err := conf.Check("github.com/kmeta-go/kmeta/image", fset, files, info)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return fset, files, pkg, info
 }
 
 // TestExportedAPIDoesNotWrite lists package image's exported API with
@@ -88,7 +51,7 @@ func loadImagePackage(t *testing.T) (*token.FileSet, []*ast.File, *types.Package
 // ("*p = image.Partition{}"); the types' fields are unexported, so nothing
 // narrower can be written.
 func TestExportedAPIDoesNotWrite(t *testing.T) {
-	_, files, pkg, info := loadImagePackage(t)
+	_, files, pkg, info := typecheck.Package(t, "github.com/kmeta-go/kmeta/image")
 	w := newReceiverWrites(files, pkg, info)
 	isBuilder := func(n string) bool { return slices.Contains(builderTypes, n) }
 	var problems []string

@@ -1,18 +1,13 @@
 package clientview
 
 import (
-	"go/ast"
-	"go/importer"
-	"go/parser"
-	"go/token"
 	"go/types"
-	"os"
-	"path/filepath"
 	"sort"
-	"strings"
 	"testing"
 
 	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/kmeta-go/kmeta/internal/typecheck"
 )
 
 // plainValues are the exported struct types with exported fields that a
@@ -31,7 +26,7 @@ var plainValues = map[string]string{
 // read through methods only, as image.Partition is, so no caller can write
 // into a View other goroutines read without a lock.
 func TestViewAPIIsReadOnly(t *testing.T) {
-	pkg := loadPackage(t)
+	_, _, pkg, _ := typecheck.Package(t, "github.com/kmeta-go/kmeta/epoch/clientview")
 	seen := map[*types.Named]bool{}
 	var reachable []string
 	var visit func(types.Type)
@@ -93,37 +88,6 @@ func containsString(l []string, s string) bool {
 		}
 	}
 	return false
-}
-
-// loadPackage type-checks the package's own files (no tests).
-func loadPackage(t *testing.T) *types.Package {
-	t.Helper()
-	names, err := filepath.Glob("*.go")
-	if err != nil {
-		t.Fatal(err)
-	}
-	fset := token.NewFileSet()
-	var files []*ast.File
-	for _, n := range names {
-		if strings.HasSuffix(n, "_test.go") {
-			continue
-		}
-		src, err := os.ReadFile(n)
-		if err != nil {
-			t.Fatal(err)
-		}
-		f, err := parser.ParseFile(fset, n, src, parser.SkipObjectResolution)
-		if err != nil {
-			t.Fatal(err)
-		}
-		files = append(files, f)
-	}
-	conf := types.Config{Importer: importer.ForCompiler(fset, "source", nil)}
-	pkg, err := conf.Check("github.com/kmeta-go/kmeta/epoch/clientview", fset, files, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return pkg
 }
 
 // TestViewCopiesAreTheCallers: every slice a View or its topics, partitions
