@@ -78,7 +78,7 @@ func CheckProduce(t *image.Topic, p int32, local int32) Result {
 }
 
 // CheckName is Check for a topic given by name (requests before topic ids).
-// It looks the topic up on every call (the name index, then the id index);
+// It looks the topic up in the name index on every call;
 // a request handler resolves each requested topic once with img.Topic and
 // calls Check for each of its partitions, as Kafka's fetch handling does
 // (see the package doc and BenchmarkCheckFetchRequest).

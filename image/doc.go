@@ -34,11 +34,11 @@
 //	err := b.PutTopics(nil, []*image.Topic{tb.Topic()})
 //	img := b.Image(image.EmptyProvenance)
 //
-// Topics are kept in two persistent hash maps from
-// github.com/benbjohnson/immutable, by id and name → id, so an image that
-// changes k topics shares all other topics with the previous image. Each
-// partition is one compact struct holding its id lists in a single backing
-// array.
+// Topics are kept in two persistent hash maps, by id and by name (each
+// maps to the *Topic, as Kafka's TopicsImage does), so an image that
+// changes k topics shares all other topics with the previous image; the
+// other parts are persistent maps from github.com/benbjohnson/immutable. A
+// topic and its partitions are one compact, pointer-free block.
 //
 // The writer path (Image.Write, Image.Records) turns an image back into the
 // records of a snapshot at its metadata.version, in Kafka's order, reporting

@@ -30,7 +30,7 @@ func (t *Topics) byNameOrder() *nameOrder {
 		return o
 	}
 	o := &nameOrder{list: make([]*Topic, 0, t.Len())}
-	for _, tp := range t.byID.All() {
+	for tp := range t.byID.All() {
 		o.list = append(o.list, tp)
 		o.parts += len(tp.parts)
 	}

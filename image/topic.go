@@ -1,7 +1,6 @@
 package image
 
 import (
-	"encoding/binary"
 	"fmt"
 	"iter"
 	"slices"
@@ -59,61 +58,12 @@ func (t *Topic) Partitions() iter.Seq[*Partition] {
 	}
 }
 
-// uuidHasher hashes 16-byte ids for the topic maps. Topic ids are random,
-// so folding the words is enough to spread them; the top bits choose a
-// shard, the low bits the slots of the shard's trie.
-type uuidHasher struct{}
-
-func (uuidHasher) Hash(u record.UUID) uint32 {
-	h := binary.LittleEndian.Uint64(u[:8]) ^ binary.LittleEndian.Uint64(u[8:])*0x9E3779B97F4A7C15
-	return uint32(h ^ h>>32)
-}
-
-func (uuidHasher) Equal(a, b record.UUID) bool { return a == b }
-
-// stringHasher is FNV-1a with a final avalanche (murmur3's fmix32), so that
-// the top bits, which choose a shard, depend on every byte.
-type stringHasher struct{}
-
-func (stringHasher) Hash(s string) uint32 { return hashString(s) }
-
-func (stringHasher) Equal(a, b string) bool { return a == b }
-
-// nameKey is a topic name with its hash, the key of the name index: the
-// hash is computed once per lookup or change, and comparing keys looks at
-// the names' bytes only when the hashes are equal.
-type nameKey struct {
-	hash uint32
-	name string
-}
-
-func keyOfName(name string) nameKey { return nameKey{hashString(name), name} }
-
-func (t *Topic) nameKey() nameKey { return nameKey{t.nameHash, t.name} }
-
-type nameHasher struct{}
-
-func (nameHasher) Hash(k nameKey) uint32 { return k.hash }
-
-func (nameHasher) Equal(a, b nameKey) bool { return a.hash == b.hash && a.name == b.name }
-
-func hashString(s string) uint32 {
-	h := uint32(2166136261)
-	for i := 0; i < len(s); i++ {
-		h ^= uint32(s[i])
-		h *= 16777619
-	}
-	h ^= h >> 16
-	h *= 0x85ebca6b
-	h ^= h >> 13
-	h *= 0xc2b2ae35
-	return h ^ h>>16
-}
-
 // Topics is every topic by id and by name, Kafka's TopicsImage. Both indexes
-// are persistent maps (shardMap: small immutable.Maps under a copy-on-write
-// directory whose depth follows the number of topics), so an image that changes k topics shares everything else with
-// the image before it; the name index maps names to ids.
+// are persistent maps (topicMap: small arrays of slots under a copy-on-write
+// directory whose depth follows the number of topics), so an image that
+// changes k topics shares everything else with the image before it. Both
+// map to the *Topic, as TopicsImage's topicsById and topicsByName both hold
+// the TopicImage.
 type Topics struct {
 	topicIndexes
 	order atomic.Pointer[nameOrder] // the topics by name, computed on first use
@@ -121,36 +71,32 @@ type Topics struct {
 
 // topicIndexes is the two indexes of a Topics value.
 type topicIndexes struct {
-	byID   shardMap[record.UUID, *Topic]
-	byName shardMap[nameKey, record.UUID]
+	byID   topicMap
+	byName topicMap
 }
 
-var emptyTopics = &Topics{topicIndexes: topicIndexes{
-	byID:   shardMap[record.UUID, *Topic]{hasher: uuidHasher{}},
-	byName: shardMap[nameKey, record.UUID]{hasher: nameHasher{}},
-}}
+var emptyTopics = &Topics{topicIndexes: topicIndexes{byName: topicMap{names: true}}}
 
 // Len is the number of topics.
 func (t *Topics) Len() int { return t.byID.Len() }
 
 // ByID returns the topic with id.
-func (t *Topics) ByID(id record.UUID) (*Topic, bool) { return t.byID.Get(id) }
+func (t *Topics) ByID(id record.UUID) (*Topic, bool) { return t.byID.getID(id) }
 
 // ByName returns the topic named name.
-func (t *Topics) ByName(name string) (*Topic, bool) {
-	id, ok := t.byName.Get(keyOfName(name))
-	if !ok {
-		return nil, false
-	}
-	return t.byID.Get(id)
-}
+func (t *Topics) ByName(name string) (*Topic, bool) { return t.byName.getName(name) }
 
 // IDOf returns the id of the topic named name.
-func (t *Topics) IDOf(name string) (record.UUID, bool) { return t.byName.Get(keyOfName(name)) }
+func (t *Topics) IDOf(name string) (record.UUID, bool) {
+	if tp, ok := t.byName.getName(name); ok {
+		return tp.id, true
+	}
+	return record.UUID{}, false
+}
 
 // Partition returns partition p of topic id.
 func (t *Topics) Partition(id record.UUID, p int32) (*Partition, bool) {
-	tp, ok := t.byID.Get(id)
+	tp, ok := t.byID.getID(id)
 	if !ok {
 		return nil, false
 	}
@@ -160,7 +106,7 @@ func (t *Topics) Partition(id record.UUID, p int32) (*Partition, bool) {
 // All iterates over the topics in the id index's order (not sorted).
 func (t *Topics) All() iter.Seq[*Topic] {
 	return func(yield func(*Topic) bool) {
-		for _, tp := range t.byID.All() {
+		for tp := range t.byID.All() {
 			if !yield(tp) {
 				return
 			}
@@ -204,88 +150,51 @@ func (t *topicIndexes) update(deleted []record.UUID, changed []*Topic) (topicInd
 		}
 		return buildTopics(changed), nil
 	}
-	var idBuf [4]shardOp[record.UUID, *Topic] // a small delta's ops stay on the stack
-	idOps := idBuf[:0]
-	if n := len(deleted) + len(changed); n > len(idBuf) {
-		idOps = make([]shardOp[record.UUID, *Topic], 0, n)
-	}
-	var gone map[record.UUID]struct{}
-	if len(deleted) > 0 {
-		gone = make(map[record.UUID]struct{}, len(deleted))
+	n := len(deleted) + len(changed)
+	var idBuf, nameBuf [4]topicOp // a small delta's ops stay on the stack
+	idOps, nameOps := idBuf[:0], nameBuf[:0]
+	if n > len(idBuf) {
+		idOps, nameOps = make([]topicOp, 0, n), make([]topicOp, 0, n)
 	}
 	for _, id := range deleted {
-		gone[id] = struct{}{}
-		idOps = append(idOps, t.byID.opDelete(id))
+		old, ok := t.byID.getID(id)
+		if !ok {
+			return topicIndexes{}, fmt.Errorf("delete topic %s: not in the base image", id)
+		}
+		idOps = append(idOps, t.byID.op(old, true))
 	}
 	for _, tp := range changed {
-		idOps = append(idOps, t.byID.opSet(tp.id, tp))
+		idOps = append(idOps, t.byID.op(tp, false))
 	}
 	// One change (the usual delta): both indexes' copied paths are one
-	// allocation, sized for the name index too when the topic is new.
+	// allocation.
 	var spare []dirNode
 	if len(deleted) == 0 && len(changed) == 1 {
-		n := t.byID.levels()
-		if _, had := t.byID.Get(changed[0].id); !had {
-			n += t.byName.levels()
-		}
-		spare = make([]dirNode, n)
+		spare = make([]dirNode, t.byID.levels()+t.byName.levels())
 	}
 	byID := t.byID.update(idOps, &spare)
 	// The name index: every name the base gave a deleted or renamed topic
-	// goes (if still that topic's), then every new or changed name is set.
-	// The base topic under each id was found by the id index's update.
-	var nameDels []shardOp[nameKey, record.UUID]
-	var nameBuf [4]shardOp[nameKey, record.UUID]
-	nameSets := nameBuf[:0]
+	// goes (if still that topic's), then every changed topic is put under
+	// its name. The base topic under each id was found by the id index's
+	// update.
 	for i := range idOps {
 		op := &idOps[i]
-		if op.del {
-			if !op.had {
-				return topicIndexes{}, fmt.Errorf("delete topic %s: not in the base image", op.key)
+		if op.had && (op.del || op.old.name != op.tp.name) {
+			if cur, ok := t.byName.getName(op.old.name); ok && cur.id == op.old.id {
+				nameOps = append(nameOps, t.byName.op(op.old, true))
 			}
-			nameDels = t.appendDropName(nameDels, op.old)
-			continue
 		}
-		had := op.had
-		if _, del := gone[op.key]; del {
-			had = false // its base name is dropped by the delete
-		}
-		if had && op.old.name == op.val.name {
-			continue
-		}
-		if had {
-			nameDels = t.appendDropName(nameDels, op.old)
-		}
-		nameSets = append(nameSets, t.byName.opSet(op.val.nameKey(), op.val.id))
 	}
-	nameOps := nameSets
-	if len(nameDels) > 0 {
-		nameOps = append(nameDels, nameSets...)
+	for i := range idOps {
+		if !idOps[i].del {
+			nameOps = append(nameOps, t.byName.op(idOps[i].tp, false))
+		}
 	}
 	return topicIndexes{byID: byID, byName: t.byName.update(nameOps, &spare)}, nil
 }
 
-// appendDropName appends the deletion of old's name to ops when t's name
-// index still gives that name to old's id.
-func (t *topicIndexes) appendDropName(ops []shardOp[nameKey, record.UUID], old *Topic) []shardOp[nameKey, record.UUID] {
-	k := old.nameKey()
-	if cur, ok := t.byName.Get(k); ok && cur == old.id {
-		ops = append(ops, t.byName.opDelete(k))
-	}
-	return ops
-}
-
 // buildTopics returns the topics of an empty image plus topics (a snapshot
-// load, or the first delta): both indexes are built shard by shard with
-// immutable.MapBuilder.
+// load, or the first delta).
 func buildTopics(topics []*Topic) topicIndexes {
-	ids := make([]record.UUID, len(topics))
-	names := make([]nameKey, len(topics))
-	for i, tp := range topics {
-		ids[i], names[i] = tp.id, nameKey{tp.nameHash, tp.name}
-	}
-	return topicIndexes{
-		byID:   buildShardMap(emptyTopics.byID.hasher, ids, topics),
-		byName: buildShardMap(emptyTopics.byName.hasher, names, ids),
-	}
+	return topicIndexes{byID: buildTopicMap(false, topics), byName: buildTopicMap(true, topics)}
 }
