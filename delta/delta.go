@@ -90,7 +90,7 @@ type Delta struct {
 	growing  *topicDelta              // the topic the last partition was put in
 	sizeHint int                      // partitions of the topic growing before it
 	deleted  map[record.UUID]struct{} // ids of base topics
-	created  map[string]record.UUID   // names created in this delta
+	created  nameMap                  // names created in this delta
 
 	// configs (ConfigurationsDelta)
 	configs map[image.ConfigResource]*configDelta

@@ -12,7 +12,7 @@ import (
 // current view: created here first, then the base image unless deleted (in
 // a snapshot delta, only topics the snapshot asserted).
 func (d *Delta) liveTopicID(name string) (record.UUID, bool) {
-	if id, ok := d.created[name]; ok {
+	if id, ok := d.created.get(name); ok {
 		return id, true
 	}
 	if d.snapshot {
@@ -73,19 +73,16 @@ func (d *Delta) replayTopic(r *record.TopicRecord) error {
 	if d.topics == nil {
 		d.topics = map[record.UUID]*topicDelta{}
 	}
-	if d.created == nil {
-		d.created = map[string]record.UUID{}
-	}
 	if old, ok := d.topics[r.TopicID]; ok {
 		old.dropped = true
 		if old.name != r.Name {
-			delete(d.created, old.name)
+			d.created.delete(old.name)
 		}
 	}
 	td := &topicDelta{name: r.Name, id: r.TopicID, b: b}
 	d.topics[r.TopicID] = td
 	d.order = append(d.order, td)
-	d.created[r.Name] = r.TopicID
+	d.created.set(r.Name, r.TopicID)
 	return nil
 }
 
@@ -256,8 +253,8 @@ func (d *Delta) replayRemoveTopic(r *record.RemoveTopicRecord) error {
 		name = td.name
 		td.dropped = true
 		delete(d.topics, r.TopicID)
-		if d.created[name] == r.TopicID {
-			delete(d.created, name)
+		if id, ok := d.created.get(name); ok && id == r.TopicID {
+			d.created.delete(name)
 		}
 	} else {
 		name = base.Name()
@@ -285,7 +282,7 @@ func (d *Delta) replayRemoveTopic(r *record.RemoveTopicRecord) error {
 // topics it changes (the image is the same).
 func (d *Delta) replayClearELR(r *record.ClearElrRecord) error {
 	if r.TopicName != "" {
-		id, ok := d.created[r.TopicName]
+		id, ok := d.created.get(r.TopicName)
 		if !ok {
 			id, ok = d.base.Topics().IDOf(r.TopicName)
 		}

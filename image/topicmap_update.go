@@ -114,9 +114,13 @@ func (m *topicMap) find(s []slot, h uint32, tp *Topic) (int, bool) {
 	return len(s), false
 }
 
-// compareSlots orders slots by hash, then by key.
+// compareSlots orders slots by hash, then by key: the topics are read
+// only when the hashes are equal.
 func (m *topicMap) compareSlots(x, y slot) int {
-	return cmp.Or(cmp.Compare(x.hash, y.hash), m.compareKeys(x.tp, y.tp))
+	if x.hash != y.hash {
+		return cmp.Compare(x.hash, y.hash)
+	}
+	return m.compareKeys(x.tp, y.tp)
 }
 
 // updateEmpty is update on an empty map: for each key the last op decides,
