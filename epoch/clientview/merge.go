@@ -137,7 +137,11 @@ func (m *merger) mergeTopics(resp *kmsg.MetadataResponse) (answered int) {
 			hint = v.order[i]
 		}
 		m.slot = -1
-		if m.mergeTopic(rt, hint) {
+		switch {
+		case m.unchangedTopic(rt, hint):
+			m.slot = hint
+			answered++
+		case m.mergeTopic(rt, hint):
 			answered++
 		}
 		slot := int32(-1)
