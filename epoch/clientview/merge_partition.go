@@ -2,6 +2,7 @@ package clientview
 
 import (
 	"math"
+	"runtime"
 	"slices"
 	"unsafe"
 
@@ -189,22 +190,41 @@ func settledRun(parts []Partition, aps []kmsg.MetadataResponseTopicPartition) in
 			return i
 		}
 		// The view's lists end to end: nr + ni + len(OfflineReplicas)
-		// entries from p.lists, every index below in range.
-		base, x := unsafe.Pointer(p.lists), int32(0)
-		for j, r := range ap.Replicas {
-			x |= r ^ *(*int32)(unsafe.Add(base, 4*j))
+		// entries from p.lists. No address past them is formed.
+		base := unsafe.Pointer(p.lists)
+		x := diff32(ap.Replicas, base)
+		if ni > 0 {
+			x |= diff32(ap.ISR, unsafe.Add(base, 4*nr))
 		}
-		for j, r := range ap.ISR {
-			x |= r ^ *(*int32)(unsafe.Add(base, 4*(nr+j)))
-		}
-		for j, r := range ap.OfflineReplicas {
-			x |= r ^ *(*int32)(unsafe.Add(base, 4*(nr+ni+j)))
+		if len(ap.OfflineReplicas) > 0 {
+			x |= diff32(ap.OfflineReplicas, unsafe.Add(base, 4*(nr+ni)))
 		}
 		if x != 0 {
 			return i
 		}
 	}
 	return len(aps)
+}
+
+// unalignedWords: the architecture loads a uint64 from any 4-byte aligned
+// address (diff32 compares two int32s at a time there).
+const unalignedWords = runtime.GOARCH == "amd64" || runtime.GOARCH == "arm64"
+
+// diff32 is zero when the len(a) int32s from b equal a. b must point to at
+// least len(a) int32s.
+func diff32(a []int32, b unsafe.Pointer) uint64 {
+	pa := unsafe.Pointer(unsafe.SliceData(a))
+	n, i := len(a), 0
+	var x uint64
+	if unalignedWords {
+		for ; i+2 <= n; i += 2 {
+			x |= *(*uint64)(unsafe.Add(pa, 4*i)) ^ *(*uint64)(unsafe.Add(b, 4*i))
+		}
+	}
+	for ; i < n; i++ {
+		x |= uint64(uint32(*(*int32)(unsafe.Add(pa, 4*i)) ^ *(*int32)(unsafe.Add(b, 4*i))))
+	}
+	return x
 }
 
 // setLists takes the answer's replica lists, keeping the current backing
