@@ -2,7 +2,9 @@ package clientview
 
 import (
 	"math"
+	"runtime"
 	"slices"
+	"unsafe"
 
 	"github.com/twmb/franz-go/pkg/kmsg"
 
@@ -145,17 +147,11 @@ func (m *merger) refuse(p *Partition, ap *kmsg.MetadataResponseTopicPartition, l
 }
 
 // settledPrefix returns how many leading entries of aps answer partitions
-// 0, 1, 2... of t exactly as t holds them (unchangedBy): the entries Merge
-// skips without a write. It reads plain fields only.
+// 0, 1, 2... of t exactly as t holds them (see unchangedBy): the entries
+// Merge skips without a write. It reads plain fields only.
 func (t *Topic) settledPrefix(aps []kmsg.MetadataResponseTopicPartition) int {
-	parts := t.parts
-	n := min(len(aps), len(parts))
-	for i := 0; i < n; i++ {
-		if aps[i].Partition != int32(i) || !parts[i].unchangedBy(&aps[i]) {
-			return i
-		}
-	}
-	return n
+	n := min(len(aps), len(t.parts))
+	return settledRun(t.parts[:n], aps[:n])
 }
 
 // unchangedBy is the fast path of an answer identical to a settled
@@ -164,31 +160,71 @@ func (t *Topic) settledPrefix(aps []kmsg.MetadataResponseTopicPartition) int {
 // (with no flags set, NeedsRefresh is clear, so the error code is not one of
 // epoch.InvalidMetadata's: mergePartition sets NeedsRefresh for those).
 func (p *Partition) unchangedBy(ap *kmsg.MetadataResponseTopicPartition) bool {
-	if p.flags != 0 || p.streakN != 0 || ap.ErrorCode != p.errorCode || ap.Leader != p.leader ||
-		ap.LeaderEpoch != p.leaderEpoch || p.leaderEpoch != p.seenEpoch || p.leader < 0 || p.leaderEpoch < 0 {
-		return false
-	}
-	nr, ni := int(p.nRep), int(p.nISR)
-	if len(ap.Replicas) != nr || len(ap.ISR) != ni || len(ap.OfflineReplicas) != int(p.nOff) {
-		return false
-	}
-	l := p.allLists()
-	for i, x := range ap.Replicas {
-		if l[i] != x {
-			return false
+	return settledRun(unsafe.Slice(p, 1), unsafe.Slice(ap, 1)) == 1
+}
+
+// settledRun returns how many leading aps[i] describe parts[i] (same
+// partition id) exactly as the view holds it, the partition being settled:
+// no flags, no streak, a leader and a reliable epoch that is the highest
+// seen, and the answer's error, leader, epoch and lists. parts and aps have
+// the same length.
+//
+// It is the loop every merge runs over every partition of the answer, so it
+// is written for speed: the scalar tests are folded into one word by xor and
+// or (one branch per partition), the lists are compared without bounds
+// checks, and nothing is called.
+func settledRun(parts []Partition, aps []kmsg.MetadataResponseTopicPartition) int {
+	parts = parts[:len(aps)]
+	for i := range aps {
+		ap, p := &aps[i], &parts[i]
+		// Zero when every scalar agrees and p is settled; the sign bit of
+		// leader|leaderEpoch is set when either is -1.
+		if uint32(ap.Partition^p.id)|uint32(ap.Leader^p.leader)|uint32(ap.LeaderEpoch^p.leaderEpoch)|
+			uint32(p.leaderEpoch^p.seenEpoch)|uint32(uint16(ap.ErrorCode^p.errorCode))|
+			uint32(p.flags)|uint32(p.streakN)|uint32(p.leader|p.leaderEpoch)>>31 != 0 {
+			return i
+		}
+		// Lengths beyond a uint16 never match the view's (clipped) ones.
+		nr, ni := len(ap.Replicas), len(ap.ISR)
+		if nr != int(p.nRep) || ni != int(p.nISR) || len(ap.OfflineReplicas) != int(p.nOff) {
+			return i
+		}
+		// The view's lists end to end: nr + ni + len(OfflineReplicas)
+		// entries from p.lists. No address past them is formed.
+		base := unsafe.Pointer(p.lists)
+		x := diff32(ap.Replicas, base)
+		if ni > 0 {
+			x |= diff32(ap.ISR, unsafe.Add(base, 4*nr))
+		}
+		if len(ap.OfflineReplicas) > 0 {
+			x |= diff32(ap.OfflineReplicas, unsafe.Add(base, 4*(nr+ni)))
+		}
+		if x != 0 {
+			return i
 		}
 	}
-	for i, x := range ap.ISR {
-		if l[nr+i] != x {
-			return false
+	return len(aps)
+}
+
+// unalignedWords: the architecture loads a uint64 from any 4-byte aligned
+// address (diff32 compares two int32s at a time there).
+const unalignedWords = runtime.GOARCH == "amd64" || runtime.GOARCH == "arm64"
+
+// diff32 is zero when the len(a) int32s from b equal a. b must point to at
+// least len(a) int32s.
+func diff32(a []int32, b unsafe.Pointer) uint64 {
+	pa := unsafe.Pointer(unsafe.SliceData(a))
+	n, i := len(a), 0
+	var x uint64
+	if unalignedWords {
+		for ; i+2 <= n; i += 2 {
+			x |= *(*uint64)(unsafe.Add(pa, 4*i)) ^ *(*uint64)(unsafe.Add(b, 4*i))
 		}
 	}
-	for i, x := range ap.OfflineReplicas {
-		if l[nr+ni+i] != x {
-			return false
-		}
+	for ; i < n; i++ {
+		x |= uint64(uint32(*(*int32)(unsafe.Add(pa, 4*i)) ^ *(*int32)(unsafe.Add(b, 4*i))))
 	}
-	return true
+	return x
 }
 
 // setLists takes the answer's replica lists, keeping the current backing

@@ -88,6 +88,31 @@ func (m *merger) mergeTopic(rt *kmsg.MetadataResponseTopic, hint int32) bool {
 	return known
 }
 
+// unchangedTopic reports whether the answer entry rt describes the
+// receiver's topic in slot hint exactly as the view holds it, a topic this
+// merge has not replaced yet: the case of most entries of a periodic
+// refresh, which Merge then skips without a write. It is mergeTopic's and
+// mergeInto's own test for that case (same name, no topic error, same id or
+// none, nothing topic-level pending, every partition unchangedBy its
+// answer), taken before their general steps.
+func (m *merger) unchangedTopic(rt *kmsg.MetadataResponseTopic, hint int32) bool {
+	tab := &m.v.tab
+	if hint < 0 || int(hint) >= tab.slots() || rt.Topic == nil || rt.ErrorCode != 0 || m.version < 9 ||
+		m.tw.rebuilt {
+		return false
+	}
+	t := tab.at(hint)
+	if t == nil || t == tombstone || (m.tw.started && m.tw.t.at(hint) != t) {
+		return false
+	}
+	id := record.UUID(rt.TopicID)
+	if t.errorCode != 0 || t.internal != rt.IsInternal || t.refresh || t.gone != 0 || t.idStreak.n != 0 ||
+		len(rt.Partitions) > len(t.parts) || (id != t.id && id != record.ZeroUUID) || t.name != *rt.Topic {
+		return false
+	}
+	return settledRun(t.parts[:len(rt.Partitions)], rt.Partitions) == len(rt.Partitions)
+}
+
 // idTaken reports whether another topic of the view holds id: an answer
 // giving it to a second name is bad input (Kafka never reuses a topic id), so
 // the entry is ignored rather than filed under two names.

@@ -212,19 +212,23 @@ func (p *Partition) offline() []int32  { return p.allLists()[p.nRep+p.nISR:] }
 // Topic is one topic as a View knows it. A *Topic held by a View is never
 // modified; the next View shares it when nothing about it changed.
 type Topic struct {
+	// What every merge reads comes first, in the first 64 bytes: one cache
+	// line, as the padding at the end puts a Topic in the 128-byte size
+	// class, whose objects are 128-byte aligned.
 	name      string
+	parts     []Partition
 	id        record.UUID
 	errorCode int16
 	internal  bool
-	refresh   bool // topic-level need (error, unknown)
-	parts     []Partition
-	retired   []record.UUID // earlier incarnations, oldest first
+	refresh   bool  // topic-level need (error, unknown)
+	gone      uint8 // consecutive answers saying it does not exist (or absent from full answers)
 	idStreak  struct {
-		id record.UUID
 		n  uint8
+		id record.UUID
 	}
-	gone    uint8 // consecutive answers saying it does not exist (or absent from full answers)
-	pending int   // partitions needing refresh
+	retired []record.UUID // earlier incarnations, oldest first
+	pending int           // partitions needing refresh
+	_       [16]byte
 }
 
 // Name is the topic name.
