@@ -3,11 +3,9 @@ package clientview
 import (
 	"maps"
 	"sort"
-	"unsafe"
 
 	"github.com/twmb/franz-go/pkg/kmsg"
 
-	"github.com/kmeta-go/kmeta/epoch/clientview/internal/prefetch"
 	"github.com/kmeta-go/kmeta/image/kafkaerr"
 	"github.com/kmeta-go/kmeta/record"
 )
@@ -131,7 +129,6 @@ func (m *merger) mergeTopics(resp *kmsg.MetadataResponse) (answered int) {
 	v := m.v
 	for i := range resp.Topics {
 		rt := &resp.Topics[i]
-		prefetchAnswer(resp.Topics, i)
 		// The view remembers, for each entry of the answer that made it, the
 		// slot of that entry's topic: the same broker answers the same topics
 		// in the same order, so the topic at i is found without hashing.
@@ -161,34 +158,6 @@ func (m *merger) mergeTopics(resp *kmsg.MetadataResponse) (answered int) {
 		m.order[i] = slot
 	}
 	return answered
-}
-
-// maxPrefetch bounds the bytes prefetchAnswer asks for at once: past a few
-// lines of one stream the CPU's own prefetcher keeps up.
-const maxPrefetch = 2048
-
-// prefetchAnswer asks the CPU to fetch, while entry i of the answer is
-// merged, the partition entries of entry i+2 and the replica arrays of
-// entry i+1 (whose first partition entry was asked for one entry earlier).
-// Merge reads an answer once, in order, and compares each partition in a
-// few instructions, so without this it mostly waits for those lines: the
-// hardware prefetcher loses the stream at every topic's array. The replica
-// arrays are assumed to follow the first one, as a decoder allocates them;
-// a wrong guess costs only the hint.
-func prefetchAnswer(ts []kmsg.MetadataResponseTopic, i int) {
-	if !prefetch.Enabled {
-		return
-	}
-	if k := i + 2; k < len(ts) {
-		if aps := ts[k].Partitions; len(aps) > 0 {
-			prefetch.Lines(unsafe.Pointer(&aps[0]), min(uintptr(len(aps))*unsafe.Sizeof(aps[0]), maxPrefetch))
-		}
-	}
-	if k := i + 1; k < len(ts) {
-		if aps := ts[k].Partitions; len(aps) > 0 && len(aps[0].Replicas) > 0 {
-			prefetch.Lines(unsafe.Pointer(&aps[0].Replicas[0]), min(uintptr(len(aps))*32, maxPrefetch))
-		}
-	}
 }
 
 // next is the view the merge made of the receiver and the answer resp.
