@@ -94,9 +94,12 @@ func (d *Delta) applyFeatures(b *image.Builder) {
 
 // applyTopics is TopicsDelta.apply.
 func (d *Delta) applyTopics(b *image.Builder) error {
-	deleted := make([]record.UUID, 0, len(d.deleted))
-	for id := range d.deleted {
-		deleted = append(deleted, id)
+	var deleted []record.UUID
+	if len(d.deleted) > 0 {
+		deleted = make([]record.UUID, 0, len(d.deleted))
+		for id := range d.deleted {
+			deleted = append(deleted, id)
+		}
 	}
 	changed := make([]*image.Topic, 0, len(d.topics))
 	// In the order the topics were met: their partitions were allocated in

@@ -60,6 +60,7 @@ const inlineIDs = 6
 // left pointing at freed memory. The same holds for *Topic.
 type Partition struct {
 	ids            []int32          // the lists when they do not fit in inline, else nil
+	_              [wordPad]byte    // 32-bit platforms: keeps the size a multiple of 8
 	inline         [inlineIDs]int32 // the lists when they fit, then zeros
 	n              [numLists]uint16
 	id             int32

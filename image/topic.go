@@ -167,12 +167,16 @@ func (t *topicIndexes) update(deleted []record.UUID, changed []*Topic) (topicInd
 		idOps = append(idOps, t.byID.op(tp, false))
 	}
 	// One change (the usual delta): both indexes' copied paths are one
-	// allocation.
+	// allocation, and their new shards another.
 	var spare []dirNode
+	var slots []slot
 	if len(deleted) == 0 && len(changed) == 1 {
+		tp := changed[0]
 		spare = make([]dirNode, t.byID.levels()+t.byName.levels())
+		n := len(t.byID.shard(idOps[0].shard)) + len(t.byName.shard(shardOf(tp.nameHash, t.byName.bits))) + 2
+		slots = make([]slot, n)
 	}
-	byID := t.byID.update(idOps, &spare)
+	byID := t.byID.update(idOps, &spare, &slots)
 	// The name index: every name the base gave a deleted or renamed topic
 	// goes (if still that topic's), then every changed topic is put under
 	// its name. The base topic under each id was found by the id index's
@@ -190,7 +194,7 @@ func (t *topicIndexes) update(deleted []record.UUID, changed []*Topic) (topicInd
 			nameOps = append(nameOps, t.byName.op(idOps[i].tp, false))
 		}
 	}
-	return topicIndexes{byID: byID, byName: t.byName.update(nameOps, &spare)}, nil
+	return topicIndexes{byID: byID, byName: t.byName.update(nameOps, &spare, &slots)}, nil
 }
 
 // buildTopics returns the topics of an empty image plus topics (a snapshot

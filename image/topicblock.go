@@ -30,6 +30,10 @@ import (
 const (
 	topicSize     = unsafe.Sizeof(Topic{})
 	partitionSize = unsafe.Sizeof(Partition{})
+	// wordPad pads Partition after its slice header on 32-bit platforms,
+	// where the header is 12 bytes instead of 24, so that a partition stays
+	// a whole number of 8-byte words there too (0 on 64-bit platforms).
+	wordPad = 4 - 4*(unsafe.Sizeof(uintptr(0))/8)
 )
 
 // The block is laid out in 8-byte words: the Topic and the partitions must

@@ -26,8 +26,9 @@ func (m *topicMap) op(tp *Topic, del bool) topicOp {
 // old and had are set to what m holds for its key: read shard by shard
 // just before the shard is copied. When all of ops fall in one shard, the
 // copied path is one allocation, taken from spare when it has room for it
-// (the caller's batch of nodes for both indexes' paths).
-func (m *topicMap) update(ops []topicOp, spare *[]dirNode) topicMap {
+// (the caller's batch of nodes for both indexes' paths); new shards are
+// taken from slots while it has room (nil: none).
+func (m *topicMap) update(ops []topicOp, spare *[]dirNode, slots *[]slot) topicMap {
 	if len(ops) == 0 {
 		return *m
 	}
@@ -54,7 +55,7 @@ func (m *topicMap) update(ops []topicOp, spare *[]dirNode) topicMap {
 		}
 		leaf := e.leafOf(s)
 		old := slotsAt(leaf.kids[s&dirMask])
-		next := m.applyShard(old, ops[i:j])
+		next := m.applyShard(old, ops[i:j], slots)
 		out.size += len(next) - len(old)
 		leaf.kids[s&dirMask] = storeShard(next)
 		i = j
@@ -69,8 +70,9 @@ func (m *topicMap) update(ops []topicOp, spare *[]dirNode) topicMap {
 }
 
 // applyShard returns a new shard: old with ops (all of its shard) applied in
-// order, nil when nothing is left. Each op's old and had are read from old.
-func (m *topicMap) applyShard(old []slot, ops []topicOp) []slot {
+// order, nil when nothing is left, in memory from spare when it has room.
+// Each op's old and had are read from old.
+func (m *topicMap) applyShard(old []slot, ops []topicOp, spare *[]slot) []slot {
 	var buf [16]slot // a shard holds two to four keys on average
 	work := append(buf[:0], old...)
 	for i := range ops {
@@ -92,7 +94,12 @@ func (m *topicMap) applyShard(old []slot, ops []topicOp) []slot {
 	if len(work) == 0 {
 		return nil
 	}
-	out := make([]slot, len(work))
+	var out []slot
+	if n := len(work); spare != nil && len(*spare) >= n {
+		out, *spare = (*spare)[:n:n], (*spare)[n:]
+	} else {
+		out = make([]slot, n)
+	}
 	copy(out, work)
 	return out
 }
