@@ -104,11 +104,12 @@ func (d *Delta) applyTopics(b *image.Builder) error {
 	changed := make([]*image.Topic, 0, len(d.topics))
 	// In the order the topics were met: their partitions were allocated in
 	// that order too, so the walk goes through memory mostly forwards.
-	for _, td := range d.order {
-		if td.dropped {
-			continue
+	for _, c := range d.order.chunks {
+		for i := range c {
+			if td := &c[i]; !td.dropped {
+				changed = append(changed, td.freeze())
+			}
 		}
-		changed = append(changed, td.freeze())
 	}
 	return b.PutTopics(deleted, changed)
 }

@@ -86,7 +86,7 @@ type Delta struct {
 
 	// topics (TopicsDelta)
 	topics   map[record.UUID]*topicDelta
-	order    []*topicDelta            // every topicDelta made, in order; dropped ones are skipped
+	order    topicDeltas              // every topicDelta made, in order; dropped ones are skipped
 	growing  *topicDelta              // the topic the last partition was put in
 	sizeHint int                      // partitions of the topic growing before it
 	deleted  map[record.UUID]struct{} // ids of base topics
@@ -263,4 +263,34 @@ func (d *Delta) replay(r record.Record) error {
 		return &RecordError{Record: nil, Err: ErrNilRecord}
 	}
 	return reject(r, "record type %s is unknown to the delta", r.Type())
+}
+
+// topicDeltas holds the topicDeltas of a delta, in the order they were
+// made, in chunks that never move (so pointers to them stay valid) and that
+// double up to maxTopicDeltaChunk: a snapshot of a million topics then costs a
+// few thousand allocations for them instead of a million, and no growing
+// slice of pointers for the collector to scan again and again.
+type topicDeltas struct {
+	chunks [][]topicDelta
+}
+
+const (
+	minTopicDeltaChunk = 4
+	maxTopicDeltaChunk = 1024
+)
+
+// add stores td and returns a pointer to the copy held.
+func (o *topicDeltas) add(td topicDelta) *topicDelta {
+	n := len(o.chunks)
+	if n == 0 || len(o.chunks[n-1]) == cap(o.chunks[n-1]) {
+		size := minTopicDeltaChunk
+		if n > 0 {
+			size = min(2*cap(o.chunks[n-1]), maxTopicDeltaChunk)
+		}
+		o.chunks = append(o.chunks, make([]topicDelta, 0, size))
+		n++
+	}
+	c := &o.chunks[n-1]
+	*c = append(*c, td)
+	return &(*c)[len(*c)-1]
 }

@@ -79,9 +79,8 @@ func (d *Delta) replayTopic(r *record.TopicRecord) error {
 			d.created.delete(old.name)
 		}
 	}
-	td := &topicDelta{name: r.Name, id: r.TopicID, b: b}
+	td := d.order.add(topicDelta{name: r.Name, id: r.TopicID, b: b})
 	d.topics[r.TopicID] = td
-	d.order = append(d.order, td)
 	d.created.set(r.Name, r.TopicID)
 	return nil
 }
@@ -94,9 +93,8 @@ func (d *Delta) topicDeltaFor(id record.UUID, td *topicDelta, base *image.Topic)
 	if d.topics == nil {
 		d.topics = map[record.UUID]*topicDelta{}
 	}
-	td = &topicDelta{base: base, name: base.Name(), id: id}
+	td = d.order.add(topicDelta{base: base, name: base.Name(), id: id})
 	d.topics[id] = td
-	d.order = append(d.order, td)
 	return td
 }
 
