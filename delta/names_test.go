@@ -24,7 +24,7 @@ func TestNameMapModel(t *testing.T) {
 					delete(model, name)
 				} else {
 					id := record.UUID{byte(step), byte(step >> 8), 1}
-					m.set(name, id)
+					m.set(&topicDelta{name: name, id: id})
 					model[name] = id
 				}
 				probe := fmt.Sprintf("t%d", r.IntN(220))

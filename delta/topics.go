@@ -81,7 +81,7 @@ func (d *Delta) replayTopic(r *record.TopicRecord) error {
 	}
 	td := d.order.add(topicDelta{name: r.Name, id: r.TopicID, b: b})
 	d.topics[r.TopicID] = td
-	d.created.set(r.Name, r.TopicID)
+	d.created.set(td)
 	return nil
 }
 
