@@ -255,18 +255,20 @@ func allTopicsMetadata(topics *image.Topics, bt *brokers, v int16, o *call) []km
 	out := make([]kmsg.MetadataResponseTopic, n)
 	names := make([]string, n)
 	var pb partsBuilder
-	pb.init(np)
+	var small smallTables
+	tabs := shapeTables{shapes: small.shapes[:], table: small.table[:]}
+	pb.init(np, &tabs)
 	if o.Authorizer != nil {
 		for i, t := range found {
 			names[i] = t.Name()
-			out[i] = topicMetadata(t, &names[i], bt, v, &pb)
+			out[i] = topicMetadata(t, &names[i], bt, v, &pb, &tabs)
 		}
 		return out
 	}
 	for i := range n {
 		t := topics.ByNameAt(i)
 		names[i] = t.Name()
-		out[i] = topicMetadata(t, &names[i], bt, v, &pb)
+		out[i] = topicMetadata(t, &names[i], bt, v, &pb, &tabs)
 	}
 	return out
 }
@@ -292,13 +294,15 @@ func namedTopicsMetadata(out []kmsg.MetadataResponseTopic, topics *image.Topics,
 		}
 	}
 	var pb partsBuilder
+	var small smallTables
+	tabs := shapeTables{shapes: small.shapes[:], table: small.table[:]}
 	if np > 0 {
-		pb.init(np)
+		pb.init(np, &tabs)
 	}
 	// Entries point at the elements of authorized, a slice of this answer.
 	for i, t := range found {
 		if t != nil {
-			out = append(out, topicMetadata(t, &authorized[i], bt, v, &pb))
+			out = append(out, topicMetadata(t, &authorized[i], bt, v, &pb, &tabs))
 		}
 	}
 	if missing == 0 {
@@ -399,7 +403,7 @@ func invalidMetadataRequest(req *kmsg.MetadataRequest, resp *kmsg.MetadataRespon
 
 // topicMetadata is one found topic's entry (KRaftMetadataCache
 // .partitionMetadata) with name pointing at *name.
-func topicMetadata(t *image.Topic, name *string, bt *brokers, v int16, ids *partsBuilder) kmsg.MetadataResponseTopic {
+func topicMetadata(t *image.Topic, name *string, bt *brokers, v int16, ids *partsBuilder, tabs *shapeTables) kmsg.MetadataResponseTopic {
 	e := kmsg.NewMetadataResponseTopic()
 	e.Topic = name
 	e.TopicID = t.ID()
@@ -410,9 +414,9 @@ func topicMetadata(t *image.Topic, name *string, bt *brokers, v int16, ids *part
 	for i := range parts {
 		p := t.PartitionAt(i)
 		mp := &parts[i]
-		s := &ids.shapes[p.AssignmentHash()&ids.shapeMask]
+		s := &tabs.shapes[p.AssignmentHash()&tabs.shapeMask]
 		if s.src == nil || !p.SameAssignment(s.src) {
-			ids.fill(s, p, bt, v)
+			ids.fill(tabs, s, p, bt, v)
 		}
 		mp.Partition = p.ID()
 		mp.LeaderEpoch = p.LeaderEpoch()
@@ -441,7 +445,7 @@ type shape struct {
 
 // fill makes s the shape of p (a partition whose assignment is not in the
 // table, or whose slot another assignment holds).
-func (ids *partsBuilder) fill(s *shape, p *image.Partition, bt *brokers, v int16) {
+func (ids *partsBuilder) fill(tabs *shapeTables, s *shape, p *image.Partition, bt *brokers, v int16) {
 	s.src = p
 
 	// Replicas and ISR, only the alive ones at v0
@@ -455,14 +459,14 @@ func (ids *partsBuilder) fill(s *shape, p *image.Partition, bt *brokers, v int16
 	if v == 0 {
 		reps, isr = bt.keepAlive(reps), bt.keepAlive(isr)
 	}
-	s.replicas = ids.intern(reps)
+	s.replicas = ids.intern(tabs, reps)
 	if slices.Equal(isr, reps) {
 		s.isr = s.replicas
 	} else {
-		s.isr = ids.intern(isr)
+		s.isr = ids.intern(tabs, isr)
 	}
 	var off [8]int32
-	s.offline = ids.intern(bt.appendOffline(off[:0], p))
+	s.offline = ids.intern(tabs, bt.appendOffline(off[:0], p))
 
 	s.leader, s.errorCode = -1, int16(kafkaerr.None)
 	leader := bt.get(p.Leader())
@@ -484,8 +488,8 @@ func (ids *partsBuilder) fill(s *shape, p *image.Partition, bt *brokers, v int16
 }
 
 // partsBuilder is the memory of one answer's partition entries: one array
-// of entries for all of its topics, the table of shapes (one per distinct
-// assignment), and the id lists. Equal lists are one slice: most partitions
+// of entries for all of its topics, and the id lists; its shapeTables hold
+// the shapes (one per distinct assignment) and find the lists again. Equal lists are one slice: most partitions
 // of a cluster share a handful of replica sets (5 brokers and replication
 // factor 3 give at most 60), so an answer of 250 000 partitions holds a few
 // lists instead of 750 000, and an ISR equal to its replicas is the
@@ -498,15 +502,27 @@ func (ids *partsBuilder) fill(s *shape, p *image.Partition, bt *brokers, v int16
 // copied into a chunk of ids and replaces the table's entry.
 type partsBuilder struct {
 	parts     []kmsg.MetadataResponseTopicPartition
+	chunk     []int32 // free room for new lists
+	chunkSize int     // the size of a new chunk
+}
+
+// shapeTables are a partsBuilder's tables of shapes and lists. They are
+// passed beside the builder, never inside it: the builder's parts and
+// chunks go into the answer, and Go's escape analysis, which does not tell
+// fields apart, would send everything the builder points at to the heap
+// with them, so the small tables of a small answer (smallTables) could not
+// stay on the caller's stack.
+type shapeTables struct {
 	shapes    []shape // a power of two, at most maxShapes
 	shapeMask uint32
 	table     [][]int32 // a power of two, at most maxIDTable
-	chunk     []int32   // free room for new lists
-	chunkSize int       // the size of a new chunk
+}
 
-	// The tables of an answer of at most smallParts partitions.
-	smallShapes [4]shape
-	smallTable  [8][]int32
+// smallTables are the tables of an answer of at most smallParts
+// partitions, kept on the caller's stack.
+type smallTables struct {
+	shapes [4]shape
+	table  [8][]int32
 }
 
 const (
@@ -516,19 +532,20 @@ const (
 	smallParts = 64
 )
 
-// init readies pb for an answer of np partitions: the tables grow with the
-// answer up to their maximum sizes.
-func (pb *partsBuilder) init(np int) {
+// init readies pb and tabs for an answer of np partitions: the tables grow
+// with the answer up to their maximum sizes; a small answer keeps the small
+// tables tabs was made with.
+func (pb *partsBuilder) init(np int, tabs *shapeTables) {
 	pb.parts = make([]kmsg.MetadataResponseTopicPartition, np)
 	if np <= smallParts {
-		pb.shapes, pb.table, pb.chunkSize = pb.smallShapes[:], pb.smallTable[:], 16
+		pb.chunkSize = 16
 	} else {
 		ns := min(maxShapes, pow2(np/16))
-		pb.shapes = make([]shape, ns)
-		pb.table = make([][]int32, 4*ns)
+		tabs.shapes = make([]shape, ns)
+		tabs.table = make([][]int32, 4*ns)
 		pb.chunkSize = min(idChunk, 16*ns)
 	}
-	pb.shapeMask = uint32(len(pb.shapes) - 1)
+	tabs.shapeMask = uint32(len(tabs.shapes) - 1)
 }
 
 // pow2 is the least power of two ≥ n (1 for n ≤ 1).
@@ -541,7 +558,7 @@ func pow2(n int) int {
 }
 
 // intern returns a list equal to l that the answer owns (l is not kept).
-func (ids *partsBuilder) intern(l []int32) []int32 {
+func (ids *partsBuilder) intern(tabs *shapeTables, l []int32) []int32 {
 	if len(l) == 0 {
 		// Not nil, and zero-sized: no allocation, no element to change,
 		// and appending to it allocates.
@@ -551,7 +568,7 @@ func (ids *partsBuilder) intern(l []int32) []int32 {
 	for _, x := range l {
 		h = (h ^ uint32(x)) * 0x9E3779B1
 	}
-	e := &ids.table[(h^h>>16)&uint32(len(ids.table)-1)]
+	e := &tabs.table[(h^h>>16)&uint32(len(tabs.table)-1)]
 	if slices.Equal(*e, l) {
 		return *e
 	}
