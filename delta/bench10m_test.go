@@ -177,6 +177,7 @@ func scaleAddTopic(b *testing.B, img *image.Image) *Delta {
 	pr.TopicID, pr.PartitionID = id, 0
 	pr.Replicas = []int32{0, 1, 2}
 	pr.ISR, pr.RemovingReplicas, pr.AddingReplicas = pr.Replicas, []int32{}, []int32{}
+	pr.Leader = 0
 	for _, r := range []record.Record{tr, pr} {
 		if err := d.Replay(r); err != nil {
 			b.Fatal(err)

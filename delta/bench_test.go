@@ -147,22 +147,7 @@ func BenchmarkTopicsImageSingleRecordChange(b *testing.B) {
 	for _, n := range append(topicCounts[:len(topicCounts):len(topicCounts)], 1000000) {
 		b.Run(fmt.Sprintf("topics=%d", n), func(b *testing.B) {
 			scaleGate(b, n)
-			img := fullImage(b, n)
-			d := New(img)
-			id := record.UUID{0xff, 1, 2, 3}
-			tr := record.NewTopicRecord()
-			tr.Name, tr.TopicID = "newtopic", id
-			pr := record.NewPartitionRecord()
-			pr.TopicID, pr.PartitionID = id, 0
-			pr.Replicas = []int32{0, 1, 2}
-			pr.ISR, pr.RemovingReplicas, pr.AddingReplicas = pr.Replicas, []int32{}, []int32{}
-			pr.Leader = 0
-			for _, r := range []record.Record{tr, pr} {
-				if err := d.Replay(r); err != nil {
-					b.Fatal(err)
-				}
-			}
-			benchApply(b, d)
+			benchApply(b, scaleAddTopic(b, fullImage(b, n)))
 		})
 	}
 }
