@@ -62,17 +62,7 @@ func BenchmarkScaleMetadataAllTopics(b *testing.B) {
 // 0x5a, n as 4 bytes, 0x5a.
 func scaleAnswerImage(tb testing.TB, topics, partitions int) *image.Image {
 	tb.Helper()
-	brokers := map[int32]*image.Broker{}
-	for id := int32(0); id < 5; id++ {
-		r := record.NewRegisterBrokerRecord()
-		r.BrokerID, r.BrokerEpoch, r.Rack, r.Fenced = id, 100, nil, false
-		r.EndPoints = []record.BrokerEndpoint{{Name: "PLAINTEXT", Host: "host_" + strconv.Itoa(int(id)), Port: 9092}}
-		b, err := image.NewBroker(r)
-		if err != nil {
-			tb.Fatal(err)
-		}
-		brokers[id] = b
-	}
+	brokers := benchBrokers(tb)
 	ts := make([]*image.Topic, 0, topics)
 	parts := make([]image.Partition, partitions)
 	for n := 0; n < topics; n++ {

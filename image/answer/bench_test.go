@@ -13,11 +13,9 @@ import (
 	"github.com/kmeta-go/kmeta/record"
 )
 
-// benchImage is KRaftMetadataRequestBenchmark's cluster: brokers
-// 0-4 with one PLAINTEXT endpoint host_<id>:9092, epoch 100, unfenced;
-// topics topic-<n> with random-like ids, every partition with replicas = ISR
-// = [0, 1, 3], leader partitionCount % 5 (0 for every size), leader epoch 0.
-func benchImage(tb testing.TB, topics, partitions int) *image.Image {
+// benchBrokers are KRaftMetadataRequestBenchmark's brokers 0-4, each with
+// one PLAINTEXT endpoint host_<id>:9092, epoch 100, unfenced.
+func benchBrokers(tb testing.TB) map[int32]*image.Broker {
 	tb.Helper()
 	brokers := map[int32]*image.Broker{}
 	for id := int32(0); id < 5; id++ {
@@ -30,6 +28,16 @@ func benchImage(tb testing.TB, topics, partitions int) *image.Image {
 		}
 		brokers[id] = b
 	}
+	return brokers
+}
+
+// benchImage is KRaftMetadataRequestBenchmark's cluster: brokers
+// 0-4 with one PLAINTEXT endpoint host_<id>:9092, epoch 100, unfenced;
+// topics topic-<n> with random-like ids, every partition with replicas = ISR
+// = [0, 1, 3], leader partitionCount % 5 (0 for every size), leader epoch 0.
+func benchImage(tb testing.TB, topics, partitions int) *image.Image {
+	tb.Helper()
+	brokers := benchBrokers(tb)
 	var ts []*image.Topic
 	for n := 0; n < topics; n++ {
 		id := record.UUID{0: byte(n >> 8), 1: byte(n), 2: 0x5a, 15: byte(n * 7)}
