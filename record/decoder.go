@@ -25,8 +25,18 @@ type Decoder struct {
 // shape Kafka's controllers write (lists shorter than 127 ids, no tagged
 // field) is read in one pass; every other value goes through the generated
 // decoder, with the same result and the same errors.
-func (d *Decoder) Decode(value []byte) (Record, int16, error) {
-	h, body, err := readFrameHeaderFast(value)
+func (d *Decoder) Decode(value []byte) (Record, int16, error) { return d.decode(value, true) }
+
+// decode is Decode, taking the one-pass paths only when common.
+func (d *Decoder) decode(value []byte, common bool) (Record, int16, error) {
+	var h FrameHeader
+	var body []byte
+	var err error
+	if common {
+		h, body, err = readFrameHeaderFast(value)
+	} else {
+		h, body, err = ReadFrameHeader(value)
+	}
 	if err != nil {
 		return nil, 0, err
 	}
@@ -35,7 +45,7 @@ func (d *Decoder) Decode(value []byte) (Record, int16, error) {
 		rec = recordFactories[h.Type]()
 		d.recs[h.Type] = rec
 	}
-	if h.Type == TypePartitionRecord && rec.(*PartitionRecord).decodeCommon(body, h.Version) {
+	if common && h.Type == TypePartitionRecord && rec.(*PartitionRecord).decodeCommon(body, h.Version) {
 		return rec, h.Version, nil
 	}
 	return d.decodeBody(rec, h, body)

@@ -96,18 +96,7 @@ func sameDecode(t *testing.T, d, oracle *Decoder, value []byte) {
 }
 
 // decodeGenerated is Decode without the common-shape path.
-func (d *Decoder) decodeGenerated(value []byte) (Record, int16, error) {
-	h, body, err := ReadFrameHeader(value)
-	if err != nil {
-		return nil, 0, err
-	}
-	rec := d.recs[h.Type]
-	if rec == nil {
-		rec = recordFactories[h.Type]()
-		d.recs[h.Type] = rec
-	}
-	return d.decodeBody(rec, h, body)
-}
+func (d *Decoder) decodeGenerated(value []byte) (Record, int16, error) { return d.decode(value, false) }
 
 // TestDecoderCommonPartitionRecordSeed1: the Decoder's path for the common
 // PartitionRecord shape gives exactly what the generated decode gives, for
