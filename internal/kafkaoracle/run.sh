@@ -25,26 +25,12 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 REPO=$(cd "$HERE/../.." && pwd)
 SHARED=${KMETA_SHARED:-$REPO/../shared}
 JAVA_MEM=${JAVA_MEM:-2g}
-[ -e "$KBUILD/classpath-extra.txt" ] || { echo "$KBUILD/classpath-extra.txt missing: run build-extra.sh after build.sh" >&2; exit 1; }
-grep -q 87943b2ff874f7186a7a091f7fad13d1ca62fc42 "$KBUILD/KAFKA_COMMIT" 2>/dev/null ||
-  echo "warning: $KBUILD is not the Kafka 4.4 commit the vectors were made with" >&2
+. "$HERE/harness.sh"
+kafka_paths "$KBUILD"
 mkdir -p "$OUTDIR"
 OUTDIR=$(cd "$OUTDIR" && pwd)
-
-# Kafka's classes and jars, without the shared folder's own harness classes.
-CP=$(tr ':' '\n' < "$KBUILD/classpath-extra.txt" | grep -v '/classes/harness$\|/classes/extra-harness$' | paste -sd: -)
-SP="$KBUILD/gen-extra:$KBUILD/gen"
-for m in server storage storage/api group-coordinator group-coordinator/group-coordinator-api \
-         transaction-coordinator share-coordinator coordinator-common; do
-  SP="$SP:$KBUILD/src-extra/$m/src/main/java"
-done
-for m in clients server-common raft metadata; do SP="$SP:$KBUILD/src/$m/src/main/java"; done
-
 CLASSES=$OUTDIR/.classes
-rm -rf "$CLASSES"; mkdir -p "$CLASSES"
-echo "compiling the harness (and the Kafka classes it reaches) ..." >&2
-javac -J-Xmx"$JAVA_MEM" -nowarn -encoding UTF-8 --release 17 -proc:none -Xlint:none -XDsuppressNotes \
-  -cp "$CP" -sourcepath "$SP" -implicit:class -d "$CLASSES" "$HERE"/harness/kmetaoracle/*.java
+compile_harness "$CLASSES"
 
 if [ $# -eq 0 ]; then set -- $(grep -v '^#' "$HERE/harness/GENERATORS" | grep .); fi
 for g in "$@"; do
