@@ -147,7 +147,7 @@ func (l *Loader) leave() {
 			}
 		}
 		if pending {
-			l.initPending(l.img)
+			l.initPending(l.img, nil)
 		}
 	}
 }
@@ -198,7 +198,7 @@ func (l *Loader) SetHighWatermark(hw int64) {
 	l.hw = hw
 	l.setStats(func(s *Stats) { s.HighWatermark = hw })
 	if l.catchingUp && !l.stillCatchingUp(l.img.Provenance().LastContainedOffset) {
-		l.publish(nil, l.img, Manifest{}, 0, false)
+		l.publish(nil, l.img, Manifest{}, 0, false, nil)
 	}
 }
 
@@ -539,7 +539,7 @@ func (l *Loader) emit(d *delta.Delta, m Manifest) bool {
 	l.loaded.Store(img)
 	published := false
 	if !l.stillCatchingUp(m.Provenance.LastContainedOffset) {
-		l.publish(d, img, m, apply, true)
+		l.publish(d, img, m, apply, true, nil)
 		published = true
 	}
 	l.resetToImage(img)
@@ -550,7 +550,7 @@ func (l *Loader) emit(d *delta.Delta, m Manifest) bool {
 // publish hands img to every ready publisher in install order (unless
 // initialOnly), then gives publishers installed since the full image, then
 // makes img the published image.
-func (l *Loader) publish(d *delta.Delta, img *image.Image, m Manifest, apply time.Duration, dispatch bool) {
+func (l *Loader) publish(d *delta.Delta, img *image.Image, m Manifest, apply time.Duration, dispatch bool, full *delta.Delta) {
 	t0 := l.clock()
 	n, failed := 0, 0
 	if dispatch {
@@ -567,7 +567,7 @@ func (l *Loader) publish(d *delta.Delta, img *image.Image, m Manifest, apply tim
 		}
 		l.scratch = clearEntries(l.scratch)
 	}
-	l.initPending(img)
+	l.initPending(img, full)
 	pub := since(t0)
 	l.board.publish(img, false)
 	l.setStats(func(s *Stats) {

@@ -24,15 +24,8 @@ func (l *Loader) LoadSnapshot(s Snapshot) error {
 		// A snapshot of no log at all: the empty image, with its provenance.
 		p = image.EmptyProvenance
 	}
-	i := 0
 	id := record.SnapshotID{EndOffset: s.LastContainedOffset + 1, Epoch: s.LastContainedEpoch}
-	return l.loadSnapshot(p, id, fmt.Sprintf("snapshot %d-%d", id.EndOffset, id.Epoch), func() ([]record.Record, int64, error) {
-		if i > 0 {
-			return nil, 0, io.EOF
-		}
-		i++
-		return s.Records, -1, nil
-	})
+	return l.loadSnapshot(p, id, fmt.Sprintf("snapshot %d-%d", id.EndOffset, id.Epoch), &sliceRecords{recs: s.Records})
 }
 
 // LoadSnapshotReader loads the snapshot a record.SnapshotReader reads, as
@@ -48,56 +41,97 @@ func (l *Loader) LoadSnapshotReader(r *record.SnapshotReader) error {
 	if v, ok := r.KRaftVersion(); ok {
 		defer func() { l.kraftVersion = v; l.setStats(func(s *Stats) { s.KRaftVersion = v }) }()
 	}
-	return l.loadSnapshot(p, r.ID(), r.Name(), func() ([]record.Record, int64, error) {
-		for {
-			b, err := r.Next()
-			if err != nil {
-				return nil, 0, err
-			}
-			if b.IsControl() {
-				continue
-			}
-			recs, err := b.DecodeRecords()
-			if err != nil {
-				return nil, 0, fmt.Errorf("publisher: %s: batch at offset %d: %w", r.Name(), b.BaseOffset, err)
-			}
-			out := make([]record.Record, len(recs))
-			for i, d := range recs {
-				out[i] = d.Record
-			}
-			return out, b.BaseOffset, nil
+	return l.loadSnapshot(p, r.ID(), r.Name(), &readerRecords{r: r})
+}
+
+// snapshotRecords yields a snapshot's records one at a time, each with the
+// base offset of its batch inside the snapshot (-1 for a list of records)
+// and its index there, and io.EOF at the end. keep returns the record next
+// returned last as a value that outlives the next call, for an error to hold.
+type snapshotRecords interface {
+	next() (r record.Record, base int64, index int, err error)
+	keep() record.Record
+}
+
+// sliceRecords yields the records of a snapshot held in memory.
+type sliceRecords struct {
+	recs []record.Record
+	i    int
+}
+
+func (s *sliceRecords) next() (record.Record, int64, int, error) {
+	if s.i >= len(s.recs) {
+		return nil, 0, 0, io.EOF
+	}
+	s.i++
+	return s.recs[s.i-1], -1, s.i - 1, nil
+}
+
+func (s *sliceRecords) keep() record.Record { return s.recs[s.i-1] }
+
+// readerRecords yields the records a record.SnapshotReader reads, decoded
+// with one reused record.Decoder: the delta copies what it keeps of each
+// record before the next is decoded, so a snapshot load allocates little
+// beyond what the image holds.
+type readerRecords struct {
+	r   *record.SnapshotReader
+	b   *record.Batch // the batch being read; nil before the first
+	i   int           // the index in b of the next record
+	dec record.Decoder
+}
+
+func (s *readerRecords) next() (record.Record, int64, int, error) {
+	for s.b == nil || s.i >= len(s.b.Entries) {
+		b, err := s.r.Next()
+		if err != nil {
+			return nil, 0, 0, err
 		}
-	})
+		s.b, s.i = b, 0
+		if b.IsControl() {
+			s.i = len(b.Entries)
+		}
+	}
+	e := &s.b.Entries[s.i]
+	rec, _, err := s.dec.Decode(e.Value)
+	if err != nil {
+		return nil, 0, 0, fmt.Errorf("publisher: %s: batch at offset %d: record at offset %d: %w", s.r.Name(), s.b.BaseOffset, e.Offset, err)
+	}
+	s.i++
+	return rec, s.b.BaseOffset, s.i - 1, nil
+}
+
+// keep decodes the last record again with record.Decode, which allocates
+// a record of its own (it decoded before, so it decodes again).
+func (s *readerRecords) keep() record.Record {
+	rec, _, _ := record.Decode(s.b.Entries[s.i-1].Value)
+	return rec
 }
 
 // loadSnapshot is MetadataLoader's snapshot load of the snapshot id, called
-// name in logs. next returns the records of the snapshot batch by batch with
-// the batch's base offset inside the snapshot (-1 for a list of records),
-// and io.EOF at the end.
-func (l *Loader) loadSnapshot(p image.Provenance, id record.SnapshotID, name string, next func() ([]record.Record, int64, error)) error {
+// name in logs, replaying the records recs yields.
+func (l *Loader) loadSnapshot(p image.Provenance, id record.SnapshotID, name string, recs snapshotRecords) error {
 	if l.closed {
 		return ErrClosed
 	}
 	start := time.Now()
+	fromEmpty := l.img == nil || l.img.IsEmpty()
 	d := delta.NewSnapshot(l.img)
 	n := 0
 	for {
-		recs, base, err := next()
+		r, base, i, err := recs.next()
 		if err == io.EOF {
 			break
 		}
 		if err != nil {
 			return err
 		}
-		for i, r := range recs {
-			n++
-			if err := d.Replay(r); err != nil {
-				re := &ReplayError{Offset: -1, Snapshot: &id, Batch: base, Index: i, Record: r, Err: err}
-				l.setStats(func(s *Stats) { s.ReplayErrors++ })
-				l.fault(&Fault{Kind: FaultReplay, Offset: p.LastContainedOffset, Err: re})
-				if l.mustHalt(err) {
-					return l.halt(re)
-				}
+		n++
+		if err := d.Replay(r); err != nil {
+			re := &ReplayError{Offset: -1, Snapshot: &id, Batch: base, Index: i, Record: recs.keep(), Err: err}
+			l.setStats(func(s *Stats) { s.ReplayErrors++ })
+			l.fault(&Fault{Kind: FaultReplay, Offset: p.LastContainedOffset, Err: re})
+			if l.mustHalt(err) {
+				return l.halt(re)
 			}
 		}
 	}
@@ -129,7 +163,14 @@ func (l *Loader) loadSnapshot(p image.Provenance, id record.SnapshotID, name str
 		h(SnapshotInfo{Provenance: p, Records: n, Elapsed: el, Loads: loads})
 	}
 	if !l.stillCatchingUp(p.LastContainedOffset) {
-		l.publish(d, img, Manifest{Type: SnapshotLoad, Provenance: p, Leader: l.leader, Elapsed: el}, apply, true)
+		// A snapshot over the empty image is already the whole image as a
+		// delta from the empty image: publishers waiting for their first
+		// image get it instead of a rewrite of the image (see initPending).
+		var full *delta.Delta
+		if fromEmpty {
+			full = d
+		}
+		l.publish(d, img, Manifest{Type: SnapshotLoad, Provenance: p, Leader: l.leader, Elapsed: el}, apply, true, full)
 	}
 	return nil
 }

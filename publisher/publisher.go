@@ -120,10 +120,17 @@ func (l *Loader) Publishers() []string {
 // initPending gives every publisher installed but not yet initialized the
 // whole of img as a delta from the empty image
 // (MetadataLoader.initializeNewPublishers). The full delta is built once and
-// shared. A publisher that fails is reported and dropped, as in Kafka.
-func (l *Loader) initPending(img *image.Image) {
-	var full *delta.Delta
+// shared; full, when not nil, is that delta already (the delta of a
+// snapshot loaded over the empty image, whose replay made img), which
+// spares writing img back as records and replaying them, as Kafka's
+// ImageReWriter does: the publisher sees the same image and the same
+// changes, every part of img created. A publisher that fails is reported
+// and dropped, as in Kafka.
+func (l *Loader) initPending(img *image.Image, full *delta.Delta) {
 	var m Manifest
+	if full != nil {
+		m = Manifest{Type: SnapshotLoad, Provenance: img.Provenance(), Leader: l.leader}
+	}
 	for {
 		var e *entry
 		for _, x := range l.pubs {
