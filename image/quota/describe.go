@@ -129,6 +129,8 @@ func DescribeClientQuotas(q *image.ClientQuotas, req *kmsg.DescribeClientQuotasR
 		resp.ErrorCode, resp.ErrorMessage, resp.Entries = fe.Code, &msg, nil
 		return resp, err
 	}
+	empty := "" // the schema's default, which Kafka's answer keeps
+	resp.ErrorMessage = &empty
 	resp.Entries = []kmsg.DescribeClientQuotasResponseEntry{}
 	for _, e := range q.Entities() {
 		parts := e.Parts()
