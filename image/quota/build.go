@@ -54,7 +54,7 @@ func NewIndex(q *image.ClientQuotas) *Index {
 		clients: map[string]*clientEntry{},
 		ip:      newIPIndex(),
 	}
-	var plain, extra []*image.QuotaEntity
+	var plain, extra []clientEntity
 	for key, e := range q.Entities() {
 		parts := e.Parts()
 		switch {
@@ -62,16 +62,16 @@ func NewIndex(q *image.ClientQuotas) *Index {
 			ix.addIP(key, parts, e)
 		case hasPart(parts, EntityUser) || hasPart(parts, EntityClientID):
 			if len(parts) == countParts(parts) {
-				plain = append(plain, e)
+				plain = append(plain, clientEntity{key, parts, e})
 			} else {
-				extra = append(extra, e)
+				extra = append(extra, clientEntity{key, parts, e})
 			}
 		default:
 			ix.ignored = append(ix.ignored, Ignored{Entity: key, Reason: ReasonUnsupportedEntity})
 		}
 	}
 	for _, e := range append(extra, plain...) {
-		ix.addClient(e)
+		ix.addClient(e.key, e.parts, e.e)
 	}
 	ix.ip.finish(ix)
 	return ix
@@ -112,11 +112,17 @@ func part(parts []image.QuotaEntityPart, typ string) (*string, bool) {
 	return nil, false
 }
 
+// clientEntity is an entity of the image routed to the client quota
+// managers, with its key and parts.
+type clientEntity struct {
+	key   string
+	parts []image.QuotaEntityPart
+	e     *image.QuotaEntity
+}
+
 // addClient puts the client quotas of e (ClientQuotaMetadataManager.update
 // and handleUserClientQuotaChange, then ClientQuotaManager.updateQuota).
-func (ix *Index) addClient(e *image.QuotaEntity) {
-	parts := e.Parts()
-	key := image.QuotaEntityKey(parts)
+func (ix *Index) addClient(key string, parts []image.QuotaEntityPart, e *image.QuotaEntity) {
 	slot := ix.slot(parts)
 	for _, qv := range e.Values() {
 		t, ok := TypeOf(qv.Key)

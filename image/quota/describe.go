@@ -24,6 +24,7 @@ type FilterError struct {
 	Message string
 }
 
+// Error prints the message and the code.
 func (e *FilterError) Error() string {
 	return fmt.Sprintf("quota: DescribeClientQuotas: %s (error code %d)", e.Message, e.Code)
 }
