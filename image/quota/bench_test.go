@@ -70,6 +70,27 @@ func BenchmarkClientQuota(b *testing.B) {
 	}
 }
 
+// BenchmarkClientQuotaManyClients: lookups cycling through 65 536
+// different clients of the same image, so that the maps' cache misses are
+// paid as a broker serving many clients pays them.
+func BenchmarkClientQuotaManyClients(b *testing.B) {
+	img := benchQuotaImage(100_000)
+	users, clients := make([]string, 1<<16), make([]string, 1<<16)
+	for i := range users {
+		users[i], clients[i] = "u"+strconv.Itoa(i*7%40_000), "c"+strconv.Itoa(i%100)
+	}
+	quota.Of(img)
+	b.ReportAllocs()
+	defer benchtest.ReportCPU(b, benchtest.ProcessCPU())
+	i := 0
+	var sink quota.Limit
+	for b.Loop() {
+		sink = quota.Of(img).Client(quota.Fetch, users[i&(1<<16-1)], clients[i&(1<<16-1)])
+		i++
+	}
+	_ = sink
+}
+
 // BenchmarkIPQuota: a connection's IP quota lookup on the same image.
 func BenchmarkIPQuota(b *testing.B) {
 	img := benchQuotaImage(100_000)

@@ -52,6 +52,7 @@ func NewIndex(q *image.ClientQuotas) *Index {
 	ix := &Index{
 		users:   map[string]*userEntry{},
 		clients: map[string]*clientEntry{},
+		pairs:   map[pair]*vals{},
 		ip:      newIPIndex(),
 	}
 	var plain, extra []clientEntity
@@ -165,14 +166,12 @@ func (ix *Index) slot(parts []image.QuotaEntityPart) *vals {
 	case hasUser && hasClient && client == nil:
 		return &ix.userEntry(*user).defClient
 	case hasUser && hasClient:
-		ue := ix.userEntry(*user)
-		if ue.clients == nil {
-			ue.clients = map[string]*vals{}
-		}
-		v := ue.clients[*client]
+		ix.userEntry(*user).withClients = true
+		k := pair{Sanitize(*user), *client}
+		v := ix.pairs[k]
 		if v == nil {
 			v = &vals{}
-			ue.clients[*client] = v
+			ix.pairs[k] = v
 		}
 		return v
 	case hasUser:

@@ -176,7 +176,10 @@ func ExampleDescribeClientQuotasUnauthorized() {
 
 func ExampleOf() {
 	img := exampleImage()
-	fmt.Println(quota.Of(img) == quota.Of(img)) // built once per set of quotas
+	first := quota.Of(img)
+	b := image.NewBuilder(img) // a change elsewhere keeps the quotas, and their index
+	b.SetNextProducerID(5000)
+	fmt.Println(quota.Of(b.Image(image.EmptyProvenance)) == first)
 	// Output: true
 }
 

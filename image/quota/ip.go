@@ -155,11 +155,10 @@ func unmapKeepZone(addr netip.Addr) netip.Addr {
 // ipIndex is ConnectionQuotas' connectionRatePerIp and
 // defaultConnectionRatePerIp.
 type ipIndex struct {
-	rates    map[netip.Addr]int32
-	def      int32
-	names    map[netip.Addr]string // the entity name each rate came from
-	pending  []ipQuota
-	resolved bool
+	rates   map[netip.Addr]int32
+	def     int32
+	names   map[netip.Addr]string // the entity name each rate came from
+	pending []ipQuota
 }
 
 type ipQuota struct {

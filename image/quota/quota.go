@@ -135,10 +135,17 @@ func (v *vals) put(t Type, x float64) { v.set |= 1 << t; v.v[t] = x }
 
 // userEntry is what the index holds for one sanitized user name.
 type userEntry struct {
-	own       vals             // user=U
-	defClient vals             // user=U, client-id=<default>
-	clients   map[string]*vals // user=U, client-id=C
+	own       vals // user=U
+	defClient vals // user=U, client-id=<default>
+	// withClients: the user has user=U, client-id=C entities (in
+	// Index.pairs).
+	withClients bool
 }
+
+// pair is the key of a user=U, client-id=C entity: the sanitized user name
+// and the client id. One map of pairs costs a lookup less memory than a
+// map per user, so a broker looking up many clients misses the cache less.
+type pair struct{ user, clientID string }
 
 // clientEntry is what the index holds for one client id.
 type clientEntry struct {
@@ -155,9 +162,10 @@ type clientEntry struct {
 type Index struct {
 	users     map[string]*userEntry // by sanitized user name
 	clients   map[string]*clientEntry
-	defUser   vals // user=<default>
-	defBoth   vals // user=<default>, client-id=<default>
-	defClient vals // client-id=<default>
+	pairs     map[pair]*vals // user=U, client-id=C
+	defUser   vals           // user=<default>
+	defBoth   vals           // user=<default>, client-id=<default>
+	defClient vals           // client-id=<default>
 	enabled   [numTypes]Levels
 	ip        ipIndex
 	ignored   []Ignored
@@ -210,27 +218,19 @@ func (ix *Index) Client(t Type, user, clientID string) Limit {
 	}
 	ue := ix.users[user]
 	ce := ix.clients[clientID]
-	tags := ix.tags(t, user, clientID, ue, ce)
-	if tags.User != user {
-		ue = nil
+	var uc *vals
+	if ue != nil && ue.withClients {
+		uc = ix.pairs[pair{user, clientID}]
 	}
-	if tags.ClientID != clientID {
-		ce = nil
-	}
-	v, ok := ix.limit(t, tags, ue, ce)
+	tags := ix.tags(t, user, clientID, ue, ce, uc)
+	v, ok := ix.limit(t, tags, ue, ce, uc)
 	return Limit{Tags: tags, Bound: v, OK: ok}
 }
 
-// userClient is the quotas of user=U, client-id=C, nil if none.
-func (ue *userEntry) userClient(clientID string) *vals {
-	if ue == nil {
-		return nil
-	}
-	return ue.clients[clientID]
-}
-
-// tags is DefaultQuotaCallback.quotaMetricTags(sanitizedUser, clientId).
-func (ix *Index) tags(t Type, user, clientID string, ue *userEntry, ce *clientEntry) Tags {
+// tags is DefaultQuotaCallback.quotaMetricTags(sanitizedUser, clientId):
+// ue, ce and uc are the entries of user=U, client-id=C and user=U,
+// client-id=C (nil when absent).
+func (ix *Index) tags(t Type, user, clientID string, ue *userEntry, ce *clientEntry, uc *vals) Tags {
 	switch ix.enabled[t] {
 	case 0, LevelClientID:
 		return Tags{ClientID: clientID}
@@ -241,7 +241,7 @@ func (ix *Index) tags(t Type, user, clientID string, ue *userEntry, ce *clientEn
 	}
 	both, userOnly := Tags{User: user, ClientID: clientID}, Tags{User: user}
 	switch {
-	case ue.userClient(clientID).has(t):
+	case uc.has(t):
 		return both
 	case ue != nil && ue.defClient.has(t):
 		return both
@@ -257,14 +257,15 @@ func (ix *Index) tags(t Type, user, clientID string, ue *userEntry, ce *clientEn
 	return Tags{ClientID: clientID}
 }
 
-// limit is DefaultQuotaCallback.quotaLimit(tags): ue and ce are the
-// entries of the tags' user and client id (nil when absent or when the
-// tag differs from the client's).
-func (ix *Index) limit(t Type, tags Tags, ue *userEntry, ce *clientEntry) (float64, bool) {
+// limit is DefaultQuotaCallback.quotaLimit(tags): ue, ce and uc are the
+// entries of the client's user, client id and both. A tag that is not empty
+// is the client's own name, so they are the tags' entries where the limit
+// reads them.
+func (ix *Index) limit(t Type, tags Tags, ue *userEntry, ce *clientEntry, uc *vals) (float64, bool) {
 	switch {
 	case tags.User != "" && tags.ClientID != "":
-		if v := ue.userClient(tags.ClientID); v.has(t) {
-			return v.v[t], true
+		if uc.has(t) {
+			return uc.v[t], true
 		}
 		if ue != nil && ue.defClient.has(t) {
 			return ue.defClient.v[t], true
