@@ -193,3 +193,36 @@ func sameQuotas(a, b *image.ClientQuotas) bool {
 	}
 	return true
 }
+
+// TestIssue22OnlyDefaultClientID: issue 22's wrong result, as Kafka's
+// vector has it. With only client-id=<default> set (producer_byte_rate
+// 100), Kafka's ClientQuotaManager gives user bob with an empty client id
+// no quota (its metric tags are both empty); the old answer.ClientQuota
+// gave 100. kmeta now gives Kafka's answer.
+func TestIssue22OnlyDefaultClientID(t *testing.T) {
+	found := false
+	kafkaoracle.Decode(t, "quota-clients", func(n int, v *clientVector) {
+		if !strings.HasPrefix(v.Name, "issue22:") {
+			return
+		}
+		found = true
+		ix := quota.NewIndex(vectorImage(v.Entities).ClientQuotas())
+		for _, c := range v.Clients {
+			if c.User != "bob" || c.ClientID != "" {
+				continue
+			}
+			want := c.Results[0] // produce
+			if want.Bound != noQuota || want.User != "" || want.ClientID != "" {
+				t.Fatalf("Kafka's vector is not issue 22's answer: %+v", want)
+			}
+			if got := ix.Client(quota.Produce, "bob", ""); got.OK || got.Tags != (quota.Tags{}) {
+				t.Errorf("bob with an empty client id: %+v; Kafka: no quota", got)
+			}
+			return
+		}
+		t.Error("no client bob with an empty client id in the issue 22 vector")
+	})
+	if !found {
+		t.Fatal("no issue 22 vector")
+	}
+}
