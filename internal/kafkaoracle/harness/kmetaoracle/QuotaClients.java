@@ -2,7 +2,9 @@
 // snapshot scenario's image. Each image's quotas are replayed by Kafka's ClientQuotasDelta and handed to a
 // broker's quota managers (QuotaBroker: Kafka's ClientQuotaManager and its subclasses, behind the harness's
 // transcription of ClientQuotaMetadataManager and ConnectionQuotas); then clients (principal, client id) and
-// connecting addresses are looked up. Writes quota-clients.jsonl.gz, one image a line:
+// connecting addresses are looked up. A hundred brokers more load a random image and then a second delta over it
+// (quotas changed and removed), so that the managers' state after a history is checked against the final image.
+// Writes quota-clients.jsonl.gz, one image a line:
 //
 //   {"name", "entities": [{"parts": [{"type", "name"}], "values": {key: value}}],
 //    "enabled": [quotaTypesEnabled of produce, fetch, request, controller mutation],
@@ -21,6 +23,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import org.apache.kafka.common.security.auth.KafkaPrincipal;
+import org.apache.kafka.image.ClientQuotasDelta;
+import org.apache.kafka.image.ClientQuotasImage;
 import org.apache.kafka.network.Session;
 import org.apache.kafka.server.quota.ClientQuotaManager;
 
@@ -36,6 +40,9 @@ public final class QuotaClients {
             for (int i = 0; i < 300; i++) {
                 out.line(run("seed " + args.seed + " image " + i, QuotaImages.random(rnd, i < 100 ? 6 : 40), rnd));
             }
+            for (int i = 0; i < 100; i++) {
+                out.line(history("seed " + args.seed + " history " + i, rnd));
+            }
             System.err.println("quota-clients: " + out.lines() + " images");
         }
         System.exit(0); // the managers' reaper threads are shut down; nothing else holds the JVM
@@ -49,20 +56,58 @@ public final class QuotaClients {
         return List.of(e);
     }
 
+    /**
+     * A broker that loaded a random image and then a second delta over it (quotas set, changed and removed, whole
+     * entities removed, new client entities), as ClientQuotaMetadataManager receives each delta; the vector's
+     * entities are the final image's (Kafka's ClientQuotasDelta.apply).
+     */
+    static Map<String, Object> history(String name, Random rnd) throws Exception {
+        List<QuotaImages.Entity> first = QuotaImages.random(rnd, 30);
+        ClientQuotasDelta d1 = QuotaImages.delta(first);
+        ClientQuotasImage img1 = d1.apply();
+        ClientQuotasDelta d2 = new ClientQuotasDelta(img1);
+        for (QuotaImages.Entity e : first) {
+            for (String k : new ArrayList<>(e.values.keySet())) {
+                int r = rnd.nextInt(4);
+                if (r == 0) d2.replay(QuotaImages.record(e, k, null));
+                else if (r == 1) d2.replay(QuotaImages.record(e, k, QuotaImages.value(rnd)));
+            }
+            if (rnd.nextInt(3) == 0) d2.replay(QuotaImages.record(e, QuotaImages.pick(rnd, QuotaImages.CLIENT_KEYS), QuotaImages.value(rnd)));
+        }
+        for (QuotaImages.Entity e : QuotaImages.random(rnd, 10)) {
+            if (e.parts.containsKey("ip") || e.parts.containsKey("group")) continue; // no second spelling of an address
+            for (Map.Entry<String, Double> v : e.values.entrySet()) d2.replay(QuotaImages.record(e, v.getKey(), v.getValue()));
+        }
+        List<QuotaImages.Entity> last = QuotaImages.entities(d2.apply());
+        Map<String, Object> v = new LinkedHashMap<>();
+        v.put("name", name);
+        v.put("entities", QuotaImages.json(last));
+        try (QuotaBroker broker = new QuotaBroker()) {
+            broker.accept(d1);
+            broker.accept(d2);
+            results(v, broker, last, rnd);
+        }
+        return v;
+    }
+
     static Map<String, Object> run(String name, List<QuotaImages.Entity> entities, Random rnd) throws Exception {
         Map<String, Object> v = new LinkedHashMap<>();
         v.put("name", name);
         v.put("entities", QuotaImages.json(entities));
         try (QuotaBroker broker = new QuotaBroker()) {
             broker.accept(QuotaImages.delta(entities));
-            List<Integer> enabled = new ArrayList<>();
-            for (ClientQuotaManager m : broker.managers()) enabled.add(m.quotaTypesEnabled());
-            v.put("enabled", enabled);
-            v.put("clients", clients(broker, entities, rnd));
-            v.put("ips", ips(broker, rnd));
-            v.put("names", names(entities));
+            results(v, broker, entities, rnd);
         }
         return v;
+    }
+
+    private static void results(Map<String, Object> v, QuotaBroker broker, List<QuotaImages.Entity> entities, Random rnd) throws Exception {
+        List<Integer> enabled = new ArrayList<>();
+        for (ClientQuotaManager m : broker.managers()) enabled.add(m.quotaTypesEnabled());
+        v.put("enabled", enabled);
+        v.put("clients", clients(broker, entities, rnd));
+        v.put("ips", ips(broker, rnd));
+        v.put("names", names(entities));
     }
 
     /** The clients looked up: every (user, client id) the entities name, then random ones. */

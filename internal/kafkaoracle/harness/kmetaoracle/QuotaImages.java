@@ -149,17 +149,31 @@ final class QuotaImages {
     static ClientQuotasDelta delta(List<Entity> entities) {
         ClientQuotasDelta d = new ClientQuotasDelta(ClientQuotasImage.EMPTY);
         for (Entity e : entities) {
-            for (Map.Entry<String, Double> v : e.values.entrySet()) {
-                ClientQuotaRecord r = new ClientQuotaRecord().setKey(v.getKey()).setValue(v.getValue()).setRemove(false);
-                List<ClientQuotaRecord.EntityData> parts = new ArrayList<>();
-                for (Map.Entry<String, String> p : e.parts.entrySet()) {
-                    parts.add(new ClientQuotaRecord.EntityData().setEntityType(p.getKey()).setEntityName(p.getValue()));
-                }
-                r.setEntity(parts);
-                d.replay(r);
-            }
+            for (Map.Entry<String, Double> v : e.values.entrySet()) d.replay(record(e, v.getKey(), v.getValue()));
         }
         return d;
+    }
+
+    /** The ClientQuotaRecord setting key of e to value, or removing it when value is null. */
+    static ClientQuotaRecord record(Entity e, String key, Double value) {
+        ClientQuotaRecord r = new ClientQuotaRecord().setKey(key).setValue(value == null ? 0 : value).setRemove(value == null);
+        List<ClientQuotaRecord.EntityData> parts = new ArrayList<>();
+        for (Map.Entry<String, String> p : e.parts.entrySet()) {
+            parts.add(new ClientQuotaRecord.EntityData().setEntityType(p.getKey()).setEntityName(p.getValue()));
+        }
+        return r.setEntity(parts);
+    }
+
+    /** The entities of a Kafka ClientQuotasImage, in kmeta's key order. */
+    static List<Entity> entities(ClientQuotasImage image) {
+        Map<String, Entity> byKey = new TreeMap<>(UTF8);
+        image.entities().forEach((entity, q) -> {
+            Entity e = new Entity();
+            e.parts.putAll(entity.entries());
+            e.values.putAll(q.quotas());
+            byKey.put(key(e), e);
+        });
+        return new ArrayList<>(byKey.values());
     }
 
     /** The entities as the Go tests read them. */
