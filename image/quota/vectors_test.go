@@ -80,7 +80,9 @@ func vectorImage(es []vectorEntity) *image.Image {
 // behind ClientQuotaMetadataManager): for every image of
 // quota-clients.jsonl.gz, the levels enabled per quota type, and for every
 // client its sanitized user, the metric tags and the bound of each quota
-// type, equal Kafka's. The first line is issue 22's wrong result (only
+// type, equal Kafka's. The images include brokers that loaded one image
+// and then a delta over it: their managers' state is the final image's.
+// The first line is issue 22's wrong result (only
 // client-id=<default> set; user bob with an empty client id has no quota).
 func TestClientQuotasKafkaVectors(t *testing.T) {
 	images, clients := 0, 0
