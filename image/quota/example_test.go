@@ -41,7 +41,7 @@ func exampleImage() *image.Image {
 func Example() {
 	img := exampleImage()
 	user := quota.Sanitize("alice") // Session.sanitizedUser
-	for _, t := range quota.Types {
+	for _, t := range quota.Types() {
 		lim := quota.Of(img).Client(t, user, "orders-app")
 		fmt.Printf("%v: ok=%v bound=%v bucket=%+v\n", t, lim.OK, lim.Bound, lim.Tags)
 	}

@@ -204,7 +204,7 @@ func TestQuotaModel(t *testing.T) {
 			r := rand.New(rand.NewPCG(seed, 22))
 			img := randomImage(r)
 			ix, m := quota.Of(img), newModel(img)
-			for _, ty := range quota.Types {
+			for _, ty := range quota.Types() {
 				if got, want := int(ix.Enabled(ty)), m.enabled[ty.Key()]; got != want {
 					t.Errorf("%v enabled %d, model %d", ty, got, want)
 				}
@@ -215,7 +215,7 @@ func TestQuotaModel(t *testing.T) {
 				if r.IntN(10) == 0 {
 					user = "new"
 				}
-				for _, ty := range quota.Types {
+				for _, ty := range quota.Types() {
 					if got, want := ix.Client(ty, user, client), m.client(ty, user, client); got != want {
 						t.Errorf("%v (%q, %q) = %+v, model %+v", ty, user, client, got, want)
 					}
@@ -232,10 +232,10 @@ func TestQuotaModelKafkaVectors(t *testing.T) {
 		m := newModel(vectorImage(v.Entities))
 		for _, c := range v.Clients {
 			for i, want := range c.Results {
-				got := m.client(quota.Types[i], c.Sanitized, c.ClientID)
+				got := m.client(quota.Types()[i], c.Sanitized, c.ClientID)
 				if got.Tags.User != want.User || got.Tags.ClientID != want.ClientID || got.OK != (want.Bound != noQuota) || (got.OK && got.Bound != want.Bound) {
 					t.Errorf("%s: model %v (%q, %q) = %+v; Kafka (%q, %q) %v", kafkaoracle.Name("quota-clients", n),
-						quota.Types[i], c.User, c.ClientID, got, want.User, want.ClientID, want.Bound)
+						quota.Types()[i], c.User, c.ClientID, got, want.User, want.ClientID, want.Bound)
 				}
 			}
 		}

@@ -17,8 +17,9 @@ const (
 	numTypes
 )
 
-// Types is every client quota type, in order.
-var Types = [numTypes]Type{Produce, Fetch, Request, ControllerMutation}
+// Types returns every client quota type, in order (a copy: no caller
+// changes it for another).
+func Types() [4]Type { return [numTypes]Type{Produce, Fetch, Request, ControllerMutation} }
 
 // The quota keys of QuotaConfig: one per client quota type, and the IP
 // connection rate.

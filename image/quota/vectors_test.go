@@ -101,8 +101,8 @@ func TestClientQuotasKafkaVectors(t *testing.T) {
 func checkClients(t *testing.T, ix *quota.Index, v *clientVector) {
 	t.Helper()
 	for i, want := range v.Enabled {
-		if got := ix.Enabled(quota.Types[i]); int(got) != want {
-			t.Errorf("%s: %v enabled levels %d, Kafka %d", v.Name, quota.Types[i], got, want)
+		if got := ix.Enabled(quota.Types()[i]); int(got) != want {
+			t.Errorf("%s: %v enabled levels %d, Kafka %d", v.Name, quota.Types()[i], got, want)
 		}
 	}
 	for _, c := range v.Clients {
@@ -110,10 +110,10 @@ func checkClients(t *testing.T, ix *quota.Index, v *clientVector) {
 			t.Errorf("Sanitize(%q) = %q, Kafka %q", c.User, got, c.Sanitized)
 		}
 		for i, want := range c.Results {
-			got := ix.Client(quota.Types[i], c.Sanitized, c.ClientID)
+			got := ix.Client(quota.Types()[i], c.Sanitized, c.ClientID)
 			wantOK := want.Bound != noQuota
 			if got.Tags.User != want.User || got.Tags.ClientID != want.ClientID || got.OK != wantOK || (wantOK && got.Bound != want.Bound) {
-				t.Errorf("%s: %v (user %q, client %q) = %+v; Kafka tags (%q, %q) bound %v", v.Name, quota.Types[i],
+				t.Errorf("%s: %v (user %q, client %q) = %+v; Kafka tags (%q, %q) bound %v", v.Name, quota.Types()[i],
 					c.User, c.ClientID, got, want.User, want.ClientID, want.Bound)
 			}
 		}
