@@ -5,6 +5,7 @@ import (
 	"iter"
 	"slices"
 	"strings"
+	"sync/atomic"
 
 	"github.com/benbjohnson/immutable"
 
@@ -277,7 +278,42 @@ func NewQuotaEntity(parts []QuotaEntityPart, values []QuotaValue) *QuotaEntity {
 
 // ClientQuotas is every client quota entity, Kafka's ClientQuotasImage.
 type ClientQuotas struct {
-	m *immutable.SortedMap[string, *QuotaEntity]
+	m       *immutable.SortedMap[string, *QuotaEntity]
+	derived atomic.Pointer[derivedValue] // what Derived computed, newest first
+}
+
+// derivedValue is one value Derived computed from a ClientQuotas, under
+// its key.
+type derivedValue struct {
+	key, value any
+	next       *derivedValue
+}
+
+// Derived returns the value build computes from c under key (a comparable
+// value private to the caller's package, e.g. an unexported empty struct):
+// the first call with key runs build and keeps its result with c; later
+// calls with key return that result without running build. A ClientQuotas
+// never changes, and images whose quotas did not change share it, so the
+// value is computed once per set of quotas, whichever image asks. Two
+// goroutines may both run build for the same key; one result is kept and
+// returned to both. Package image/quota keeps its lookup index this way.
+func (c *ClientQuotas) Derived(key any, build func(*ClientQuotas) any) any {
+	var v any
+	built := false
+	for {
+		head := c.derived.Load()
+		for d := head; d != nil; d = d.next {
+			if d.key == key {
+				return d.value
+			}
+		}
+		if !built {
+			v, built = build(c), true
+		}
+		if c.derived.CompareAndSwap(head, &derivedValue{key: key, value: v, next: head}) {
+			return v
+		}
+	}
 }
 
 var emptyQuotas = &ClientQuotas{m: immutable.NewSortedMap[string, *QuotaEntity](stringComparer{})}

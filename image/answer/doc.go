@@ -2,7 +2,8 @@
 // cache: Metadata (v0-v13), DescribeCluster (v0-v2), DescribeTopicPartitions
 // (v0, KIP-966) and FindCoordinator (v0-v6), as kmsg responses, exactly as
 // KafkaApis and KRaftMetadataCache build them. It also resolves a
-// topic's effective configuration and a client's quotas from the image.
+// topic's effective configuration from the image (client quotas: package
+// image/quota).
 //
 // A Responder answers as one broker. It is built once from the broker's
 // configuration (Config: cluster id, authorizer, coordinator partition

@@ -24,8 +24,6 @@ func requestCommands() map[string]scriptCommand {
 		"describe-topic-partitions": {"listener=L [topics=a,b] [limit=N] [cursor=TOPIC:P] [pages=true]", (*script).describeTopicPartitions},
 		"find-coordinator":          {"v=N|N-M listener=L type=group|transaction|share keys=a,b", (*script).findCoordinator},
 		"topic-config":              {"TOPIC [defaults=KEY:VALUE,...] [static=KEY:VALUE,...]", (*script).topicConfig},
-		"client-quota":              {"USER CLIENT-ID KEY", (*script).clientQuota},
-		"ip-quota":                  {"IP KEY", (*script).ipQuota},
 	}
 }
 
@@ -267,21 +265,4 @@ func (s *script) topicConfig(t *testing.T, c *datadriven.Case) string {
 		return "none"
 	}
 	return b.String()
-}
-
-func quotaText(q QuotaValue, ok bool) string {
-	if !ok {
-		return "none"
-	}
-	return fmt.Sprintf("%v from %s", q.Value, q.Entity)
-}
-
-// clientQuota prints ClientQuota for a user and client id.
-func (s *script) clientQuota(t *testing.T, c *datadriven.Case) string {
-	return quotaText(ClientQuota(s.image(t), arg(t, c, 0), arg(t, c, 1), arg(t, c, 2)))
-}
-
-// ipQuota prints IPQuota for an address.
-func (s *script) ipQuota(t *testing.T, c *datadriven.Case) string {
-	return quotaText(IPQuota(s.image(t), arg(t, c, 0), arg(t, c, 1)))
 }
