@@ -3,6 +3,7 @@ package publisher_test
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/kmeta-go/kmeta/publisher"
 	"github.com/kmeta-go/kmeta/record"
@@ -55,4 +56,25 @@ func ExampleLoader() {
 	// LOG_DELTA at offset 5: created [refunds]
 	// published offset 5
 	// refunds-0 leader 1 epoch 0
+}
+
+// An embedder exports the loader's position and error counts under Kafka's
+// metric names, reading Stats at each scrape (here printed; with
+// prometheus/client_golang each becomes a GaugeFunc or CounterFunc).
+func ExampleStats_Metrics() {
+	l := publisher.NewLoader(publisher.Config{})
+	defer l.Close()
+	l.SetHighWatermark(1)
+	tr := record.NewTopicRecord()
+	tr.Name, tr.TopicID = "orders", record.UUID{1}
+	if err := l.HandleCommit(publisher.Batch{BaseOffset: 0, Epoch: 1, AppendTime: 1_700_000_000_000, Records: []record.Record{tr}}); err != nil {
+		panic(err)
+	}
+	for _, m := range l.Stats().Metrics(time.UnixMilli(1_700_000_002_500))[:3] {
+		fmt.Printf("%s %g (Kafka: %s)\n", m.Name, m.Value, m.Kafka)
+	}
+	// Output:
+	// kafka_server_broker_metadata_last_applied_record_offset 0 (Kafka: broker-metadata-metrics last-applied-record-offset)
+	// kafka_server_broker_metadata_last_applied_record_timestamp_seconds 1.7e+09 (Kafka: broker-metadata-metrics last-applied-record-timestamp)
+	// kafka_server_broker_metadata_last_applied_record_lag_seconds 2.5 (Kafka: broker-metadata-metrics last-applied-record-lag-ms)
 }

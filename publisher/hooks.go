@@ -136,7 +136,7 @@ type Stats struct {
 	KRaftVersion int16
 	// Counters.
 	Commits, Publications, SnapshotLoads int64
-	ReplayErrors, ApplyErrors            int64 // metadata-load-error-count
+	ReplayErrors, ApplyErrors            int64 // metadata-load-error-count (with ReadErrors; see Metrics)
 	PublisherErrors                      int64 // metadata-apply-error-count
 	// ReadErrors counts the faults reported with ReportReadError.
 	ReadErrors int64

@@ -82,6 +82,16 @@
 //	v, err := r.MaybeRefresh(ctx) // at most one request in flight, within the policy
 //	rep := r.ObserveProduce(produceResp)
 //
+// Where the request goes is the embedder's, or a Rebootstrap's: KIP-899's
+// metadata recovery as a policy whose Fetch is a FetchFunc. Each attempt dials
+// the view's brokers, each address once, and goes back to the configured
+// bootstrap servers when none answers; attempts without an answer back off
+// (reconnect.backoff.ms, capped, jittered). LookupTopic refreshes a view that
+// does not have a topic before calling it unknown:
+//
+//	rb := clientview.NewRebootstrap(clientview.RebootstrapConfig{Bootstrap: servers, Send: sendTo, View: r.View})
+//	t, ok, err := r.LookupTopic(ctx, "orders") // ok false only after a fresh answer
+//
 // TestSimulationEpochsNeverGoBack
 // and TestSimulationStorm check the promises against the controller
 // simulator (package delta/deltatest) with answers built by package image/answer.

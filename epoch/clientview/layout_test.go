@@ -6,7 +6,7 @@ import (
 )
 
 // TestTopicHotFieldsInOneLine guards the Topic layout Merge's fast path
-// relies on (BENCHMARKS.md, "Session 4: faster Merge"): a Topic fills the
+// relies on (BENCHMARKS-HISTORY.md, "Session 4: faster Merge"): a Topic fills the
 // 128-byte size class, so it is 128-byte aligned, and every field
 // unchangedTopic reads lies in its first 64 bytes.
 func TestTopicHotFieldsInOneLine(t *testing.T) {

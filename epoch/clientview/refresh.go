@@ -150,6 +150,7 @@ type Schedule struct {
 	newTopics   bool
 	inFlight    bool
 	started     int
+	answered    int // the number (Started) of the last refresh that succeeded
 }
 
 // ScheduleConfig configures a Schedule for its life. The zero value is
@@ -246,6 +247,7 @@ func (s *Schedule) Start(now time.Time) {
 func (s *Schedule) Succeeded(now time.Time, rep Report) {
 	s.inFlight = false
 	s.lastSuccess = now
+	s.answered = s.started
 	s.lastFailed = false
 	s.served = s.startedAt
 	if rep.Progress {
@@ -297,9 +299,11 @@ type RefresherConfig struct {
 	// ones.
 	AllTopics bool
 	// Now is the clock; nil means time.Now. Rand draws jitter in [0,1); nil
-	// means math/rand/v2.
-	Now  func() time.Time
-	Rand func() float64
+	// means math/rand/v2. Sleep waits in LookupTopic (returning ctx's
+	// error if it ends first); nil means a timer.
+	Now   func() time.Time
+	Rand  func() float64
+	Sleep func(ctx context.Context, d time.Duration) error
 }
 
 // ErrNoFetch is returned by a Refresher without a Fetch function.

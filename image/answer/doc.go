@@ -43,6 +43,28 @@
 // topic named "" without a cursor), kmeta answers as Kafka's code would
 // without the exception; Metadata and DescribeTopicPartitions say how.
 //
+// # Versions
+//
+// The request's Version sets the answer's: every answer is built at
+// req.Version (resp.Version is set to it) with exactly the fields and error
+// codes Kafka gives at that version, and resp.AppendTo encodes it at that
+// version. A request read from the wire must therefore carry the version of
+// its request header before its body is read, as kmsg requires anyway:
+//
+//	req := kmsg.NewPtrMetadataRequest()
+//	req.SetVersion(hdr.APIVersion) // the header's request_api_version
+//	if err := req.ReadFrom(body); err != nil { ... }
+//	resp, _ := r.Metadata(img, req, rq) // resp.Version == hdr.APIVersion
+//
+// A zero Version in a request built in code answers at version 0 (Metadata
+// v0 has no cluster id, no controller and no rack). The Responder does not
+// refuse a version: a server checks the header's version against the range
+// it advertises in ApiVersions (kmsg's MaxVersion, capped by what Kafka 4.4
+// supports for the API) and answers UNSUPPORTED_VERSION itself. The response
+// header (correlation id, and a tag section when the response is flexible,
+// kmsg's IsFlexible) is the server's too: AppendMetadata returns the body
+// only.
+//
 // For request storms, Responder.AppendMetadata hands out a Metadata answer's
 // encoded bytes, built once per image and distinct request.
 //

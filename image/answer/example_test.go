@@ -111,3 +111,17 @@ func ExampleShareCoordinatorKey() {
 	// "my-group:LBZ5mSidlfqWYaQyRjAs2Q:7" true
 	// "" false
 }
+
+// The listener to answer on when the embedder is not one of the brokers:
+// inter.broker.listener.name when the broker configuration sets it, else
+// Kafka's default.
+func ExampleInterBrokerListener() {
+	img := exampleImage()
+	ln, err := answer.InterBrokerListener(img.Cluster(), "")
+	fmt.Println(ln, err)
+	_, err = answer.InterBrokerListener(img.Cluster(), "replication")
+	fmt.Println(err)
+	// Output:
+	// PLAINTEXT <nil>
+	// listener REPLICATION is not registered by any broker; registered: PLAINTEXT
+}

@@ -21,6 +21,7 @@ var tourPackages = [...]string{
 	"context", "errors", "fmt", "os", "time",
 	"github.com/twmb/franz-go/pkg/kmsg",
 	modulePath + "/record",
+	modulePath + "/record/metaprops",
 	modulePath + "/image",
 	modulePath + "/image/answer",
 	modulePath + "/image/authz",

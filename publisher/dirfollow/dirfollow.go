@@ -27,6 +27,13 @@
 //
 // LoadImage does the same in one call and returns the image; LoadPath also
 // takes a single snapshot, log segment or bootstrap.checkpoint file.
+//
+// To keep following a live directory, Start runs Follow on a goroutine of
+// its own and returns once the first image is published:
+//
+//	img, following, err := dirfollow.Start(ctx, l, dir, dirfollow.Options{})
+//	if err != nil { ... } // the directory could not be loaded, or ctx ended
+//	defer following.Stop()
 package dirfollow
 
 import (

@@ -147,3 +147,39 @@ func ExampleFollow() {
 	// topics: [orders payments]
 	// context canceled
 }
+
+// Start follows a directory on a goroutine of its own and returns once the
+// first image is published: what an embedder needs before it answers
+// clients.
+func ExampleStart() {
+	parent, err := os.MkdirTemp("", "kmeta-dirfollow")
+	if err != nil {
+		panic(err)
+	}
+	defer os.RemoveAll(parent)
+	sim := deltatest.MustCluster(3)
+	sim.MustCreateTopic("orders", 6, 3)
+	dir, err := sim.WriteDir(parent, deltatest.WriteDirOptions{})
+	if err != nil {
+		panic(err)
+	}
+
+	l := publisher.NewLoader(publisher.Config{})
+	defer l.Close()
+	cache := publisher.NewCache("cache")
+	if err := l.Install(cache); err != nil {
+		panic(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	img, following, err := dirfollow.Start(ctx, l, dir, dirfollow.Options{})
+	if err != nil {
+		panic(err)
+	}
+	defer following.Stop()
+	fmt.Println("brokers:", img.Cluster().NumBrokers(), "topics:", img.Topics().Len())
+	fmt.Println("the cache has it:", cache.Load() == img)
+	// Output:
+	// brokers: 3 topics: 1
+	// the cache has it: true
+}
