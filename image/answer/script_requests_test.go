@@ -10,6 +10,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/kmeta-go/kmeta/image"
+	"github.com/kmeta-go/kmeta/image/config"
 	"github.com/kmeta-go/kmeta/internal/datadriven"
 )
 
@@ -23,7 +24,7 @@ func requestCommands() map[string]scriptCommand {
 		"describe-cluster":          {"v=N|N-M listener=L [fenced=true] [endpoint-type=N] [controller=LEADER] [cluster-ops=true]", (*script).describeCluster},
 		"describe-topic-partitions": {"listener=L [topics=a,b] [limit=N] [cursor=TOPIC:P] [pages=true]", (*script).describeTopicPartitions},
 		"find-coordinator":          {"v=N|N-M listener=L type=group|transaction|share keys=a,b", (*script).findCoordinator},
-		"topic-config":              {"TOPIC [defaults=KEY:VALUE,...] [static=KEY:VALUE,...]", (*script).topicConfig},
+		"topic-config":              {"TOPIC [node=ID] [static=KEY:VALUE,...]", (*script).topicConfig},
 	}
 }
 
@@ -242,24 +243,36 @@ func partitionsOf(img *image.Image, name string) string {
 	return b.String()
 }
 
-// topicConfig prints TopicConfig: each config, its value, source and
-// synonym; defaults= and static= are the broker's DEFAULT_CONFIG and
-// STATIC_BROKER_CONFIG values the caller gives.
+// topicConfig prints TopicConfig on broker node (default 1) with the given
+// static config: each config not from Kafka's default, its value, source
+// and synonym.
 func (s *script) topicConfig(t *testing.T, c *datadriven.Case) string {
-	var given []ConfigValue
-	for _, k := range []struct {
-		arg    string
-		source int8
-	}{{"defaults", SourceDefaultConfig}, {"static", SourceStaticBrokerConfig}} {
-		v, _ := list(c, k.arg)
-		for _, kv := range v {
-			name, val, _ := strings.Cut(kv, ":")
-			given = append(given, ConfigValue{Name: name, Value: val, Source: k.source})
-		}
+	node := "1"
+	if v, ok := list(c, "node"); ok && len(v) == 1 {
+		node = v[0]
+	}
+	static := map[string]string{
+		"process.roles": "broker", "node.id": node, "controller.listener.names": "CONTROLLER",
+		"controller.quorum.bootstrap.servers": "localhost:9093", "listeners": "PLAINTEXT://:9092",
+	}
+	v, _ := list(c, "static")
+	for _, kv := range v {
+		name, val, _ := strings.Cut(kv, ":")
+		static[name] = val
+	}
+	broker, err := config.NewBroker(static)
+	if err != nil {
+		return "error: " + err.Error()
+	}
+	vals, err := TopicConfig(s.image(t), broker, arg(t, c, 0))
+	if err != nil {
+		return "error: " + err.Error()
 	}
 	var b strings.Builder
-	for _, cv := range TopicConfig(s.image(t), arg(t, c, 0), given) {
-		fmt.Fprintf(&b, "%s=%s source=%d synonym=%s\n", cv.Name, cv.Value, cv.Source, cv.Synonym)
+	for _, cv := range vals {
+		if cv.Source != config.SourceDefaultConfig {
+			fmt.Fprintf(&b, "%s=%s source=%d synonym=%s\n", cv.Name, cv.Value, cv.Source, cv.Synonym)
+		}
 	}
 	if b.Len() == 0 {
 		return "none"

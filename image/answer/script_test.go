@@ -45,7 +45,7 @@ var rewrite = flag.Bool("rewrite", false, "rewrite the scripts under testdata/ w
 //	describe-cluster v=N|N-M listener=L [fenced=true] [endpoint-type=N] [controller=LEADER]
 //	describe-topic-partitions listener=L [topics=a,b] [limit=N] [cursor=TOPIC:P] [pages=true]
 //	find-coordinator v=N|N-M listener=L type=group|transaction|share keys=a,b
-//	topic-config TOPIC [defaults=KEY:VALUE,...] [static=KEY:VALUE,...]
+//	topic-config TOPIC [node=ID] [static=KEY:VALUE,...]
 //	client-quota USER CLIENT-ID KEY   ip-quota IP KEY
 func TestScripts(t *testing.T) {
 	paths, err := filepath.Glob(filepath.Join("testdata", "*.txt"))

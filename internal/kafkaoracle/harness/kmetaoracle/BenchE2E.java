@@ -67,50 +67,12 @@ public final class BenchE2E {
         }
     }
 
-    /** A MetadataLoader whose high watermark is last + 1, with one publisher waiting for the image of last. */
-    static final class Run implements AutoCloseable {
-        final CompletableFuture<MetadataImage> done = new CompletableFuture<>();
-        final MetadataLoader loader;
-
-        Run(long last) throws Exception {
-            FaultHandler faults = (msg, cause) -> {
-                RuntimeException e = new RuntimeException(msg, cause);
-                done.completeExceptionally(e);
-                return e;
-            };
-            loader = new MetadataLoader.Builder()
-                .setHighWaterMarkAccessor(() -> OptionalLong.of(last + 1))
-                .setFaultHandler(faults)
-                .build();
-            loader.installPublishers(List.of(new MetadataPublisher() {
-                @Override public String name() { return "bench"; }
-                @Override public void onMetadataUpdate(MetadataDelta delta, MetadataImage image, LoaderManifest manifest) {
-                    if (image.provenance().lastContainedOffset() == last) done.complete(image);
-                }
-            })).get();
-        }
-
-        MetadataImage await() throws Exception { return done.get(10, TimeUnit.MINUTES); }
-
-        @Override public void close() throws Exception { loader.close(); }
-    }
-
     /** A snapshot file: RecordsSnapshotReader over the bytes, into handleLoadSnapshot. */
     static MetadataImage loadSnapshot(Path path, byte[] data, long last) throws Exception {
         OffsetAndEpoch id = Snapshots.parse(path).orElseThrow().snapshotId();
-        MemoryRecords records = MemoryRecords.readableRecords(ByteBuffer.wrap(data));
-        RawSnapshotReader raw = new RawSnapshotReader() {
-            @Override public OffsetAndEpoch snapshotId() { return id; }
-            @Override public long sizeInBytes() { return data.length; }
-            @Override public UnalignedRecords slice(long position, int size) {
-                return new UnalignedMemoryRecords(ByteBuffer.wrap(data, (int) position, size).slice());
-            }
-            @Override public Records records() { return records; }
-        };
-        try (Run run = new Run(last)) {
-            run.loader.handleLoadSnapshot(RecordsSnapshotReader.of(raw, MetadataRecordSerde.INSTANCE,
-                BufferSupplier.create(), MAX_BATCH, true, new LogContext()));
-            return run.await();
+        try (Images.Loader l = new Images.Loader(last)) {
+            l.loadSnapshot(id, data);
+            return l.await();
         }
     }
 
@@ -123,12 +85,9 @@ public final class BenchE2E {
             spans.add(new long[] {b.baseOffset(), pos, b.sizeInBytes()});
             pos += b.sizeInBytes();
         }
-        try (Run run = new Run(last)) {
-            for (long[] s : spans) {
-                run.loader.handleCommit(RecordsBatchReader.of(s[0], records.slice((int) s[1], (int) s[2]),
-                    MetadataRecordSerde.INSTANCE, BufferSupplier.create(), MAX_BATCH, r -> { }, true, new LogContext()));
-            }
-            return run.await();
+        try (Images.Loader l = new Images.Loader(last)) {
+            for (long[] s : spans) l.commit(s[0], records.slice((int) s[1], (int) s[2]));
+            return l.await();
         }
     }
 }
