@@ -44,11 +44,12 @@ func RegistrationNeedsRefresh(mv image.MetadataVersion, reg *image.Broker) bool 
 // (RegistrationNeedsRefresh of img's metadata.version and registration).
 // It fails with ErrNoMetadataVersion where Kafka throws.
 //
-// Kafka checks when any record touched the registration
-// (ClusterDelta.changedBrokers holds the id); kmeta's Changes list the
-// brokers whose registration differs, so a record that leaves a
-// registration as it was (a fence record for a fenced broker) triggers
-// Kafka's check and not this one.
+// Kafka checks when the delta holds a change for the id
+// (ClusterDelta.changedBrokers): a change record that changes nothing is
+// not one, as here, but a registration identical to the current one, or a
+// change a later record of the same delta undoes, is; kmeta's Changes
+// compare the applied registration with the base image's, so in those two
+// cases Kafka checks and this does not.
 func TrackRegistration(c Changes, img *image.Image, id int32) (bool, error) {
 	_, mvChanged := c.MetadataVersionChanged()
 	if !mvChanged && !slices.Contains(c.Brokers().Changed, id) {

@@ -140,10 +140,14 @@ public final class BrokerImages {
      */
     static Map<String, Object> tracker(Random rnd, BrokerCommon.Spec s, MetadataImage img) {
         Map<Integer, Long> epochs = new TreeMap<>();
-        for (Map<String, Object> b : s.brokers) epochs.put((Integer) b.get("id"), 100L + (Integer) b.get("id"));
+        Map<Integer, Boolean> fencedNow = new TreeMap<>();
+        for (Map<String, Object> b : s.brokers) {
+            epochs.put((Integer) b.get("id"), 100L + (Integer) b.get("id"));
+            fencedNow.put((Integer) b.get("id"), (Boolean) b.get("fenced"));
+        }
         List<Object> ops = new ArrayList<>();
         MetadataDelta d = new MetadataDelta.Builder().setImage(img).build();
-        int nops = rnd.nextInt(4);
+        int nops = 1 + rnd.nextInt(4);
         for (int i = 0; i < nops; i++) {
             int id = rnd.nextInt(9);
             Long ep = epochs.get(id);
@@ -159,12 +163,15 @@ public final class BrokerImages {
                     d.replay(new RegisterBrokerRecord().setBrokerId(id).setBrokerEpoch(500 + id).setIncarnationId(new Uuid(8, id))
                         .setFenced(true).setLogDirs(dirs ? List.of(new Uuid(1, id)) : List.of()));
                     epochs.put(id, 500L + id);
+                    fencedNow.put(id, true);
                     ops.add(List.of("register", id, dirs));
                     break;
                 }
                 case 2: {
                     if (ep == null) break;
-                    boolean fenced = rnd.nextBoolean();
+                    // Half the time the broker's current state: a redundant record, as Kafka 4.x writes them.
+                    boolean fenced = rnd.nextBoolean() ? fencedNow.get(id) : rnd.nextBoolean();
+                    fencedNow.put(id, fenced);
                     d.replay(new BrokerRegistrationChangeRecord().setBrokerId(id).setBrokerEpoch(ep).setFenced(fenced ? (byte) 1 : (byte) -1));
                     ops.add(List.of("fence", id, fenced));
                     break;
@@ -179,6 +186,7 @@ public final class BrokerImages {
                     if (ep == null) break;
                     d.replay(new UnregisterBrokerRecord().setBrokerId(id).setBrokerEpoch(ep));
                     epochs.remove(id);
+                    fencedNow.remove(id);
                     ops.add(List.of("unregister", id));
                 }
             }
