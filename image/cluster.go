@@ -518,6 +518,17 @@ func (c *Cluster) BrokerEndpoint(id int32, listener string) (Endpoint, bool) {
 	return b.Listener(listener)
 }
 
+// AliveBroker returns the registration of broker id when it is alive:
+// registered and not fenced (KRaftMetadataCache.hasAliveBroker; its Epoch
+// is getAliveBrokerEpoch).
+func (c *Cluster) AliveBroker(id int32) (*Broker, bool) {
+	b, ok := c.brokers.Get(id)
+	if !ok || b.fenced {
+		return nil, false
+	}
+	return b, true
+}
+
 // AliveBrokerNode is KRaftMetadataCache.getAliveBrokerNode: the node of
 // broker id on listener when the broker is registered, not fenced and has
 // that listener.
