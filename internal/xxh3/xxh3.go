@@ -173,22 +173,26 @@ func hash129to240(b []byte, seed uint64) uint64 {
 	return avalanche(acc)
 }
 
-// accumulate512 is XXH3_accumulate_512 (scalar).
+// accumulate512 is XXH3_accumulate_512 (scalar) over one 64-byte stripe
+// and 64 bytes of secret.
 func accumulate512(acc *[8]uint64, in, sec []byte) {
+	d := (*[stripeLen]byte)(in[:stripeLen])
+	k := (*[stripeLen]byte)(sec[:stripeLen])
 	for i := 0; i < 8; i++ {
-		v := le64(in, 8*i)
-		k := v ^ le64(sec, 8*i)
+		v := binary.LittleEndian.Uint64(d[8*i:])
+		x := v ^ binary.LittleEndian.Uint64(k[8*i:])
 		acc[i^1] += v
-		acc[i] += uint64(uint32(k)) * (k >> 32)
+		acc[i] += uint64(uint32(x)) * (x >> 32)
 	}
 }
 
 // scramble is XXH3_scrambleAcc (scalar).
 func scramble(acc *[8]uint64, sec []byte) {
+	k := (*[stripeLen]byte)(sec[:stripeLen])
 	for i := 0; i < 8; i++ {
 		a := acc[i]
 		a ^= a >> 47
-		a ^= le64(sec, 8*i)
+		a ^= binary.LittleEndian.Uint64(k[8*i:])
 		acc[i] = a * prime32_1
 	}
 }
