@@ -7,7 +7,7 @@
 //
 //	img := cache.Load() // the current image, e.g. behind an atomic.Pointer
 //	if leader, epoch, ok := img.Leader("orders", 3); ok { ... }
-//	ep, ok := img.LeaderEndpoint("orders", 3, "PLAINTEXT")
+//	node, lookup := img.LeaderEndpoint("orders", 3, "PLAINTEXT") // image.LeaderFound, ...
 //	t, _ := img.Topic("orders")
 //	for p := range t.Partitions() { _ = p.NumReplicas() }
 //
