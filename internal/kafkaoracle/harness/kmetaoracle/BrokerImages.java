@@ -169,6 +169,12 @@ public final class BrokerImages {
                 }
                 case 2: {
                     if (ep == null) break;
+                    if (rnd.nextInt(4) == 0) {
+                        // A change the next record undoes: Kafka's changedBrokers keeps the id.
+                        boolean cur = fencedNow.get(id);
+                        d.replay(new BrokerRegistrationChangeRecord().setBrokerId(id).setBrokerEpoch(ep).setFenced(cur ? (byte) -1 : (byte) 1));
+                        ops.add(List.of("fence", id, !cur));
+                    }
                     // Half the time the broker's current state: a redundant record, as Kafka 4.x writes them.
                     boolean fenced = rnd.nextBoolean() ? fencedNow.get(id) : rnd.nextBoolean();
                     fencedNow.put(id, fenced);
