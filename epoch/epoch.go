@@ -87,9 +87,20 @@ func CheckName(img *image.Image, topic string, p, currentLeaderEpoch, local int3
 	return Check(t, p, currentLeaderEpoch, local, needLeader)
 }
 
-// CheckID is Check for a topic given by id (Fetch v13+, Produce v13+).
+var unknownID = Result{ErrorCode: kafkaerr.UnknownTopicID, LeaderID: -1, LeaderEpoch: -1}
+
+// CheckID is Check for a topic given by id (Fetch v13+, Produce v13+). A
+// topic id the image does not hold (the zero id included) answers
+// UNKNOWN_TOPIC_ID, as KafkaApis does: handleFetchRequest for a partition
+// whose topic name the fetch session could not resolve, handleProduceRequest
+// (v13+) for a topic id metadataCache.getTopicName does not know. A known
+// topic without the partition still answers UNKNOWN_TOPIC_OR_PARTITION
+// (metadataCache.contains fails).
 func CheckID(img *image.Image, id record.UUID, p, currentLeaderEpoch, local int32, needLeader bool) Result {
-	t, _ := img.TopicByID(id)
+	t, ok := img.TopicByID(id)
+	if !ok {
+		return unknownID
+	}
 	return Check(t, p, currentLeaderEpoch, local, needLeader)
 }
 

@@ -82,6 +82,23 @@ func TestCheck(t *testing.T) {
 	if got := CheckID(img, record.UUID{15: 7}, 0, 4, 1, true); got.ErrorCode != kafkaerr.FencedLeaderEpoch {
 		t.Errorf("CheckID: %+v", got)
 	}
+}
+
+// TestCheckIDUnknownTopicID: KafkaApis.handleFetchRequest and
+// handleProduceRequest (v13+) answer UNKNOWN_TOPIC_ID for a topic id the
+// metadata cache does not know (the zero id too), with no leader hint; a
+// known id whose partition does not exist stays UNKNOWN_TOPIC_OR_PARTITION.
+func TestCheckIDUnknownTopicID(t *testing.T) {
+	img := testImage(t)
+	for _, id := range []record.UUID{{15: 99}, {}} {
+		got := CheckID(img, id, 0, NoEpoch, 1, true)
+		if got != (Result{kafkaerr.UnknownTopicID, -1, -1}) || got.HasLeaderHint() {
+			t.Errorf("CheckID(%v): %+v, want UNKNOWN_TOPIC_ID", id, got)
+		}
+	}
+	if got := CheckID(img, record.UUID{15: 7}, 9, NoEpoch, 1, true); got.ErrorCode != kafkaerr.UnknownTopicOrPartition {
+		t.Errorf("CheckID of a missing partition: %+v", got)
+	}
 	orders, _ := img.Topic("orders")
 	if got := CheckProduce(orders, 0, 2); got.ErrorCode != kafkaerr.NotLeaderOrFollower || !got.HasLeaderHint() {
 		t.Errorf("produce on a follower: %+v", got)

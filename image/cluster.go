@@ -505,14 +505,39 @@ func (c *Cluster) AliveBrokers() iter.Seq[*Broker] {
 	}
 }
 
-// BrokerEndpoint returns the endpoint of broker id on listener
-// (KRaftMetadataCache.getAliveBrokerNode ignores fencing for leaders).
+// BrokerEndpoint returns the endpoint of broker id on listener when the
+// broker is alive: registered and not fenced, as
+// KRaftMetadataCache.getAliveBrokerNode answers (AliveBrokerNode gives the
+// whole Node). A partition's leader is looked up with Image.LeaderEndpoint,
+// which ignores fencing as Kafka does.
 func (c *Cluster) BrokerEndpoint(id int32, listener string) (Endpoint, bool) {
 	b, ok := c.brokers.Get(id)
-	if !ok {
+	if !ok || b.fenced {
 		return Endpoint{}, false
 	}
 	return b.Listener(listener)
+}
+
+// AliveBroker returns the registration of broker id when it is alive:
+// registered and not fenced (KRaftMetadataCache.hasAliveBroker; its Epoch
+// is getAliveBrokerEpoch).
+func (c *Cluster) AliveBroker(id int32) (*Broker, bool) {
+	b, ok := c.brokers.Get(id)
+	if !ok || b.fenced {
+		return nil, false
+	}
+	return b, true
+}
+
+// AliveBrokerNode is KRaftMetadataCache.getAliveBrokerNode: the node of
+// broker id on listener when the broker is registered, not fenced and has
+// that listener.
+func (c *Cluster) AliveBrokerNode(id int32, listener string) (Node, bool) {
+	b, ok := c.brokers.Get(id)
+	if !ok || b.fenced {
+		return Node{}, false
+	}
+	return b.Node(listener)
 }
 
 // Controller returns the registration of controller id.

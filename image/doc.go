@@ -7,7 +7,7 @@
 //
 //	img := cache.Load() // the current image, e.g. behind an atomic.Pointer
 //	if leader, epoch, ok := img.Leader("orders", 3); ok { ... }
-//	ep, ok := img.LeaderEndpoint("orders", 3, "PLAINTEXT")
+//	node, lookup := img.LeaderEndpoint("orders", 3, "PLAINTEXT") // image.LeaderFound, ...
 //	t, _ := img.Topic("orders")
 //	for p := range t.Partitions() { _ = p.NumReplicas() }
 //
@@ -52,5 +52,53 @@
 // null until the broker reports them, written back as RegisterBrokerRecord
 // v4 and a loss below), 4.4-IV1 allows CIDR ACL hosts (KIP-1276) and 4.4-IV2
 // controller unregistration (KIP-1312). A level above 4.4-IV2 is not one
-// kmeta can read (ParseMetadataVersionLevel fails).
+// kmeta can read (ParseMetadataVersionLevel fails). The request versions a
+// level dictates (FetchRequestVersion, ListOffsetRequestVersion) and its
+// name parsing (ParseMetadataVersion, Kafka's fromVersionString) are Kafka
+// 4.4's.
+//
+// # Kafka's MetadataCache, method by method
+//
+// Code ported from Kafka's broker reads org.apache.kafka.metadata.MetadataCache
+// (KRaftMetadataCache, Kafka 4.3+). Each of its methods, on the image img
+// current when the request is handled:
+//
+//	getTopicMetadata                  answer.Responder.Metadata (AppendMetadata)
+//	getAllTopics                      img.Topics().All() (AllByName in name order)
+//	hasAliveBroker                    img.Cluster().AliveBroker(id)
+//	getAliveBrokerEpoch               img.Cluster().AliveBroker(id), then Broker.Epoch
+//	isBrokerFenced                    img.Cluster().Broker(id), then Broker.Fenced
+//	isBrokerShuttingDown              img.Cluster().Broker(id), then Broker.InControlledShutdown
+//	getTopicId                        img.Topics().IDOf(name) (the zero UUID when absent)
+//	getTopicName                      img.TopicByID(id), then Topic.Name
+//	getAliveBrokerNode                img.Cluster().AliveBrokerNode(id, listener)
+//	getAliveBrokerNodes               img.Cluster().AliveBrokers(), then Broker.Node(listener)
+//	getBrokerNodes                    img.Cluster().Brokers(), then Broker.Node(listener)
+//	getLeaderAndIsr                   img.Topic(name), Topic.Partition(p): Leader, LeaderEpoch,
+//	                                  ISR, LeaderRecoveryState, PartitionEpoch
+//	numPartitions                     img.Topic(name), then Topic.NumPartitions
+//	topicIdsToNames, topicNamesToIds  img.Topics().All() (Topic.ID, Topic.Name); ByID, ByName
+//	getPartitionLeaderEndpoint        img.LeaderEndpoint(name, p, listener): LeaderUnknown is
+//	                                  Optional.empty(), LeaderListenerMissing Node.noNode()
+//	getPartitionReplicaEndpoints      img.AppendReplicaEndpoints(dst, topic, p, listener)
+//	contains(topic)                   img.Topic(name)
+//	contains(topicPartition)          img.Topic(name), then Topic.Partition(p)
+//	metadataVersion                   img.Features().MetadataVersion() (false where Kafka's
+//	                                  metadataVersionOrThrow throws)
+//	getRandomAliveBrokerId            img.Cluster().AliveBrokers() (the caller picks one)
+//	features                          img.Features(): MetadataVersion, Finalized, Level;
+//	                                  the epoch is img.Provenance().LastContainedOffset;
+//	                                  kraft.version comes from the raft client, as in Kafka
+//	describeClientQuotas              img.ClientQuotas() (the entities and their values)
+//	describeScramCredentials          img.Scram() (the credentials by user and mechanism)
+//	describeTopicResponse             answer.Responder.DescribeTopicPartitions
+//	toCluster                         no counterpart (a clients-side Cluster); Cluster().Brokers,
+//	                                  Topics().All and Topic.Partitions hold its parts
+//	config, topicConfig, brokerConfig img.Configs().Entries(ConfigResource{Type, Name})
+//	  (ConfigRepository)              and Configs().Get(resource, key)
+//
+// The group coordinator's view (computeTopicHash, computeGroupHash,
+// partitionRacks) is package image/group's; the broker's own rules
+// (BrokerRegistrationTracker, BrokerFeatures, stray replicas, the KIP-392
+// preferred read replica, auto-created topics) are package broker's.
 package image

@@ -131,14 +131,3 @@ func (img *Image) Leader(name string, p int32) (leader, leaderEpoch int32, ok bo
 	}
 	return part.leader, part.leaderEpoch, true
 }
-
-// LeaderEndpoint returns the endpoint of the leader of partition p of topic
-// name on listener (the lookup KafkaApis does for produce and fetch
-// routing; fencing is ignored, as in KRaftMetadataCache).
-func (img *Image) LeaderEndpoint(name string, p int32, listener string) (Endpoint, bool) {
-	leader, _, ok := img.Leader(name, p)
-	if !ok || leader == NoLeader {
-		return Endpoint{}, false
-	}
-	return img.cluster.BrokerEndpoint(leader, listener)
-}
