@@ -75,10 +75,12 @@ func (p Point) after(b *record.Batch) bool {
 // ImageAt returns the image of path (any source Read takes) as it was at
 // at: the image Kafka's loader publishes from the log cut just after the
 // point (publisher.Loader, transactions respected: inside an open
-// metadata transaction it is the image before it). A point past the end
-// gives the final image. A directory is read from its latest snapshot at
-// or before an offset point (from its earliest start for a time point),
-// then its segments; a point before what the files hold is an error.
+// metadata transaction it is the image before it). End() gives the final
+// image; any other point outside the log (an offset past its last record,
+// a time after its last batch or before its first) is an *OutsideError. A
+// directory is read from its latest snapshot at or before an offset point
+// (from its earliest start for a time point), then its segments; a point
+// before what the files hold is an error.
 func ImageAt(path string, at Point) (*image.Image, error) {
 	imgs, err := ImagesAt(path, at)
 	if err != nil {
@@ -120,7 +122,19 @@ func ImagesAt(path string, points ...Point) ([]*image.Image, error) {
 		return nil
 	}
 	i := 0
+	end := logEnd{offset: last}
+	if l.snap != nil {
+		end.seen(last, l.snap.LastContainedLogTimestamp())
+	}
 	err = l.eachBatch(func(name string, b *record.Batch) (bool, error) {
+		if !end.any {
+			for _, p := range points {
+				if err := end.before(path, p, b); err != nil {
+					return false, err
+				}
+			}
+		}
+		end.seen(b.LastOffset(), b.AppendTime())
 		from := b.BaseOffset
 		for i < len(points) {
 			if points[i].after(b) {
@@ -163,6 +177,9 @@ func ImagesAt(path string, points ...Point) ([]*image.Image, error) {
 		return nil, err
 	}
 	for ; i < len(points); i++ {
+		if err := end.check(path, points[i]); err != nil {
+			return nil, err
+		}
 		if err := capture(); err != nil {
 			return nil, err
 		}
@@ -170,6 +187,62 @@ func ImagesAt(path string, points ...Point) ([]*image.Image, error) {
 	return out, nil
 }
 
+// OutsideError is ImageAt's error for a point outside the log: an offset
+// past its last record, a time after its last batch's append time or
+// before its first.
+type OutsideError struct {
+	Path  string
+	Point Point
+	// LastOffset and LastTime (milliseconds) are the last record's offset
+	// and its batch's append time; FirstTime is the first batch's (or the
+	// starting snapshot's) append time.
+	LastOffset          int64
+	FirstTime, LastTime int64
+}
+
+// Error names the point and the end of the log it is outside of.
+func (e *OutsideError) Error() string {
+	ms := func(t int64) string { return time.UnixMilli(t).UTC().Format(time.RFC3339Nano) }
+	if t, ok := e.Point.Time(); ok && t.UnixMilli() < e.FirstTime {
+		return fmt.Sprintf("%s: %s is before the log, which starts at %s", e.Path, e.Point, ms(e.FirstTime))
+	}
+	return fmt.Sprintf("%s: %s is past the end of the log: its last record is at offset %d, appended at %s", e.Path, e.Point, e.LastOffset, ms(e.LastTime))
+}
+
+// logEnd follows the first and last batch ImagesAt read (a starting
+// snapshot counts as a batch at its last contained offset and time).
+type logEnd struct {
+	offset, first, last int64 // last offset; first and last append times
+	any                 bool
+}
+
+func (e *logEnd) seen(offset, appendTime int64) {
+	if !e.any {
+		e.first, e.any = appendTime, true
+	}
+	e.offset, e.last = offset, appendTime
+}
+
+// before returns an *OutsideError for a time point before the first batch
+// (b, when nothing was read before it).
+func (e *logEnd) before(path string, p Point, b *record.Batch) error {
+	if t, ok := p.Time(); ok && !e.any && t.UnixMilli() < b.AppendTime() {
+		return &OutsideError{Path: path, Point: p, LastOffset: -1, FirstTime: b.AppendTime(), LastTime: b.AppendTime()}
+	}
+	return nil
+}
+
+// check returns an *OutsideError for a point past what was read (only
+// called for the points no batch reached).
+func (e *logEnd) check(path string, p Point) error {
+	if o, ok := p.Offset(); ok && (o == math.MaxInt64 || o <= e.offset) {
+		return nil
+	}
+	if t, ok := p.Time(); ok && e.any && t.UnixMilli() <= e.last {
+		return nil
+	}
+	return &OutsideError{Path: path, Point: p, LastOffset: e.offset, FirstTime: e.first, LastTime: e.last}
+}
 // loadStart loads the snapshot l starts from, if any, into ld and returns
 // the offset the loader is then at (-1 without a snapshot). A first point
 // before the snapshot is an error: the log before it is gone.

@@ -163,11 +163,12 @@ func (b *Builder) LoadSnapshot(file string, s *record.SnapshotReader) error {
 			continue
 		}
 		for _, e := range batch.Entries {
-			r, _, err := e.Decode()
+			r, v, err := e.Decode()
 			if err != nil {
 				b.err = fmt.Errorf("%s: record at offset %d: %w", file, e.Offset, err)
 				return b.err
 			}
+			pos.RecordVersion = v
 			b.at(pos)
 			b.replay(pos, r)
 		}
@@ -233,11 +234,12 @@ func (b *Builder) AddBatch(file string, batch *record.Batch) error {
 	}
 	for _, e := range batch.Entries {
 		pos.Offset = e.Offset
-		r, _, err := e.Decode()
+		r, v, err := e.Decode()
 		if err != nil {
 			b.err = fmt.Errorf("%s: record at offset %d: %w", file, e.Offset, err)
 			return b.err
 		}
+		pos.RecordVersion = v
 		b.at(pos)
 		b.replay(pos, r)
 	}

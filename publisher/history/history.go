@@ -61,6 +61,10 @@ type Position struct {
 	RaftEpoch int32
 	// Snapshot is set for records loaded from a snapshot.
 	Snapshot bool
+	// RecordVersion is the version of the data record at this position as
+	// the file holds it (its frame's version: print the record at it, not
+	// at the newest version kmeta knows); 0 for control records.
+	RecordVersion int16
 }
 
 // Time is AppendTime as a time.Time.
