@@ -243,6 +243,7 @@ func (e *logEnd) check(path string, p Point) error {
 	}
 	return &OutsideError{Path: path, Point: p, LastOffset: e.offset, FirstTime: e.first, LastTime: e.last}
 }
+
 // loadStart loads the snapshot l starts from, if any, into ld and returns
 // the offset the loader is then at (-1 without a snapshot). A first point
 // before the snapshot is an error: the log before it is gone.
