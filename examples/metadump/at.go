@@ -100,7 +100,15 @@ func dumpAt(path string, at history.Point, o options, w *bufio.Writer) error {
 			}
 		}
 	}
+	last, lastTime, first := int64(-1), int64(-1), int64(-1)
+	if snap, _ := l.Snapshot(); snap != nil {
+		last, lastTime, first = snap.LastContainedLogOffset(), snap.LastContainedLogTimestamp(), snap.LastContainedLogTimestamp()
+	}
 	err = l.EachBatch(func(file string, b *record.Batch) (bool, error) {
+		if first < 0 {
+			first = b.AppendTime()
+		}
+		last, lastTime = b.LastOffset(), b.AppendTime()
 		if !at.Contains(b.BaseOffset, b.AppendTime()) {
 			return false, nil
 		}
@@ -117,5 +125,20 @@ func dumpAt(path string, at history.Point, o options, w *bufio.Writer) error {
 		}
 		return true, emit(b)
 	})
+	if err == nil {
+		err = outside(path, at, first, last, lastTime)
+	}
 	return finish(err)
+}
+
+// outside is the *history.OutsideError of a point past the last record
+// (offset last, appended at lastTime) or, for a time, before the first
+// batch (appended at first); nil for a point inside the log.
+func outside(path string, at history.Point, first, last, lastTime int64) error {
+	t, byTime := at.Time()
+	before := byTime && t.UnixMilli() < first
+	if at != history.End() && (at.Contains(last+1, lastTime+1) || before) {
+		return &history.OutsideError{Path: path, Point: at, LastOffset: last, FirstTime: first, LastTime: lastTime}
+	}
+	return nil
 }

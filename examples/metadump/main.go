@@ -149,7 +149,7 @@ func runIO(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		if o.shell {
 			err = runShell(fs.Arg(0), o.commands, o.unredacted, stdin, stdout)
 		} else {
-			err = runTimeline(fs.Arg(0), o.out, stdout)
+			err = runTimeline(fs.Arg(0), o.out, o.unredacted, stdout)
 		}
 		if err != nil {
 			fmt.Fprintln(stderr, "metadump:", err)

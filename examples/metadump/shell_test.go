@@ -81,7 +81,7 @@ func TestShellCommands(t *testing.T) {
 // "diff" lists what changed between two points, as diffImages does.
 func TestShellTimeTravel(t *testing.T) {
 	dir := incidentDir(t, 11)
-	tl, err := buildTimeline(dir)
+	tl, err := buildTimeline(dir, false)
 	require.NoError(t, err)
 	// The moment scratch is deleted: before it scratch exists, after not.
 	var del moment

@@ -52,6 +52,9 @@ type Builder struct {
 	lastPos Position
 	started bool
 	err     error
+
+	// tl, when set, gathers a Timeline in the same replay (ReadTimeline).
+	tl *timelineBuilder
 }
 
 type brokerNow struct {
@@ -181,6 +184,9 @@ func (b *Builder) LoadSnapshot(file string, s *record.SnapshotReader) error {
 	}
 	b.snapshotDeletions(pos, before, b.cur)
 	b.chk.commit(pos)
+	if b.tl != nil {
+		b.tl.snapshotLoaded(b.cur)
+	}
 	return nil
 }
 
@@ -213,6 +219,12 @@ func (b *Builder) AddBatch(file string, batch *record.Batch) error {
 	if b.err != nil {
 		return b.err
 	}
+	if b.tl != nil {
+		if err := b.tl.beforeBatch(b, batch); err != nil {
+			b.err = err
+			return err
+		}
+	}
 	b.file(file)
 	b.batch++
 	b.h.Batches++
@@ -229,6 +241,9 @@ func (b *Builder) AddBatch(file string, batch *record.Batch) error {
 				continue
 			}
 			b.control(pos, c)
+		}
+		if b.tl != nil {
+			b.tl.afterBatch(b, batch)
 		}
 		return nil
 	}
@@ -251,6 +266,9 @@ func (b *Builder) AddBatch(file string, batch *record.Batch) error {
 		b.chk.commit(pos)
 	}
 	b.verifySnapshots(batch.LastOffset())
+	if b.tl != nil {
+		b.tl.afterBatch(b, batch)
+	}
 	return nil
 }
 

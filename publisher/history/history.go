@@ -160,7 +160,12 @@ type BrokerHistory struct {
 	Events        []BrokerEvent
 	Intervals     []BrokerInterval
 	Registrations int // RegisterBrokerRecords, all counted
-	Fencings      int // transitions into StateFenced (registrations included), all counted
+	// Fencings counts the transitions into StateFenced, all counted: a
+	// FenceBrokerRecord or BrokerRegistrationChangeRecord fenced=1 of a
+	// broker not fenced, and every registration that starts fenced (as
+	// Kafka's ClusterControlManager.registerBroker registers a broker). It
+	// is the one definition of a fencing, which the timeline counts too.
+	Fencings      int
 	Dropped       int // events and intervals dropped by the limit
 }
 
@@ -245,6 +250,14 @@ func (e *PartitionEvent) ISRShrank() bool {
 	return false
 }
 
+// LeaderChanged reports whether the event changed the partition's leader
+// (its creation and its deletion do not count): the one definition of a
+// leader change, counted in PartitionHistory.LeaderChanges and in the
+// timeline.
+func (e *PartitionEvent) LeaderChanged() bool {
+	return e.Changed&FieldLeader != 0 && e.Before.Exists() && e.After.Exists()
+}
+
 // TopicPartition names a partition by topic id and partition id.
 type TopicPartition struct {
 	TopicID   record.UUID
@@ -258,10 +271,12 @@ type PartitionHistory struct {
 	TopicID   record.UUID
 	Partition int32
 	Events    []PartitionEvent
-	// LeaderChanges counts the records that changed the leader (creation
-	// and deletion not included), all counted.
+	// LeaderChanges counts the records that changed the leader
+	// (PartitionEvent.LeaderChanged: creation and deletion not included),
+	// all counted.
 	LeaderChanges int
-	// ISRShrinks counts the records that removed an ISR member.
+	// ISRShrinks counts the records that removed an ISR member
+	// (PartitionEvent.ISRShrank), all counted.
 	ISRShrinks int
 	Dropped    int
 }

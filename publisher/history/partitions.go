@@ -89,11 +89,14 @@ func (b *Builder) partitionChanged(pos Position, r record.Record, name string, i
 	ec := b.elrContext(name)
 	b.emit(func() {
 		ph := b.partitionHistory(tp, name)
-		if existed && changed&FieldLeader != 0 {
+		if ev.LeaderChanged() {
 			ph.LeaderChanges++
 		}
 		if ev.ISRShrank() {
 			ph.ISRShrinks++
+		}
+		if b.tl != nil {
+			b.tl.partition(ph, &ev)
 		}
 		ph.Events = push(ph.Events, ev, b.lim, &ph.Dropped)
 		b.chk.partition(ph, &ph.Events[len(ph.Events)-1], ec)
@@ -178,6 +181,9 @@ func (b *Builder) topicDeleted(pos Position, r record.Record, id record.UUID, na
 		ev := PartitionEvent{At: pos, Changed: Deleted, Before: bs, Record: r}
 		b.emit(func() {
 			ph := b.partitionHistory(tp, name)
+			if b.tl != nil {
+				b.tl.partition(ph, &ev)
+			}
 			ph.Events = push(ph.Events, ev, b.lim, &ph.Dropped)
 			b.chk.partition(ph, &ph.Events[len(ph.Events)-1], elrContext{})
 		})
