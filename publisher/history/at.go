@@ -110,81 +110,97 @@ func ImagesAt(path string, points ...Point) ([]*image.Image, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := make([]*image.Image, 0, len(points))
-	capture := func() error {
-		if err := ld.Commit(); err != nil {
-			return err
-		}
-		ld.SetHighWatermark(last + 1)
-		// The loader's newest image: what it publishes once caught up (in
-		// an open transaction, the last published), also before a data record.
-		out = append(out, ld.Image())
-		return nil
-	}
-	i := 0
-	end := logEnd{offset: last}
+	tr := &travel{path: path, ld: ld, points: points, last: last, out: make([]*image.Image, 0, len(points)), end: logEnd{offset: last}}
 	if l.snap != nil {
-		end.seen(last, l.snap.LastContainedLogTimestamp())
+		tr.end.seen(last, l.snap.LastContainedLogTimestamp())
 	}
-	err = l.eachBatch(func(name string, b *record.Batch) (bool, error) {
-		if !end.any {
-			for _, p := range points {
-				if err := end.before(path, p, b); err != nil {
-					return false, err
-				}
-			}
-		}
-		end.seen(b.LastOffset(), b.AppendTime())
-		from := b.BaseOffset
-		for i < len(points) {
-			if points[i].after(b) {
-				if err := capture(); err != nil {
-					return false, err
-				}
-				i++
-				continue
-			}
-			o, ok := points[i].Offset()
-			if !ok || o >= b.LastOffset() {
-				break
-			}
-			// The point cuts the batch: load its records up to o.
-			if o >= from {
-				if err := loadRange(ld, name, b, from, o); err != nil {
-					return false, err
-				}
-				last, from = o, o+1
-			}
-			if err := capture(); err != nil {
-				return false, err
-			}
-			i++
-		}
-		if i == len(points) {
-			return false, nil
-		}
-		if from == b.BaseOffset {
-			if err := ld.LoadRecordBatch(b); err != nil {
-				return false, fmt.Errorf("%s: %w", name, err)
-			}
-		} else if err := loadRange(ld, name, b, from, b.LastOffset()); err != nil {
-			return false, err
-		}
-		last = b.LastOffset()
-		return true, nil
-	})
-	if err != nil {
+	if err := l.eachBatch(tr.batch); err != nil {
 		return nil, err
 	}
-	for ; i < len(points); i++ {
-		if err := end.check(path, points[i]); err != nil {
+	for ; tr.i < len(points); tr.i++ {
+		if err := tr.end.check(path, points[tr.i]); err != nil {
 			return nil, err
 		}
-		if err := capture(); err != nil {
+		if err := tr.capture(); err != nil {
 			return nil, err
 		}
 	}
-	return out, nil
+	return tr.out, nil
+}
+
+// travel is one pass of ImagesAt: the loader, the points, the images
+// captured so far.
+type travel struct {
+	path   string
+	ld     *publisher.Loader
+	points []Point
+	i      int   // the next point to capture
+	last   int64 // the last offset loaded
+	out    []*image.Image
+	end    logEnd
+}
+
+// capture appends the loader's image at the current point.
+func (tr *travel) capture() error {
+	if err := tr.ld.Commit(); err != nil {
+		return err
+	}
+	tr.ld.SetHighWatermark(tr.last + 1)
+	// The loader's newest image: what it publishes once caught up (in an
+	// open transaction, the last published), also before a data record.
+	tr.out = append(tr.out, tr.ld.Image())
+	return nil
+}
+
+// batch is Log.eachBatch's callback: it captures the points before and
+// inside b, and loads b (up to the last point when the point cuts it).
+func (tr *travel) batch(name string, b *record.Batch) (bool, error) {
+	if !tr.end.any {
+		for _, p := range tr.points {
+			if err := tr.end.before(tr.path, p, b); err != nil {
+				return false, err
+			}
+		}
+	}
+	tr.end.seen(b.LastOffset(), b.AppendTime())
+	from := b.BaseOffset
+	for tr.i < len(tr.points) {
+		p := tr.points[tr.i]
+		if p.after(b) {
+			if err := tr.capture(); err != nil {
+				return false, err
+			}
+			tr.i++
+			continue
+		}
+		o, ok := p.Offset()
+		if !ok || o >= b.LastOffset() {
+			break
+		}
+		// The point cuts the batch: load its records up to o.
+		if o >= from {
+			if err := loadRange(tr.ld, name, b, from, o); err != nil {
+				return false, err
+			}
+			tr.last, from = o, o+1
+		}
+		if err := tr.capture(); err != nil {
+			return false, err
+		}
+		tr.i++
+	}
+	if tr.i == len(tr.points) {
+		return false, nil
+	}
+	if from == b.BaseOffset {
+		if err := tr.ld.LoadRecordBatch(b); err != nil {
+			return false, fmt.Errorf("%s: %w", name, err)
+		}
+	} else if err := loadRange(tr.ld, name, b, from, b.LastOffset()); err != nil {
+		return false, err
+	}
+	tr.last = b.LastOffset()
+	return true, nil
 }
 
 // OutsideError is ImageAt's error for a point outside the log: an offset

@@ -165,8 +165,8 @@ type BrokerHistory struct {
 	// broker not fenced, and every registration that starts fenced (as
 	// Kafka's ClusterControlManager.registerBroker registers a broker). It
 	// is the one definition of a fencing, which the timeline counts too.
-	Fencings      int
-	Dropped       int // events and intervals dropped by the limit
+	Fencings int
+	Dropped  int // events and intervals dropped by the limit
 }
 
 // State is the broker's state at the end of the history.
