@@ -185,3 +185,33 @@ func ExampleOpenLog() {
 	// snapshot: false segments: 1 from offset 0
 	// 10 batches
 }
+
+// ReadTimeline gathers the history and its timeline in one replay: the
+// brokers' lanes, leader changes per time bucket, the moments in which the
+// image changed, with their differences.
+func ExampleReadTimeline() {
+	dir, done := crashedCluster()
+	defer done()
+	_, tl, err := history.ReadTimeline(dir, history.TimelineOptions{Buckets: 10})
+	if err != nil {
+		panic(err)
+	}
+	for _, b := range tl.Brokers {
+		fmt.Printf("broker %d: %d fencing(s), fenced for %dms\n", b.ID, b.Fencings, b.FencedMs)
+	}
+	fmt.Println("leader changes:", tl.Totals.LeaderChanges, "per bucket:", tl.LeaderChanges)
+	last := tl.Moments[len(tl.Moments)-1]
+	fmt.Printf("last moment, offsets %d..%d:\n", last.From+1, last.Offset)
+	for _, d := range last.Diff {
+		fmt.Println(" ", d)
+	}
+	// Output:
+	// broker 1: 2 fencing(s), fenced for 0ms
+	// broker 2: 1 fencing(s), fenced for 0ms
+	// broker 3: 1 fencing(s), fenced for 0ms
+	// leader changes: 1 per bucket: [0 0 0 0 0 0 0 0 0 1]
+	// last moment, offsets 17..19:
+	//   changed broker 1: fenced false -> true
+	//   changed partition orders-0: isr [1,2,3] -> [2,3]; leader 1 -> 2; leaderEpoch 0 -> 1; partitionEpoch 0 -> 1
+	//   changed partition orders-1: isr [2,3,1] -> [2,3]; partitionEpoch 0 -> 1
+}
