@@ -34,7 +34,7 @@ func (s *shell) entityHistory(arg string) {
 	comps := s.absolute(arg)
 	h, err := s.logHistory()
 	if err != nil {
-		fmt.Fprintln(s.out, "history:", err)
+		s.failln("history:", err)
 		return
 	}
 	switch {
@@ -73,7 +73,7 @@ func (s *shell) entityHistory(arg string) {
 			}
 		}
 	}
-	fmt.Fprintf(s.out, "history: %s: no history (a broker, topic or partition path under /image)\n", arg)
+	s.failf("history: %s: no history (a broker, topic or partition path under /image)\n", arg)
 }
 
 func posString(p history.Position) string {
