@@ -39,8 +39,7 @@ type jsonFinding struct {
 func runCheck(path string, o options, w io.Writer, stderr io.Writer) int {
 	h, err := history.Read(path, history.Options{Unredacted: o.unredacted})
 	if h == nil {
-		fmt.Fprintln(stderr, "metadump:", err)
-		return 1
+		return fail(stderr, err, 1)
 	}
 	fs := h.Findings
 	first, hasFirst := h.FirstRejection()

@@ -67,7 +67,26 @@
 //
 // On damaged input everything before the damage is printed, then metadump
 // exits with status 1 and an error naming the file, the byte position and the
-// offset of the first bad batch.
+// offset of the first bad batch; every mode reads the same way (a batch cut
+// short at the end of the last segment is damage too): -check counts it as
+// an "unreadable" error finding, -timeline prints (or writes) what it read
+// and says where it ends, -shell, -at and -diff stop with the error.
+//
+// A segment that starts above offset 0 (its first batch's base offset) holds
+// changes to brokers, topics and partitions made before it. Given alone to a
+// mode that replays it (-image, -image-records, -check, -timeline, -shell,
+// -at, -diff), metadump prints one line, "PATH starts at offset N: replay
+// needs the snapshot or segments before it", and exits with status 3. When
+// the files before it are beside it (the earlier segments from offset 0, or
+// a snapshot they continue), it is replayed from them and -check reports
+// the findings from its own first offset on. The record dump, -batches and
+// -summary print a segment as it is, wherever it starts.
+//
+// Every string from the log is escaped before it reaches a terminal: the
+// text modes (-check, -diff, -timeline, -shell, -batches, -summary and the
+// error messages) print control characters as \xNN (\u00NN for C1), so a
+// topic name holding an escape sequence cannot drive the terminal. JSON
+// output (-json, -image, the record dump) is JSON's own escaping, unchanged.
 //
 // Files of Kafka 3.2 to 4.4 are read. A record written by a newer Kafka — a
 // metadata.version level kmeta does not know, a record version or apiKey it
@@ -97,6 +116,7 @@ import (
 	"strings"
 
 	"github.com/kmeta-go/kmeta/image/redact"
+	"github.com/kmeta-go/kmeta/publisher/history"
 	"github.com/kmeta-go/kmeta/record"
 )
 
@@ -152,8 +172,7 @@ func runIO(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			err = runTimeline(fs.Arg(0), o.out, o.unredacted, stdout)
 		}
 		if err != nil {
-			fmt.Fprintln(stderr, "metadump:", err)
-			return 1
+			return fail(stderr, err, 1)
 		}
 		return 0
 	}
@@ -176,10 +195,24 @@ func runIO(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		err = ferr
 	}
 	if err != nil {
-		fmt.Fprintln(stderr, "metadump:", err)
-		return 1
+		return fail(stderr, err, 1)
 	}
 	return 0
+}
+
+// exitMidLog is the exit status of a segment that starts above offset 0
+// given without the files before it, in a mode that replays it.
+const exitMidLog = 3
+
+// fail prints err and returns the exit status: exitMidLog for a
+// *history.StartError, else code.
+func fail(stderr io.Writer, err error, code int) int {
+	fmt.Fprintln(stderr, "metadump:", err)
+	var se *history.StartError
+	if errors.As(err, &se) {
+		return exitMidLog
+	}
+	return code
 }
 
 // flags is metadump's flag set, filling o.
