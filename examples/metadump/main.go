@@ -141,6 +141,11 @@ func run(args []string, stdout, stderr io.Writer) int {
 
 // runIO is run with -shell's commands read from stdin (without -c).
 func runIO(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	// Text for a terminal is escaped (termsafe.go); JSON is written as it is.
+	safeErr, text := &termSafe{w: stderr}, &termSafe{w: stdout}
+	defer text.Flush()
+	defer safeErr.Flush()
+	stderr = safeErr
 	var o options
 	fs := flags(&o, stderr)
 	if err := fs.Parse(args); err != nil {
@@ -156,7 +161,7 @@ func runIO(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			fs.Usage()
 			return 2
 		}
-		w := bufio.NewWriter(stdout)
+		w := bufio.NewWriter(textOr(o.json, stdout, text))
 		defer w.Flush()
 		return runDiff(fs.Arg(0), fs.Arg(1), at, o, w, stderr)
 	}
@@ -169,15 +174,16 @@ func runIO(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		if o.shell {
 			err = runShell(fs.Arg(0), o.commands, o.unredacted, stdin, stdout)
 		} else {
-			err = runTimeline(fs.Arg(0), o.out, o.unredacted, stdout)
+			err = runTimeline(fs.Arg(0), o.out, o.unredacted, text)
 		}
 		if err != nil {
 			return fail(stderr, err, 1)
 		}
 		return 0
 	}
-	w := bufio.NewWriter(stdout)
+	w := bufio.NewWriter(textOr(!o.batches && !o.summary, stdout, text))
 	if o.check {
+		w = bufio.NewWriter(textOr(o.json, stdout, text))
 		defer w.Flush()
 		return runCheck(fs.Arg(0), o, w, stderr)
 	}
@@ -198,6 +204,15 @@ func runIO(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return fail(stderr, err, 1)
 	}
 	return 0
+}
+
+// textOr returns raw (JSON output, written as it is) when json is set,
+// else text (escaped for a terminal).
+func textOr(json bool, raw, text io.Writer) io.Writer {
+	if json {
+		return raw
+	}
+	return text
 }
 
 // exitMidLog is the exit status of a segment that starts above offset 0

@@ -626,7 +626,9 @@ func (s *shell) complete(line string) (start int, cands []string) {
 // runShell is -shell: commands from -c (separated by ';' or newlines), else
 // an interactive session on a terminal, else one command per line of stdin.
 func runShell(path, commands string, unredacted bool, stdin io.Reader, stdout io.Writer) error {
-	w := bufio.NewWriter(stdout)
+	safe := &termSafe{w: stdout}
+	defer safe.Flush()
+	w := bufio.NewWriter(safe)
 	defer w.Flush()
 	s, err := newShell(path, unredacted, w)
 	if err != nil {
