@@ -38,8 +38,10 @@
 // Sensitive values print as "[redacted]", as Kafka's metadata image printers
 // hide them with MetadataNodeRedactionCriteria.Normal: the values of configs
 // that Kafka types as PASSWORD or does not know (image/redact holds Kafka's
-// config schema), SCRAM salt, stored key, server key and iterations, and the
-// owner, requester, renewers and timestamps of delegation tokens.
+// config schema), SCRAM salt, stored key and server key, and the owner,
+// requester and renewers of delegation tokens. A hidden value keeps its JSON
+// type (a list of renewers stays a list), and numbers are printed: a SCRAM
+// credential's iterations as Kafka's RecordRedactor prints them.
 //
 // What happened to the cluster (package history):
 //

@@ -51,6 +51,7 @@
 // Changes to configs, SCRAM credentials and delegation tokens keep their
 // records with sensitive values replaced as metadump's dump prints them
 // (Kafka's MetadataNodeRedactionCriteria.Normal: config values Kafka types
-// PASSWORD or does not know, SCRAM salt, keys and iterations, token owner,
-// renewers and timestamps) unless Options.Unredacted is set.
+// PASSWORD or does not know, SCRAM salt and keys, token owner, requester
+// and renewers; numbers such as a SCRAM credential's iterations are kept,
+// as Kafka's RecordRedactor keeps them) unless Options.Unredacted is set.
 package history
