@@ -57,7 +57,7 @@ func runCheck(path string, o options, w io.Writer, stderr io.Writer) int {
 				jf.Broker = &b
 			}
 			if f.Record != nil {
-				if js, err := record.AppendEnvelopeJSON(nil, f.Record, f.Record.HighestVersion()); err == nil {
+				if js, err := record.AppendEnvelopeJSON(nil, f.Record, f.At.RecordVersion); err == nil {
 					jf.Record = js
 				}
 			}

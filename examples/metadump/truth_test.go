@@ -328,3 +328,80 @@ func TestRedactionKeepsJSONTypes(t *testing.T) {
 	assert.Contains(t, ls[1], `"owner":"[redacted]"`)
 	assert.Contains(t, ls[1], `"issueTimestamp":1700000000000`)
 }
+
+// TestOneDefinitionOfEachCount: the fencings, leader changes and ISR
+// shrinks of a log are the same numbers in the text timeline, the HTML
+// report's header data and the shell's history (each the history's
+// BrokerHistory.Fencings, PartitionEvent.LeaderChanged, ISRShrank).
+func TestOneDefinitionOfEachCount(t *testing.T) {
+	dir := incidentDir(t, 11)
+	text, errs, code := runDump(t, "-timeline", dir)
+	require.Equal(t, 0, code, errs)
+	report := filepath.Join(t.TempDir(), "r.html")
+	_, errs, code = runDump(t, "-timeline", "-o", report, dir)
+	require.Equal(t, 0, code, errs)
+	html, err := os.ReadFile(report)
+	require.NoError(t, err)
+	tl, err := buildTimeline(dir, false)
+	require.NoError(t, err)
+
+	fencings := 0
+	for _, b := range tl.tl.Brokers {
+		var n int
+		_, err := fmt.Sscanf(lineWith(t, text, fmt.Sprintf("  broker %-5d", b.ID)), "  broker %d now %s fenced %d", new(int), new(string), &n)
+		require.NoError(t, err)
+		shell := shellRun(t, dir, fmt.Sprintf("history /image/cluster/brokers/%d", b.ID))
+		assert.Contains(t, shell, fmt.Sprintf(" %d fencing(s),", n), "broker %d: text timeline and shell", b.ID)
+		fencings += n
+	}
+	require.Positive(t, fencings)
+	assert.Contains(t, string(html), fmt.Sprintf(`"fencings":%d`, fencings), "the HTML header's total")
+	changes, shrinks := 0, 0
+	for _, p := range tl.Partitions {
+		changes += p.Changes
+		shrinks += p.Shrinks
+	}
+	assert.Contains(t, text, fmt.Sprintf("leader changes %d, ISR shrinks %d,", changes, shrinks))
+	assert.Contains(t, string(html), fmt.Sprintf(`"leaderChanges":%d`, changes))
+	assert.Contains(t, string(html), fmt.Sprintf(`"isrShrinks":%d`, shrinks))
+	shell := shellRun(t, dir, "history /image/topics/byName/orders")
+	for _, p := range tl.Partitions {
+		if p.Topic == "orders" && !p.Deleted {
+			assert.Contains(t, shell, fmt.Sprintf("partition %d: %d leader change(s), %d ISR shrink(s),", p.Partition, p.Changes, p.Shrinks))
+		}
+	}
+}
+
+// lineWith returns the line of out that starts with prefix.
+func lineWith(t *testing.T, out, prefix string) string {
+	t.Helper()
+	for _, l := range lines(out) {
+		if strings.HasPrefix(l, prefix) {
+			return l
+		}
+	}
+	t.Fatalf("no line %q in %s", prefix, out)
+	return ""
+}
+
+// TestCheckPrintsRejectedRecordAtItsVersion: -check (text and JSON) prints
+// a rejected record at the version its file holds, not at the newest one
+// kmeta knows.
+func TestCheckPrintsRejectedRecordAtItsVersion(t *testing.T) {
+	sim, dir := crashDir(t)
+	r := record.NewBrokerRegistrationChangeRecord()
+	r.BrokerID, r.BrokerEpoch, r.Fenced = 2, 999, 1
+	w, err := record.CreateSegment(dir, sim.NextOffset())
+	require.NoError(t, err)
+	v, err := record.Append(nil, r, 0)
+	require.NoError(t, err)
+	_, err = w.AppendData(sim.RaftEpoch(), sim.Now().UnixMilli()+1, v)
+	require.NoError(t, err)
+	require.NoError(t, w.Close())
+	out, _, code := runDump(t, "-check", dir)
+	require.Equal(t, 1, code)
+	assert.Contains(t, out, `first record Kafka's replay rejects: error rejected`)
+	assert.Contains(t, out, `{"type":"BROKER_REGISTRATION_CHANGE_RECORD","version":0,`)
+	out, _, _ = runDump(t, "-check", "-json", dir)
+	assert.Contains(t, out, "\"record\": {\n      \"type\": \"BROKER_REGISTRATION_CHANGE_RECORD\",\n      \"version\": 0,")
+}
