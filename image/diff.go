@@ -167,8 +167,7 @@ func DiffTotal(a, b *Image, opts DiffOptions) ([]Difference, int) {
 			d.maps(DiffTopic, topicFields(ta), topicFields(tb))
 		}
 		if d.want(DiffPartition) {
-			skip := elrA == elrB
-			d.maps(DiffPartition, partitionDiffFields(ta, b.topics, elrA, skip), partitionDiffFields(tb, a.topics, elrB, skip))
+			d.partitions(ta, tb, elrA, elrB)
 		}
 	}
 	if d.want(DiffConfig) && a.configs != b.configs {
@@ -429,35 +428,106 @@ func topicFields(ts []*Topic) map[string]fields {
 	return m
 }
 
-// partitionDiffFields returns the fields of the partitions of ts. With
-// skipEqual, a partition equal to the one of the same topic id, name and
-// partition id in other is left out (the other side leaves it out too).
-func partitionDiffFields(ts []*Topic, other *Topics, elr, skipEqual bool) map[string]fields {
-	n := 0
-	if !skipEqual {
+// partitions compares the partitions of the topics ta (of image a) and tb
+// (of image b), keyed "topic-partition" in Diff's order (topic name, then
+// partition id: compareKeys' order of such keys). A partition is formatted
+// only when its difference is kept; the rest are counted, so that a diff
+// with a Limit over many changed partitions costs their comparison, not
+// their printing.
+func (d *differ) partitions(ta, tb []*Topic, elrA, elrB bool) {
+	byName := func(ts []*Topic) map[string]*Topic {
+		m := make(map[string]*Topic, len(ts))
 		for _, t := range ts {
-			n += len(t.parts)
+			m[t.name] = t
+		}
+		return m
+	}
+	ma, mb := byName(ta), byName(tb)
+	names := make([]string, 0, len(ma)+len(mb))
+	for n := range ma {
+		names = append(names, n)
+	}
+	for n := range mb {
+		if _, ok := ma[n]; !ok {
+			names = append(names, n)
 		}
 	}
-	m := make(map[string]fields, n)
-	for _, t := range ts {
-		var o *Topic
-		if skipEqual {
-			if ot, ok := other.ByID(t.id); ok && ot.name == t.name {
-				o = ot
-			}
+	slices.Sort(names)
+	for _, name := range names {
+		x, y := ma[name], mb[name]
+		var xs, ys []Partition
+		if x != nil {
+			xs = x.parts
 		}
-		for i := range t.parts {
-			p := &t.parts[i]
-			if o != nil {
-				if op, ok := o.Partition(p.id); ok && op.Equal(p) {
+		if y != nil {
+			ys = y.parts
+		}
+		// Both sorted by partition id: merge them.
+		for i, j := 0, 0; i < len(xs) || j < len(ys); {
+			switch {
+			case j == len(ys) || (i < len(xs) && xs[i].id < ys[j].id):
+				d.partitionOnly(Removed, x, &xs[i], elrA)
+				i++
+			case i == len(xs) || ys[j].id < xs[i].id:
+				d.partitionOnly(Added, y, &ys[j], elrB)
+				j++
+			default:
+				px, py := &xs[i], &ys[j]
+				i++
+				j++
+				if x.id == y.id && elrA == elrB && sameFields(px, py, elrA) {
 					continue
 				}
+				if d.keep() {
+					fc := diffFieldLists(partitionDiffEntry(x, px, elrA), partitionDiffEntry(y, py, elrB))
+					d.out = append(d.out, Difference{Kind: DiffPartition, Key: partitionKey(y, py), Op: Changed, Fields: fc})
+				}
 			}
-			m[t.name+"-"+strconv.Itoa(int(p.id))] = partitionDiffEntry(t, p, elr)
 		}
 	}
-	return m
+}
+
+// partitionOnly adds a partition that only one side has.
+func (d *differ) partitionOnly(op DiffOp, t *Topic, p *Partition, elr bool) {
+	if !d.keep() {
+		return
+	}
+	e := Difference{Kind: DiffPartition, Key: partitionKey(t, p), Op: op}
+	for _, f := range partitionDiffEntry(t, p, elr) {
+		if op == Added {
+			e.Fields = append(e.Fields, FieldChange{Field: f.name, New: f.shown, HasNew: true})
+		} else {
+			e.Fields = append(e.Fields, FieldChange{Field: f.name, Old: f.shown, HasOld: true})
+		}
+	}
+	d.out = append(d.out, e)
+}
+
+func partitionKey(t *Topic, p *Partition) string { return t.name + "-" + strconv.Itoa(int(p.id)) }
+
+// sameFields reports whether two partitions of one topic id have the same
+// fields as partitionDiffEntry prints them (the ELR lists only with elr).
+func sameFields(p, q *Partition, elr bool) bool {
+	if p.Equal(q) {
+		return true
+	}
+	if elr || p.leader != q.leader || p.leaderEpoch != q.leaderEpoch || p.partitionEpoch != q.partitionEpoch ||
+		p.recovery != q.recovery || p.hasDirs != q.hasDirs {
+		return false
+	}
+	for _, l := range []int{listReplicas, listISR, listRemoving, listAdding} {
+		if !slices.Equal(p.list(l), q.list(l)) {
+			return false
+		}
+	}
+	if p.hasDirs {
+		for i := 0; i < int(p.n[listReplicas]); i++ {
+			if p.dirAt(i) != q.dirAt(i) {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // partitionDiffEntry is the fields of one partition, as its PartitionRecord
