@@ -55,6 +55,14 @@ type Builder struct {
 
 	// tl, when set, gathers a Timeline in the same replay (ReadTimeline).
 	tl *timelineBuilder
+
+	// names caches topic names by id (an id never changes its name);
+	// counts caches, for the delta countsOf, the live partitions of the
+	// topics a new partition was added to, so that a record costs O(1),
+	// not a copy of its topic's partitions (delta.Delta.Topic).
+	names    map[record.UUID]string
+	counts   map[record.UUID]int
+	countsOf *delta.Delta
 }
 
 type brokerNow struct {
@@ -393,6 +401,38 @@ func (b *Builder) reject(pos Position, r record.Record, err error) {
 	b.chk.rejected(rej)
 }
 
+// topicName is the name of live topic id.
+func (b *Builder) topicName(id record.UUID) string {
+	if n, ok := b.names[id]; ok {
+		return n
+	}
+	name, _, ok := b.d.Topic(id)
+	if ok {
+		if b.names == nil {
+			b.names = map[record.UUID]string{}
+		}
+		b.names[id] = name
+	}
+	return name
+}
+
+// partitionCount is the number of live partitions of topic id after a
+// partition was added to it by the record just replayed.
+func (b *Builder) partitionCount(id record.UUID) int {
+	if b.countsOf != b.d {
+		b.counts, b.countsOf = map[record.UUID]int{}, b.d
+	}
+	n, ok := b.counts[id]
+	if !ok {
+		_, parts, _ := b.d.Topic(id)
+		n = len(parts)
+	} else {
+		n++
+	}
+	b.counts[id] = n
+	return n
+}
+
 // replay replays one data record and records what it changed.
 func (b *Builder) replay(pos Position, r record.Record) {
 	switch r := r.(type) {
@@ -406,7 +446,7 @@ func (b *Builder) replay(pos Position, r record.Record) {
 			return
 		}
 		b.dirty = true
-		name, _, _ := b.d.Topic(r.TopicID)
+		name := b.topicName(r.TopicID)
 		after, _ := b.d.Partition(r.TopicID, r.PartitionID)
 		b.partitionChanged(pos, r, name, r.TopicID, before, existed, after)
 		if !existed {
@@ -420,7 +460,7 @@ func (b *Builder) replay(pos Position, r record.Record) {
 			return
 		}
 		b.dirty = true
-		name, _, _ := b.d.Topic(r.TopicID)
+		name := b.topicName(r.TopicID)
 		after, _ := b.d.Partition(r.TopicID, r.PartitionID)
 		b.partitionChanged(pos, r, name, r.TopicID, before, existed, after)
 		return

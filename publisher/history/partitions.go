@@ -155,8 +155,7 @@ func (b *Builder) topicCreated(pos Position, r *record.TopicRecord) {
 // partitionAdded counts a new partition into its topic's creation (same
 // batch) or growth event.
 func (b *Builder) partitionAdded(pos Position, r *record.PartitionRecord, id record.UUID) {
-	name, parts, _ := b.d.Topic(id)
-	n := len(parts)
+	name, n := b.topicName(id), b.partitionCount(id)
 	sameBatch := b.created[id] == b.batch
 	batch := b.batch
 	b.emit(func() {
