@@ -35,8 +35,9 @@ type Builder struct {
 	txBase  *image.Image
 	pending []func() // the transaction's events, run at its end
 
-	// per partition, the last state (shares slices between events)
-	last map[TopicPartition]PartitionState
+	// per partition, the last state (shares slices between events) and
+	// its history once made
+	last map[TopicPartition]*partSlot
 	// per topic, the batch number of its creation
 	created map[record.UUID]int
 	// per topic, the batch number of its last growth
@@ -65,6 +66,13 @@ type Builder struct {
 	countsOf *delta.Delta
 }
 
+// partSlot is what the builder keeps per live partition: its last state
+// and, once an event made it, its history (one map lookup per record).
+type partSlot struct {
+	state PartitionState
+	ph    *PartitionHistory
+}
+
 type brokerNow struct {
 	state BrokerState
 	epoch int64
@@ -81,7 +89,7 @@ func NewBuilder(cfg BuilderConfig) *Builder {
 			topics:     map[record.UUID]*TopicHistory{},
 		},
 		cur:         image.Empty(),
-		last:        map[TopicPartition]PartitionState{},
+		last:        map[TopicPartition]*partSlot{},
 		created:     map[record.UUID]int{},
 		grown:       map[record.UUID]int{},
 		brokerState: map[int32]brokerNow{},
@@ -542,9 +550,9 @@ func (b *Builder) abortTx(pos Position) {
 	b.cur, b.d, b.dirty = b.txBase, delta.New(b.txBase), false
 	// The tracked partition states may hold the aborted records' results:
 	// re-read them from the image.
-	for tp := range b.last {
+	for tp, slot := range b.last {
 		if p, ok := b.cur.Topics().Partition(tp.TopicID, tp.Partition); ok {
-			b.last[tp] = stateOf(p, b.last[tp])
+			slot.state = stateOf(p, slot.state)
 		} else {
 			delete(b.last, tp)
 		}

@@ -279,6 +279,8 @@ type PartitionHistory struct {
 	// (PartitionEvent.ISRShrank), all counted.
 	ISRShrinks int
 	Dropped    int
+
+	track *partTrack // what ReadTimeline's rows need beyond the events
 }
 
 // Current is the partition's state at the end of the history.

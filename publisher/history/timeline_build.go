@@ -24,7 +24,6 @@ type timelineBuilder struct {
 	bucket int          // the bucket of the last batch, -1 before the first
 	lastT  int64        // the append time of the last batch
 
-	parts      map[TopicPartition]*partTrack
 	leaderless int
 	seed       int   // partitions without a leader when the first batch came
 	offEnd     []int // per bucket, leaderless partitions after its last batch (-1: none)
@@ -41,7 +40,7 @@ type partTrack struct {
 
 func newTimelineBuilder(t *Timeline, opts TimelineOptions) *timelineBuilder {
 	n := len(t.LeaderChanges)
-	tb := &timelineBuilder{t: t, bucket: -1, parts: map[TopicPartition]*partTrack{}, offEnd: make([]int, n),
+	tb := &timelineBuilder{t: t, bucket: -1, offEnd: make([]int, n),
 		deletedRows: orDefault(opts.DeletedRows, 2000), prev: image.Empty(),
 		diff: image.DiffOptions{Sensitive: redact.IsSensitive, Unredacted: opts.Unredacted, Limit: orDefault(opts.MomentDiffs, 40)}}
 	for i := range tb.offEnd {
@@ -117,11 +116,10 @@ func (tb *timelineBuilder) flush(b *Builder) error {
 // per bucket, the time without a leader, the last leaders.
 func (tb *timelineBuilder) partition(ph *PartitionHistory, ev *PartitionEvent) {
 	t := tb.t
-	tp := TopicPartition{ph.TopicID, ph.Partition}
-	pt := tb.parts[tp]
+	pt := ph.track
 	if pt == nil {
 		pt = &partTrack{since: -1}
-		tb.parts[tp] = pt
+		ph.track = pt
 	}
 	at := ev.At.AppendTime
 	bk := t.Bucket(at)
@@ -233,7 +231,7 @@ func (tb *timelineBuilder) rows(h *History) {
 		r := PartitionRow{Topic: ph.Topic, TopicID: ph.TopicID, Partition: ph.Partition, LeaderChanges: ph.LeaderChanges, ISRShrinks: ph.ISRShrinks}
 		t.Totals.LeaderChanges += ph.LeaderChanges
 		t.Totals.ISRShrinks += ph.ISRShrinks
-		if pt := tb.parts[TopicPartition{ph.TopicID, ph.Partition}]; pt != nil {
+		if pt := ph.track; pt != nil {
 			r.LeaderlessMs, r.Leaders, r.LastLeaderChange = pt.ms, pt.leaders, pt.last
 			if pt.since >= 0 {
 				r.LeaderlessMs += t.End - pt.since
