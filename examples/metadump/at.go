@@ -48,8 +48,9 @@ func writeImage(img *image.Image, o options, w io.Writer) error {
 }
 
 // dumpAt prints what dump prints, for the records up to the point: the
-// snapshot the log is read from, then the log batches (a batch the point
-// cuts is printed up to it).
+// snapshot the log is read from, then the log batches
+// (history.Log.EachBatchUpTo: a batch the point cuts is printed up to it, a
+// point outside the log is an error).
 func dumpAt(path string, at history.Point, o options, w *bufio.Writer) error {
 	l, err := history.OpenLog(path, &at)
 	if err != nil {
@@ -83,10 +84,7 @@ func dumpAt(path string, at history.Point, o options, w *bufio.Writer) error {
 		}
 		return err
 	}
-	if snap, name := l.Snapshot(); snap != nil {
-		if !at.Contains(snap.LastContainedLogOffset(), snap.LastContainedLogTimestamp()) {
-			return fmt.Errorf("%s: cannot go back to %s: the snapshot already holds the log up to offset %d", name, at, snap.LastContainedLogOffset())
-		}
+	if snap, _ := l.Snapshot(); snap != nil && at.Contains(snap.LastContainedLogOffset(), snap.LastContainedLogTimestamp()) {
 		for {
 			b, err := snap.Next()
 			if errors.Is(err, io.EOF) {
@@ -100,45 +98,5 @@ func dumpAt(path string, at history.Point, o options, w *bufio.Writer) error {
 			}
 		}
 	}
-	last, lastTime, first := int64(-1), int64(-1), int64(-1)
-	if snap, _ := l.Snapshot(); snap != nil {
-		last, lastTime, first = snap.LastContainedLogOffset(), snap.LastContainedLogTimestamp(), snap.LastContainedLogTimestamp()
-	}
-	err = l.EachBatch(func(file string, b *record.Batch) (bool, error) {
-		if first < 0 {
-			first = b.AppendTime()
-		}
-		last, lastTime = b.LastOffset(), b.AppendTime()
-		if !at.Contains(b.BaseOffset, b.AppendTime()) {
-			return false, nil
-		}
-		if !at.Contains(b.LastOffset(), b.AppendTime()) {
-			// Cut the batch after the point.
-			cut := *b
-			n := 0
-			for n < len(cut.Entries) && at.Contains(cut.Entries[n].Offset, b.AppendTime()) {
-				n++
-			}
-			cut.Entries = cut.Entries[:n]
-			cut.LastOffsetDelta = int32(cut.Entries[n-1].Offset - b.BaseOffset)
-			return false, emit(&cut)
-		}
-		return true, emit(b)
-	})
-	if err == nil {
-		err = outside(path, at, first, last, lastTime)
-	}
-	return finish(err)
-}
-
-// outside is the *history.OutsideError of a point past the last record
-// (offset last, appended at lastTime) or, for a time, before the first
-// batch (appended at first); nil for a point inside the log.
-func outside(path string, at history.Point, first, last, lastTime int64) error {
-	t, byTime := at.Time()
-	before := byTime && t.UnixMilli() < first
-	if at != history.End() && (at.Contains(last+1, lastTime+1) || before) {
-		return &history.OutsideError{Path: path, Point: at, LastOffset: last, FirstTime: first, LastTime: lastTime}
-	}
-	return nil
+	return finish(l.EachBatchUpTo(at, func(_ string, b *record.Batch) error { return emit(b) }))
 }

@@ -317,3 +317,48 @@ func (p Point) Contains(offset, appendTime int64) bool {
 	}
 	return offset <= p.offset
 }
+
+// EachBatchUpTo calls fn for the log batches from Start up to the point at,
+// in order, the last one cut just after the point (its entries after it
+// left out), as ImageAt reads them. Read the snapshot first: a point
+// before it is an error. A point outside the log (an offset past its last
+// record, a time after its last batch or before its first) is an
+// *OutsideError after the batches; End() is not outside.
+func (l *Log) EachBatchUpTo(at Point, fn func(file string, b *record.Batch) error) error {
+	end := logEnd{offset: -1}
+	if l.snap != nil {
+		o, ms := l.snap.LastContainedLogOffset(), l.snap.LastContainedLogTimestamp()
+		if !at.Contains(o, ms) {
+			return fmt.Errorf("%s: cannot go back to %s: the snapshot already holds the log up to offset %d", l.snapshot, at, o)
+		}
+		end.seen(o, ms)
+	}
+	err := l.eachBatch(func(file string, b *record.Batch) (bool, error) {
+		if err := end.before(l.path, at, b); err != nil {
+			return false, err
+		}
+		end.seen(b.LastOffset(), b.AppendTime())
+		if !at.Contains(b.BaseOffset, b.AppendTime()) {
+			return false, nil
+		}
+		if !at.Contains(b.LastOffset(), b.AppendTime()) {
+			// Cut the batch after the point.
+			cut := *b
+			n := 0
+			for n < len(cut.Entries) && at.Contains(cut.Entries[n].Offset, b.AppendTime()) {
+				n++
+			}
+			cut.Entries = cut.Entries[:n]
+			cut.LastOffsetDelta = int32(cut.Entries[n-1].Offset - b.BaseOffset)
+			return false, fn(file, &cut)
+		}
+		return true, fn(file, b)
+	})
+	if err != nil {
+		return err
+	}
+	if at.Contains(end.offset+1, end.last+1) {
+		return end.check(l.path, at)
+	}
+	return nil
+}

@@ -1,6 +1,7 @@
 package history_test
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"time"
@@ -214,4 +215,31 @@ func ExampleReadTimeline() {
 	//   changed broker 1: fenced false -> true
 	//   changed partition orders-0: isr [1,2,3] -> [2,3]; leader 1 -> 2; leaderEpoch 0 -> 1; partitionEpoch 0 -> 1
 	//   changed partition orders-1: isr [2,3,1] -> [2,3]; partitionEpoch 0 -> 1
+}
+
+// Log.EachBatchUpTo reads the batches up to a point, the last one cut just
+// after it; a point past the end of the log is an *OutsideError.
+func ExampleLog_EachBatchUpTo() {
+	dir, done := crashedCluster()
+	defer done()
+	l, err := history.OpenLog(dir, nil)
+	if err != nil {
+		panic(err)
+	}
+	defer l.Close()
+	n := 0
+	err = l.EachBatchUpTo(history.AtOffset(10), func(file string, b *record.Batch) error {
+		n += len(b.Entries)
+		return nil
+	})
+	fmt.Println(n, "records up to offset 10, error:", err)
+
+	l2, _ := history.OpenLog(dir, nil)
+	defer l2.Close()
+	err = l2.EachBatchUpTo(history.AtOffset(1000), func(string, *record.Batch) error { return nil })
+	var oe *history.OutsideError
+	fmt.Println(errors.As(err, &oe), oe.LastOffset)
+	// Output:
+	// 11 records up to offset 10, error: <nil>
+	// true 19
 }

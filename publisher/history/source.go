@@ -51,12 +51,18 @@ func Read(path string, opts Options) (*History, error) {
 // the latest snapshot at or before it; other points as nil). Close it when
 // done.
 func OpenLog(path string, at *Point) (*Log, error) {
+	var upTo *int64
 	if at != nil {
 		if o, ok := at.Offset(); ok && o != math.MaxInt64 {
-			return openLog(path, &o)
+			upTo = &o
 		}
 	}
-	return openLog(path, nil)
+	l, err := openLog(path, upTo)
+	if err != nil {
+		return nil, err
+	}
+	l.path = path
+	return l, nil
 }
 
 // Snapshot returns the snapshot (or bootstrap file) the log starts from and
@@ -92,6 +98,7 @@ type Log struct {
 	// from is the first offset of the file asked for when it is a segment
 	// starting mid-log read after the files before it (0 otherwise).
 	from int64
+	path string // the path OpenLog was given
 }
 
 // StartError is the error of replaying a log segment that starts above
