@@ -81,6 +81,24 @@ func TestReadTimelineSeed4(t *testing.T) {
 		}
 	}
 
+	checkMoments(t, dir, tl)
+	var rows, deleted int
+	for _, r := range tl.Partitions {
+		rows++
+		if r.Deleted {
+			deleted++
+			assert.Equal(t, int32(-1), r.LeaderEpoch)
+		}
+	}
+	assert.Equal(t, 8+3+3*3, rows, "every partition, deleted ones too")
+	assert.Equal(t, 3*3, deleted)
+}
+
+// checkMoments asserts that every moment's differences are image.DiffTotal
+// of the images at its two ends (MomentDiffs 3).
+func checkMoments(t *testing.T, dir string, tl *history.Timeline) {
+	t.Helper()
+	var err error
 	require.NotEmpty(t, tl.Moments)
 	opts := image.DiffOptions{Sensitive: redact.IsSensitive, Limit: 3}
 	for _, m := range tl.Moments {
@@ -96,14 +114,4 @@ func TestReadTimelineSeed4(t *testing.T) {
 		assert.Equal(t, total-len(ds), m.More, "moment at offset %d", m.Offset)
 		assert.Positive(t, total)
 	}
-	var rows, deleted int
-	for _, r := range tl.Partitions {
-		rows++
-		if r.Deleted {
-			deleted++
-			assert.Equal(t, int32(-1), r.LeaderEpoch)
-		}
-	}
-	assert.Equal(t, 8+3+3*3, rows, "every partition, deleted ones too")
-	assert.Equal(t, 3*3, deleted)
 }
