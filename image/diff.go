@@ -114,6 +114,11 @@ type DiffOptions struct {
 	// keys and iterations, delegation token owners, renewers and
 	// timestamps (the values metadump's dump hides).
 	Unredacted bool
+	// Limit is the most differences returned (the first ones in Diff's
+	// order); 0 returns all. DiffTotal still counts every difference.
+	Limit int
+	// Kinds, when set, compares only the entities of these kinds.
+	Kinds []DiffKind
 }
 
 // Diff returns what differs from image a to image b (nil means the empty
@@ -122,26 +127,87 @@ type DiffOptions struct {
 // producer ids, ACLs, SCRAM credentials, delegation tokens) and by key
 // within a kind. Two images whose writer paths produce the same records
 // have no differences; the provenance is not compared.
+//
+// What the two images share is skipped without being looked at: a
+// component (the cluster, the topics, the configs, ...) that is the same
+// value in both, and a topic that is the same *Topic in both, as a delta
+// leaves every topic it did not touch; of two versions of a topic, only the
+// partitions that differ are formatted. So the diff of two nearby images
+// of one log costs about the number of topics, not of partitions.
 func Diff(a, b *Image, opts DiffOptions) []Difference {
+	ds, _ := DiffTotal(a, b, opts)
+	return ds
+}
+
+// DiffTotal is Diff that also returns the number of differences in all,
+// those past opts.Limit included.
+func DiffTotal(a, b *Image, opts DiffOptions) ([]Difference, int) {
 	if a == nil {
 		a = Empty()
 	}
 	if b == nil {
 		b = Empty()
 	}
-	var out []Difference
-	out = diffMaps(out, DiffFeature, featureFields(a), featureFields(b))
-	out = diffMaps(out, DiffBroker, brokerFields(a), brokerFields(b))
-	out = diffMaps(out, DiffController, controllerFields(a), controllerFields(b))
-	out = diffMaps(out, DiffTopic, topicFields(a), topicFields(b))
-	out = diffMaps(out, DiffPartition, partitionDiffFields(a), partitionDiffFields(b))
-	out = diffMaps(out, DiffConfig, configFields(a, opts), configFields(b, opts))
-	out = diffMaps(out, DiffClientQuota, quotaFields(a), quotaFields(b))
-	out = diffMaps(out, DiffProducerIDs, producerFields(a), producerFields(b))
-	out = diffMaps(out, DiffACL, aclFields(a), aclFields(b))
-	out = diffMaps(out, DiffScram, scramFields(a, opts), scramFields(b, opts))
-	out = diffMaps(out, DiffToken, tokenFields(a, opts), tokenFields(b, opts))
-	return out
+	d := &differ{opts: opts}
+	if d.want(DiffFeature) && a.features != b.features {
+		d.maps(DiffFeature, featureFields(a), featureFields(b))
+	}
+	if a.cluster != b.cluster {
+		if d.want(DiffBroker) {
+			d.maps(DiffBroker, brokerFields(a), brokerFields(b))
+		}
+		if d.want(DiffController) {
+			d.maps(DiffController, controllerFields(a), controllerFields(b))
+		}
+	}
+	elrA, elrB := withELR(a), withELR(b)
+	if (a.topics != b.topics || elrA != elrB) && (d.want(DiffTopic) || d.want(DiffPartition)) {
+		ta, tb := changedTopics(a.topics, b.topics, elrA == elrB)
+		if d.want(DiffTopic) {
+			d.maps(DiffTopic, topicFields(ta), topicFields(tb))
+		}
+		if d.want(DiffPartition) {
+			d.partitions(ta, tb, elrA, elrB)
+		}
+	}
+	if d.want(DiffConfig) && a.configs != b.configs {
+		d.maps(DiffConfig, configFields(a, opts), configFields(b, opts))
+	}
+	if d.want(DiffClientQuota) && a.quotas != b.quotas {
+		d.maps(DiffClientQuota, quotaFields(a), quotaFields(b))
+	}
+	if d.want(DiffProducerIDs) && a.producerID != b.producerID {
+		d.maps(DiffProducerIDs, producerFields(a), producerFields(b))
+	}
+	if d.want(DiffACL) && a.acls != b.acls {
+		d.maps(DiffACL, aclFields(a), aclFields(b))
+	}
+	if d.want(DiffScram) && a.scram != b.scram {
+		d.maps(DiffScram, scramFields(a, opts), scramFields(b, opts))
+	}
+	if d.want(DiffToken) && a.tokens != b.tokens {
+		d.maps(DiffToken, tokenFields(a, opts), tokenFields(b, opts))
+	}
+	return d.out, d.total
+}
+
+// differ collects DiffTotal's differences: at most opts.Limit kept, total
+// counting every one.
+type differ struct {
+	opts  DiffOptions
+	out   []Difference
+	total int
+}
+
+// want reports whether the options compare entities of kind.
+func (d *differ) want(kind DiffKind) bool {
+	return d.opts.Kinds == nil || slices.Contains(d.opts.Kinds, kind)
+}
+
+// keep reports whether one more difference is kept, and counts it.
+func (d *differ) keep() bool {
+	d.total++
+	return d.opts.Limit <= 0 || len(d.out) < d.opts.Limit
 }
 
 // field is one field of an entity: its name, its value as printed, and the
@@ -154,8 +220,8 @@ type fields []field
 
 func plain(name, v string) field { return field{name, v, v} }
 
-// diffMaps compares the entities of one kind.
-func diffMaps(out []Difference, kind DiffKind, a, b map[string]fields) []Difference {
+// maps compares the entities of one kind.
+func (d *differ) maps(kind DiffKind, a, b map[string]fields) {
 	keys := make([]string, 0, len(a)+len(b))
 	for k := range a {
 		keys = append(keys, k)
@@ -171,24 +237,29 @@ func diffMaps(out []Difference, kind DiffKind, a, b map[string]fields) []Differe
 		fb, inB := b[k]
 		switch {
 		case !inA:
-			d := Difference{Kind: kind, Key: k, Op: Added}
+			if !d.keep() {
+				continue
+			}
+			e := Difference{Kind: kind, Key: k, Op: Added}
 			for _, f := range fb {
-				d.Fields = append(d.Fields, FieldChange{Field: f.name, New: f.shown, HasNew: true})
+				e.Fields = append(e.Fields, FieldChange{Field: f.name, New: f.shown, HasNew: true})
 			}
-			out = append(out, d)
+			d.out = append(d.out, e)
 		case !inB:
-			d := Difference{Kind: kind, Key: k, Op: Removed}
-			for _, f := range fa {
-				d.Fields = append(d.Fields, FieldChange{Field: f.name, Old: f.shown, HasOld: true})
+			if !d.keep() {
+				continue
 			}
-			out = append(out, d)
+			e := Difference{Kind: kind, Key: k, Op: Removed}
+			for _, f := range fa {
+				e.Fields = append(e.Fields, FieldChange{Field: f.name, Old: f.shown, HasOld: true})
+			}
+			d.out = append(d.out, e)
 		default:
-			if fc := diffFieldLists(fa, fb); len(fc) > 0 {
-				out = append(out, Difference{Kind: kind, Key: k, Op: Changed, Fields: fc})
+			if fc := diffFieldLists(fa, fb); len(fc) > 0 && d.keep() {
+				d.out = append(d.out, Difference{Kind: kind, Key: k, Op: Changed, Fields: fc})
 			}
 		}
 	}
-	return out
 }
 
 // compareKeys orders keys with numbers in them naturally (broker 2 before
@@ -328,41 +399,158 @@ func controllerFields(img *Image) map[string]fields {
 	return m
 }
 
-func topicFields(img *Image) map[string]fields {
-	m := map[string]fields{}
-	for t := range img.topics.All() {
+// withELR reports whether img's partitions carry the ELR fields (KIP-966).
+func withELR(img *Image) bool {
+	return img.features.EffectiveMetadataVersion().ELRSupported() && img.features.ELREnabled()
+}
+
+// changedTopics returns the topics of a and of b that are not the same
+// *Topic in the other image, by topic id; without skipShared, every topic.
+func changedTopics(a, b *Topics, skipShared bool) (ta, tb []*Topic) {
+	for t := range a.All() {
+		if o, ok := b.ByID(t.id); !skipShared || !ok || o != t {
+			ta = append(ta, t)
+		}
+	}
+	for t := range b.All() {
+		if o, ok := a.ByID(t.id); !skipShared || !ok || o != t {
+			tb = append(tb, t)
+		}
+	}
+	return ta, tb
+}
+
+func topicFields(ts []*Topic) map[string]fields {
+	m := make(map[string]fields, len(ts))
+	for _, t := range ts {
 		m[t.name] = fields{plain("topicId", t.id.String())}
 	}
 	return m
 }
 
-func partitionDiffFields(img *Image) map[string]fields {
-	m := map[string]fields{}
-	withELR := img.features.EffectiveMetadataVersion().ELRSupported() && img.features.ELREnabled()
-	for t := range img.topics.All() {
-		for i := range t.parts {
-			p := &t.parts[i]
-			f := fields{
-				plain("topicId", t.id.String()),
-				plain("replicas", ints(p.Replicas())),
-				plain("isr", ints(p.ISR())),
-				plain("removingReplicas", ints(p.RemovingReplicas())),
-				plain("addingReplicas", ints(p.AddingReplicas())),
-				plain("leader", strconv.Itoa(int(p.leader))),
-				plain("leaderRecoveryState", strconv.Itoa(int(p.recovery))),
-				plain("leaderEpoch", strconv.Itoa(int(p.leaderEpoch))),
-				plain("partitionEpoch", strconv.Itoa(int(p.partitionEpoch))),
-			}
-			if p.hasDirs {
-				f = append(f, plain("directories", uuids(p.Directories())))
-			}
-			if withELR {
-				f = append(f, plain("eligibleLeaderReplicas", ints(p.ELR())), plain("lastKnownElr", ints(p.LastKnownELR())))
-			}
-			m[t.name+"-"+strconv.Itoa(int(p.id))] = f
+// partitions compares the partitions of the topics ta (of image a) and tb
+// (of image b), keyed "topic-partition" in Diff's order (topic name, then
+// partition id: compareKeys' order of such keys). A partition is formatted
+// only when its difference is kept; the rest are counted, so that a diff
+// with a Limit over many changed partitions costs their comparison, not
+// their printing.
+func (d *differ) partitions(ta, tb []*Topic, elrA, elrB bool) {
+	byName := func(ts []*Topic) map[string]*Topic {
+		m := make(map[string]*Topic, len(ts))
+		for _, t := range ts {
+			m[t.name] = t
+		}
+		return m
+	}
+	ma, mb := byName(ta), byName(tb)
+	names := make([]string, 0, len(ma)+len(mb))
+	for n := range ma {
+		names = append(names, n)
+	}
+	for n := range mb {
+		if _, ok := ma[n]; !ok {
+			names = append(names, n)
 		}
 	}
-	return m
+	slices.Sort(names)
+	for _, name := range names {
+		x, y := ma[name], mb[name]
+		var xs, ys []Partition
+		if x != nil {
+			xs = x.parts
+		}
+		if y != nil {
+			ys = y.parts
+		}
+		// Both sorted by partition id: merge them.
+		for i, j := 0, 0; i < len(xs) || j < len(ys); {
+			switch {
+			case j == len(ys) || (i < len(xs) && xs[i].id < ys[j].id):
+				d.partitionOnly(Removed, x, &xs[i], elrA)
+				i++
+			case i == len(xs) || ys[j].id < xs[i].id:
+				d.partitionOnly(Added, y, &ys[j], elrB)
+				j++
+			default:
+				px, py := &xs[i], &ys[j]
+				i++
+				j++
+				if x.id == y.id && elrA == elrB && sameFields(px, py, elrA) {
+					continue
+				}
+				if d.keep() {
+					fc := diffFieldLists(partitionDiffEntry(x, px, elrA), partitionDiffEntry(y, py, elrB))
+					d.out = append(d.out, Difference{Kind: DiffPartition, Key: partitionKey(y, py), Op: Changed, Fields: fc})
+				}
+			}
+		}
+	}
+}
+
+// partitionOnly adds a partition that only one side has.
+func (d *differ) partitionOnly(op DiffOp, t *Topic, p *Partition, elr bool) {
+	if !d.keep() {
+		return
+	}
+	e := Difference{Kind: DiffPartition, Key: partitionKey(t, p), Op: op}
+	for _, f := range partitionDiffEntry(t, p, elr) {
+		if op == Added {
+			e.Fields = append(e.Fields, FieldChange{Field: f.name, New: f.shown, HasNew: true})
+		} else {
+			e.Fields = append(e.Fields, FieldChange{Field: f.name, Old: f.shown, HasOld: true})
+		}
+	}
+	d.out = append(d.out, e)
+}
+
+func partitionKey(t *Topic, p *Partition) string { return t.name + "-" + strconv.Itoa(int(p.id)) }
+
+// sameFields reports whether two partitions of one topic id have the same
+// fields as partitionDiffEntry prints them (the ELR lists only with elr).
+func sameFields(p, q *Partition, elr bool) bool {
+	if p.Equal(q) {
+		return true
+	}
+	if elr || p.leader != q.leader || p.leaderEpoch != q.leaderEpoch || p.partitionEpoch != q.partitionEpoch ||
+		p.recovery != q.recovery || p.hasDirs != q.hasDirs {
+		return false
+	}
+	for _, l := range []int{listReplicas, listISR, listRemoving, listAdding} {
+		if !slices.Equal(p.list(l), q.list(l)) {
+			return false
+		}
+	}
+	if p.hasDirs {
+		for i := 0; i < int(p.n[listReplicas]); i++ {
+			if p.dirAt(i) != q.dirAt(i) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// partitionDiffEntry is the fields of one partition, as its PartitionRecord
+// writes them.
+func partitionDiffEntry(t *Topic, p *Partition, elr bool) fields {
+	f := fields{
+		plain("topicId", t.id.String()),
+		plain("replicas", ints(p.Replicas())),
+		plain("isr", ints(p.ISR())),
+		plain("removingReplicas", ints(p.RemovingReplicas())),
+		plain("addingReplicas", ints(p.AddingReplicas())),
+		plain("leader", strconv.Itoa(int(p.leader))),
+		plain("leaderRecoveryState", strconv.Itoa(int(p.recovery))),
+		plain("leaderEpoch", strconv.Itoa(int(p.leaderEpoch))),
+		plain("partitionEpoch", strconv.Itoa(int(p.partitionEpoch))),
+	}
+	if p.hasDirs {
+		f = append(f, plain("directories", uuids(p.Directories())))
+	}
+	if elr {
+		f = append(f, plain("eligibleLeaderReplicas", ints(p.ELR())), plain("lastKnownElr", ints(p.LastKnownELR())))
+	}
+	return f
 }
 
 func configResourceKey(res ConfigResource) string {

@@ -34,3 +34,22 @@ func ExampleDiff() {
 	// changed partition orders-0: isr [1,2,3] -> [2,3]; leader 1 -> 2; leaderEpoch 0 -> 1; partitionEpoch 0 -> 1
 	// changed partition orders-1: isr [2,3,1] -> [2,3]; partitionEpoch 0 -> 1
 }
+
+// DiffTotal with Limit and Kinds: the first differences of the kinds asked
+// for, and how many there are in all.
+func ExampleDiffTotal() {
+	sim := deltatest.MustCluster(3)
+	before := sim.Image()
+	sim.MustCreateTopic("orders", 6, 3)
+	after := sim.Image()
+
+	ds, total := image.DiffTotal(before, after, image.DiffOptions{Limit: 2, Kinds: []image.DiffKind{image.DiffPartition}})
+	for _, d := range ds {
+		fmt.Println(d.Op, d.Kind, d.Key)
+	}
+	fmt.Println("partitions added:", total)
+	// Output:
+	// added partition orders-0
+	// added partition orders-1
+	// partitions added: 6
+}

@@ -48,8 +48,9 @@ func writeImage(img *image.Image, o options, w io.Writer) error {
 }
 
 // dumpAt prints what dump prints, for the records up to the point: the
-// snapshot the log is read from, then the log batches (a batch the point
-// cuts is printed up to it).
+// snapshot the log is read from, then the log batches
+// (history.Log.EachBatchUpTo: a batch the point cuts is printed up to it, a
+// point outside the log is an error).
 func dumpAt(path string, at history.Point, o options, w *bufio.Writer) error {
 	l, err := history.OpenLog(path, &at)
 	if err != nil {
@@ -83,10 +84,7 @@ func dumpAt(path string, at history.Point, o options, w *bufio.Writer) error {
 		}
 		return err
 	}
-	if snap, name := l.Snapshot(); snap != nil {
-		if !at.Contains(snap.LastContainedLogOffset(), snap.LastContainedLogTimestamp()) {
-			return fmt.Errorf("%s: cannot go back to %s: the snapshot already holds the log up to offset %d", name, at, snap.LastContainedLogOffset())
-		}
+	if snap, _ := l.Snapshot(); snap != nil && at.Contains(snap.LastContainedLogOffset(), snap.LastContainedLogTimestamp()) {
 		for {
 			b, err := snap.Next()
 			if errors.Is(err, io.EOF) {
@@ -100,22 +98,5 @@ func dumpAt(path string, at history.Point, o options, w *bufio.Writer) error {
 			}
 		}
 	}
-	err = l.EachBatch(func(file string, b *record.Batch) (bool, error) {
-		if !at.Contains(b.BaseOffset, b.AppendTime()) {
-			return false, nil
-		}
-		if !at.Contains(b.LastOffset(), b.AppendTime()) {
-			// Cut the batch after the point.
-			cut := *b
-			n := 0
-			for n < len(cut.Entries) && at.Contains(cut.Entries[n].Offset, b.AppendTime()) {
-				n++
-			}
-			cut.Entries = cut.Entries[:n]
-			cut.LastOffsetDelta = int32(cut.Entries[n-1].Offset - b.BaseOffset)
-			return false, emit(&cut)
-		}
-		return true, emit(b)
-	})
-	return finish(err)
+	return finish(l.EachBatchUpTo(at, func(_ string, b *record.Batch) error { return emit(b) }))
 }

@@ -18,8 +18,12 @@ import (
 // their offset, controllers registered but missing from the voter set
 // (KIP-1312), and partitions without a leader and since when. Findings
 // carry a severity: error, warning, or info (a state a real Kafka log holds,
-// with the reason). -json prints a JSON array. It exits 0 when there is no
-// error or warning, 1 otherwise or when the log cannot be read.
+// with the reason). A log that cannot be read to its end ends with an
+// "unreadable" error finding, counted in the summary, and the reader's
+// error on stderr. A rejected record is printed at the version its file
+// holds. -json prints a JSON array. It exits 0 when there is no error or
+// warning, 1 otherwise or when the log cannot be read, 3 for a segment that
+// starts mid-log given alone.
 
 type jsonFinding struct {
 	Severity    string          `json:"severity"`
@@ -39,8 +43,7 @@ type jsonFinding struct {
 func runCheck(path string, o options, w io.Writer, stderr io.Writer) int {
 	h, err := history.Read(path, history.Options{Unredacted: o.unredacted})
 	if h == nil {
-		fmt.Fprintln(stderr, "metadump:", err)
-		return 1
+		return fail(stderr, err, 1)
 	}
 	fs := h.Findings
 	first, hasFirst := h.FirstRejection()
@@ -58,7 +61,7 @@ func runCheck(path string, o options, w io.Writer, stderr io.Writer) int {
 				jf.Broker = &b
 			}
 			if f.Record != nil {
-				if js, err := record.AppendEnvelopeJSON(nil, f.Record, f.Record.HighestVersion()); err == nil {
+				if js, err := record.AppendEnvelopeJSON(nil, f.Record, f.At.RecordVersion); err == nil {
 					jf.Record = js
 				}
 			}

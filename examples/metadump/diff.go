@@ -53,13 +53,11 @@ func loadSource(s string, def *history.Point) (*image.Image, error) {
 func runDiff(a, b string, at *history.Point, o options, w io.Writer, stderr io.Writer) int {
 	ia, err := loadSource(a, at)
 	if err != nil {
-		fmt.Fprintln(stderr, "metadump:", err)
-		return 2
+		return fail(stderr, err, 2)
 	}
 	ib, err := loadSource(b, at)
 	if err != nil {
-		fmt.Fprintln(stderr, "metadump:", err)
-		return 2
+		return fail(stderr, err, 2)
 	}
 	ds := image.Diff(ia, ib, image.DiffOptions{Sensitive: redact.IsSensitive, Unredacted: o.unredacted})
 	if o.json {

@@ -73,9 +73,18 @@ func TestAtInEveryMode(t *testing.T) {
 		assert.Equal(t, sortedLines(want.String()), sortedLines(out), "-at %d -image-records", n)
 	}
 	end, _, _ := runDump(t, "-image-records", dir)
-	at, _, code := runDump(t, "-image-records", "-at", strconv.FormatInt(sim.NextOffset()+100, 10), dir)
+	at, _, code := runDump(t, "-image-records", "-at", strconv.FormatInt(sim.NextOffset()-1, 10), dir)
 	require.Equal(t, 0, code)
 	assert.Equal(t, sortedLines(end), sortedLines(at))
+	// A point outside the log is an error in every mode, not the final
+	// image.
+	for _, args := range [][]string{{"-image-records"}, {"-image"}, {"-control"}, {"-summary"}} {
+		for _, p := range []string{strconv.FormatInt(sim.NextOffset(), 10), "2099-01-01T00:00:00Z", "1971-01-01T00:00:00Z"} {
+			out, errs, code := runDump(t, append(args, "-at", p, dir)...)
+			assert.Equal(t, 1, code, "%v -at %s", args, p)
+			assert.Contains(t, errs, "the log", "%v -at %s: %s", args, p, out)
+		}
+	}
 
 	// A time: the batches appended up to it.
 	b := sim.Batches()[len(sim.Batches())/2]
@@ -131,7 +140,7 @@ func TestDiffCommand(t *testing.T) {
 	assert.Equal(t, "[]\n", out)
 
 	// -at applies to a source without its own point.
-	out, _, code = runDump(t, "-diff", "-at", strconv.FormatInt(mid, 10), dir, dir+"@"+strconv.FormatInt(sim.NextOffset(), 10))
+	out, _, code = runDump(t, "-diff", "-at", strconv.FormatInt(mid, 10), dir, dir+"@"+strconv.FormatInt(sim.NextOffset()-1, 10))
 	assert.Equal(t, 1, code)
 	assert.Equal(t, want, lines(out))
 

@@ -5,12 +5,15 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/kmeta-go/kmeta/image"
 	"github.com/kmeta-go/kmeta/image/redact"
 	"github.com/kmeta-go/kmeta/publisher"
 	"github.com/kmeta-go/kmeta/publisher/dirfollow"
+	"github.com/kmeta-go/kmeta/publisher/history"
+	"github.com/kmeta-go/kmeta/record"
 )
 
 // loadImage builds the image of whatever path names the way Kafka's code
@@ -19,10 +22,16 @@ import (
 // the commits of MetadataLoader.handleCommit (transactions respected), and a
 // bootstrap.checkpoint as its records replayed like a snapshot
 // (BootstrapDirectory.read).
+//
+// A segment that starts above offset 0 is replayed from the files before it
+// in its directory (history.ImageAt), a *history.StartError without them.
 func loadImage(path string) (*image.Image, error) {
 	st, err := os.Stat(path)
 	if err != nil {
 		return nil, err
+	}
+	if base, err := record.ParseSegmentName(filepath.Base(path)); err == nil && base > 0 && !st.IsDir() {
+		return history.ImageAt(path, history.End())
 	}
 	img, err := dirfollow.LoadPath(path)
 	var le *dirfollow.LoadError

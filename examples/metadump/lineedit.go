@@ -81,8 +81,9 @@ func (e *lineEditor) readLine() (string, error) {
 // redraw writes the prompt and the line over the current one and puts the
 // cursor back at pos.
 func (e *lineEditor) redraw(st *lineState) {
-	fmt.Fprintf(e.out, "\r%s%s\x1b[K", e.prompt, string(st.buf))
-	if back := len(st.buf) - st.pos; back > 0 {
+	// The line may hold a completed name from the log: shown escaped.
+	fmt.Fprintf(e.out, "\r%s%s\x1b[K", e.prompt, escapeString(string(st.buf)))
+	if back := len([]rune(escapeString(string(st.buf[st.pos:])))); back > 0 {
 		fmt.Fprintf(e.out, "\x1b[%dD", back)
 	}
 }
@@ -156,7 +157,7 @@ func (e *lineEditor) tab(st *lineState) {
 			for i, c := range cands {
 				names[i] = strings.TrimSuffix(c, " ")
 			}
-			sh := &shell{out: e.out, width: e.width()}
+			sh := &shell{out: &termSafe{w: e.out}, width: e.width()}
 			sh.printEntries("", names)
 		}
 	default:
@@ -238,7 +239,7 @@ func interactive(s *shell, in, out *os.File) error {
 	defer restore()
 	w := bufio.NewWriter(out)
 	defer w.Flush()
-	s.out = w
+	s.out = &termSafe{w: w}
 	s.width = screenWidth(out)
 	fmt.Fprint(w, "[ Kafka Metadata Shell (kmeta) ]\n")
 	ed := &lineEditor{in: bufio.NewReader(in), out: w, prompt: ">> ", complete: s.complete,

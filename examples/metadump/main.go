@@ -38,8 +38,10 @@
 // Sensitive values print as "[redacted]", as Kafka's metadata image printers
 // hide them with MetadataNodeRedactionCriteria.Normal: the values of configs
 // that Kafka types as PASSWORD or does not know (image/redact holds Kafka's
-// config schema), SCRAM salt, stored key, server key and iterations, and the
-// owner, requester, renewers and timestamps of delegation tokens.
+// config schema), SCRAM salt, stored key and server key, and the owner,
+// requester and renewers of delegation tokens. A hidden value keeps its JSON
+// type (a list of renewers stays a list), and numbers are printed: a SCRAM
+// credential's iterations as Kafka's RecordRedactor prints them.
 //
 // What happened to the cluster (package history):
 //
@@ -67,7 +69,26 @@
 //
 // On damaged input everything before the damage is printed, then metadump
 // exits with status 1 and an error naming the file, the byte position and the
-// offset of the first bad batch.
+// offset of the first bad batch; every mode reads the same way (a batch cut
+// short at the end of the last segment is damage too): -check counts it as
+// an "unreadable" error finding, -timeline prints (or writes) what it read
+// and says where it ends, -shell, -at and -diff stop with the error.
+//
+// A segment that starts above offset 0 (its first batch's base offset) holds
+// changes to brokers, topics and partitions made before it. Given alone to a
+// mode that replays it (-image, -image-records, -check, -timeline, -shell,
+// -at, -diff), metadump prints one line, "PATH starts at offset N: replay
+// needs the snapshot or segments before it", and exits with status 3. When
+// the files before it are beside it (the earlier segments from offset 0, or
+// a snapshot they continue), it is replayed from them and -check reports
+// the findings from its own first offset on. The record dump, -batches and
+// -summary print a segment as it is, wherever it starts.
+//
+// Every string from the log is escaped before it reaches a terminal: the
+// text modes (-check, -diff, -timeline, -shell, -batches, -summary and the
+// error messages) print control characters as \xNN (\u00NN for C1), so a
+// topic name holding an escape sequence cannot drive the terminal. JSON
+// output (-json, -image, the record dump) is JSON's own escaping, unchanged.
 //
 // Files of Kafka 3.2 to 4.4 are read. A record written by a newer Kafka — a
 // metadata.version level kmeta does not know, a record version or apiKey it
@@ -97,6 +118,7 @@ import (
 	"strings"
 
 	"github.com/kmeta-go/kmeta/image/redact"
+	"github.com/kmeta-go/kmeta/publisher/history"
 	"github.com/kmeta-go/kmeta/record"
 )
 
@@ -121,6 +143,11 @@ func run(args []string, stdout, stderr io.Writer) int {
 
 // runIO is run with -shell's commands read from stdin (without -c).
 func runIO(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	// Text for a terminal is escaped (termsafe.go); JSON is written as it is.
+	safeErr, text := &termSafe{w: stderr}, &termSafe{w: stdout}
+	defer text.Flush()
+	defer safeErr.Flush()
+	stderr = safeErr
 	var o options
 	fs := flags(&o, stderr)
 	if err := fs.Parse(args); err != nil {
@@ -136,7 +163,7 @@ func runIO(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			fs.Usage()
 			return 2
 		}
-		w := bufio.NewWriter(stdout)
+		w := bufio.NewWriter(textOr(o.json, stdout, text))
 		defer w.Flush()
 		return runDiff(fs.Arg(0), fs.Arg(1), at, o, w, stderr)
 	}
@@ -149,16 +176,16 @@ func runIO(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		if o.shell {
 			err = runShell(fs.Arg(0), o.commands, o.unredacted, stdin, stdout)
 		} else {
-			err = runTimeline(fs.Arg(0), o.out, stdout)
+			err = runTimeline(fs.Arg(0), o.out, o.unredacted, text)
 		}
 		if err != nil {
-			fmt.Fprintln(stderr, "metadump:", err)
-			return 1
+			return fail(stderr, err, 1)
 		}
 		return 0
 	}
-	w := bufio.NewWriter(stdout)
+	w := bufio.NewWriter(textOr(!o.batches && !o.summary, stdout, text))
 	if o.check {
+		w = bufio.NewWriter(textOr(o.json, stdout, text))
 		defer w.Flush()
 		return runCheck(fs.Arg(0), o, w, stderr)
 	}
@@ -176,10 +203,33 @@ func runIO(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		err = ferr
 	}
 	if err != nil {
-		fmt.Fprintln(stderr, "metadump:", err)
-		return 1
+		return fail(stderr, err, 1)
 	}
 	return 0
+}
+
+// textOr returns raw (JSON output, written as it is) when json is set,
+// else text (escaped for a terminal).
+func textOr(json bool, raw, text io.Writer) io.Writer {
+	if json {
+		return raw
+	}
+	return text
+}
+
+// exitMidLog is the exit status of a segment that starts above offset 0
+// given without the files before it, in a mode that replays it.
+const exitMidLog = 3
+
+// fail prints err and returns the exit status: exitMidLog for a
+// *history.StartError, else code.
+func fail(stderr io.Writer, err error, code int) int {
+	fmt.Fprintln(stderr, "metadump:", err)
+	var se *history.StartError
+	if errors.As(err, &se) {
+		return exitMidLog
+	}
+	return code
 }
 
 // flags is metadump's flag set, filling o.

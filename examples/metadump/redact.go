@@ -15,6 +15,14 @@ import (
 // (ConfigurationImageNode, ScramCredentialDataNode, DelegationTokenDataNode).
 // The names that identify a record (config name, SCRAM user and mechanism,
 // token id) stay visible.
+//
+// A record dump is JSON, so a hidden value keeps its JSON type (see
+// redactMembers), and the numbers stay: a SCRAM credential's iterations are
+// printed as Kafka's own record redaction prints them (RecordRedactor
+// hides the salt and keys of a UserScramCredentialRecord and prints its
+// iterations, which SCRAM sends in the clear: RFC 5802's server-first
+// message), and so are a token's timestamps. kmeta's dump used to print
+// "iterations":"[redacted]", a string in a number field.
 func sensitiveFields(r record.Record, crit redact.Criteria) []string {
 	switch r := r.(type) {
 	case *record.ConfigRecord:
@@ -23,11 +31,11 @@ func sensitiveFields(r record.Record, crit redact.Criteria) []string {
 		}
 	case *record.UserScramCredentialRecord:
 		if crit.ShouldRedactScram() {
-			return []string{"salt", "storedKey", "serverKey", "iterations"}
+			return []string{"salt", "storedKey", "serverKey"}
 		}
 	case *record.DelegationTokenRecord:
 		if crit.ShouldRedactDelegationToken() {
-			return []string{"owner", "requester", "renewers", "issueTimestamp", "maxTimestamp", "expirationTimestamp"}
+			return []string{"owner", "requester", "renewers"}
 		}
 	}
 	return nil
@@ -54,7 +62,9 @@ func redactEnvelope(env []byte, fields []string) ([]byte, error) {
 }
 
 // redactMembers rewrites a JSON object, replacing the values of the named
-// members, in member order.
+// members, in member order, each by a value of its own JSON type: a string
+// by "[redacted]", an array by the same number of redacted elements, null
+// and any other value left as it is.
 func redactMembers(obj []byte, fields []string) ([]byte, error) {
 	hide := map[string]bool{}
 	for _, f := range fields {
@@ -81,11 +91,35 @@ func redactMembers(obj []byte, fields []string) ([]byte, error) {
 		k, _ := json.Marshal(key)
 		out = append(out, k...)
 		out = append(out, ':')
-		if hide[key] && string(val) != "null" {
-			out = append(out, `"`+redact.Redacted+`"`...)
+		if hide[key] {
+			out = append(out, redactValue(val)...)
 		} else {
 			out = append(out, val...)
 		}
 	}
 	return append(out, '}'), nil
+}
+
+// redactValue is a JSON value of the same type as v with its strings
+// replaced by "[redacted]".
+func redactValue(v json.RawMessage) []byte {
+	red := `"` + redact.Redacted + `"`
+	switch {
+	case len(v) > 0 && v[0] == '"':
+		return []byte(red)
+	case len(v) > 0 && v[0] == '[':
+		var elems []json.RawMessage
+		if err := json.Unmarshal(v, &elems); err != nil {
+			return []byte(red)
+		}
+		out := []byte{'['}
+		for i, e := range elems {
+			if i > 0 {
+				out = append(out, ',')
+			}
+			out = append(out, redactValue(e)...)
+		}
+		return append(out, ']')
+	}
+	return v
 }

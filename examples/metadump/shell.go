@@ -34,6 +34,20 @@ type shell struct {
 	out        io.Writer
 	exit       bool
 	hist2      *history.History // the log's history, read on first use
+	failed     int              // commands that reported an error
+}
+
+// failf prints a command's error and counts it (-shell -c and a script on
+// stdin exit 1 when a command failed).
+func (s *shell) failf(format string, args ...any) {
+	s.failed++
+	fmt.Fprintf(s.out, format, args...)
+}
+
+// failln is failf with fmt.Fprintln's formatting.
+func (s *shell) failln(args ...any) {
+	s.failed++
+	fmt.Fprintln(s.out, args...)
 }
 
 func newShell(path string, unredacted bool, out io.Writer) (*shell, error) {
@@ -87,7 +101,7 @@ func shellHelp(c string) string {
 func (s *shell) run(line string) {
 	words, err := splitWords(line)
 	if err != nil {
-		fmt.Fprintln(s.out, "error:", err)
+		s.failln("error:", err)
 		return
 	}
 	if len(words) == 0 {
@@ -121,7 +135,7 @@ func (s *shell) run(line string) {
 	case "exit":
 		s.exit = true
 	default:
-		fmt.Fprintf(s.out, "Unknown command specified: %s\n", cmd)
+		s.failf("Unknown command specified: %s\n", cmd)
 	}
 }
 
@@ -283,7 +297,7 @@ func (s *shell) ls(args []string) {
 			}
 		})
 		if !ok {
-			fmt.Fprintf(s.out, "ls: %s: no such file or directory.\n", p)
+			s.failf("ls: %s: no such file or directory.\n", p)
 		}
 	}
 	s.printEntries("", files)
@@ -359,13 +373,13 @@ func (s *shell) cd(args []string) {
 		}
 		found = true
 		if !n.isDir() {
-			fmt.Fprintf(s.out, "cd: %s: not a directory.\n", target)
+			s.failf("cd: %s: not a directory.\n", target)
 			return
 		}
 		s.cwd = slices.Clone(path)
 	})
 	if !ok {
-		fmt.Fprintf(s.out, "cd: %s: no such directory.\n", target)
+		s.failf("cd: %s: no such directory.\n", target)
 	}
 }
 
@@ -373,14 +387,14 @@ func (s *shell) cd(args []string) {
 // "name:" then the children two spaces further in).
 func (s *shell) catOrTree(cmd string, args []string) {
 	if len(args) == 0 {
-		fmt.Fprintf(s.out, "%s: too few arguments\n", cmd)
+		s.failf("%s: too few arguments\n", cmd)
 		return
 	}
 	for _, t := range args {
 		ok := s.visit(t, func(path []string, n node) {
 			if cmd == "cat" {
 				if n.isDir() {
-					fmt.Fprintf(s.out, "cat: %s: Is a directory\n", t)
+					s.failf("cat: %s: Is a directory\n", t)
 				} else {
 					fmt.Fprintln(s.out, n.text())
 				}
@@ -389,7 +403,7 @@ func (s *shell) catOrTree(cmd string, args []string) {
 			s.printTree(n, 0)
 		})
 		if !ok {
-			fmt.Fprintf(s.out, "%s: %s: No such file or directory.\n", cmd, t)
+			s.failf("%s: %s: No such file or directory.\n", cmd, t)
 		}
 	}
 }
@@ -413,7 +427,7 @@ func (s *shell) find(args []string) {
 	for _, p := range effectivePaths(args) {
 		ok := s.visit(p, func(_ []string, n node) { s.findFrom(p, n) })
 		if !ok {
-			fmt.Fprintf(s.out, "find: %s: no such file or directory.\n", p)
+			s.failf("find: %s: no such file or directory.\n", p)
 		}
 	}
 }
@@ -474,7 +488,7 @@ func (s *shell) at(args []string) {
 	}
 	img, err := s.imageAtPoint(args[0])
 	if err != nil {
-		fmt.Fprintln(s.out, "at:", err)
+		s.failln("at:", err)
 		return
 	}
 	s.setImage(img)
@@ -490,18 +504,18 @@ func (s *shell) at(args []string) {
 
 func (s *shell) diff(args []string) {
 	if len(args) == 0 || len(args) > 2 {
-		fmt.Fprintln(s.out, "diff: usage: diff A [B]")
+		s.failln("diff: usage: diff A [B]")
 		return
 	}
 	a, err := s.imageAtPoint(args[0])
 	if err != nil {
-		fmt.Fprintln(s.out, "diff:", err)
+		s.failln("diff:", err)
 		return
 	}
 	b := s.img
 	if len(args) == 2 {
 		if b, err = s.imageAtPoint(args[1]); err != nil {
-			fmt.Fprintln(s.out, "diff:", err)
+			s.failln("diff:", err)
 			return
 		}
 	}
@@ -612,7 +626,9 @@ func (s *shell) complete(line string) (start int, cands []string) {
 // runShell is -shell: commands from -c (separated by ';' or newlines), else
 // an interactive session on a terminal, else one command per line of stdin.
 func runShell(path, commands string, unredacted bool, stdin io.Reader, stdout io.Writer) error {
-	w := bufio.NewWriter(stdout)
+	safe := &termSafe{w: stdout}
+	defer safe.Flush()
+	w := bufio.NewWriter(safe)
 	defer w.Flush()
 	s, err := newShell(path, unredacted, w)
 	if err != nil {
@@ -625,7 +641,7 @@ func runShell(path, commands string, unredacted bool, stdin io.Reader, stdout io
 				break
 			}
 		}
-		return nil
+		return s.failure()
 	}
 	if f, ok := stdin.(*os.File); ok && isTerminal(f) {
 		if out, ok := stdout.(*os.File); ok {
@@ -641,5 +657,16 @@ func runShell(path, commands string, unredacted bool, stdin io.Reader, stdout io
 			break
 		}
 	}
-	return sc.Err()
+	if err := sc.Err(); err != nil {
+		return err
+	}
+	return s.failure()
+}
+
+// failure is the error of a run of commands of which some failed.
+func (s *shell) failure() error {
+	if s.failed == 0 {
+		return nil
+	}
+	return fmt.Errorf("-shell: %d command(s) failed (printed above)", s.failed)
 }

@@ -16,6 +16,16 @@ func shellRun(t *testing.T, dir, cmds string) string {
 	return out
 }
 
+// shellFail runs commands of which one fails: their output, and exit
+// status 1 with the count on stderr.
+func shellFail(t *testing.T, dir, cmds string) string {
+	t.Helper()
+	out, errs, code := runDump(t, "-shell", "-c", cmds, dir)
+	require.Equal(t, 1, code, out)
+	require.Contains(t, errs, "command(s) failed")
+	return out
+}
+
 // TestShellKafkaLayout: the tree is kafka-metadata-shell's
 // (RootShellNode, MetadataImageNode and the image node classes), and each
 // leaf prints what Kafka's node prints.
@@ -69,11 +79,11 @@ func TestShellCommands(t *testing.T) {
 	require.Equal(t, "/image/cluster\n/image/cluster/brokers\n/image/cluster/brokers/1\n/image/cluster/brokers/2\n/image/cluster/brokers/3\n/image/cluster/brokers/4\n/image/cluster/controllers\n",
 		shellRun(t, dir, "find /image/cluster"))
 	require.Equal(t, "    0  pwd\n    1  ls /\n    2  history\n", shellRun(t, dir, "pwd; ls /; history")[2:][len("image\nlocal\n"):])
-	require.Equal(t, "cat: /nope: No such file or directory.\n", shellRun(t, dir, "cat /nope"))
-	require.Equal(t, "cat: /image: Is a directory\n", shellRun(t, dir, "cat /image"))
-	require.Equal(t, "cd: /image/provenance: not a directory.\n", shellRun(t, dir, "cd /image/provenance"))
-	require.Equal(t, "ls: /x: no such file or directory.\n", shellRun(t, dir, "ls /x"))
-	require.Equal(t, "Unknown command specified: frobnicate\n", shellRun(t, dir, "frobnicate"))
+	require.Equal(t, "cat: /nope: No such file or directory.\n", shellFail(t, dir, "cat /nope"))
+	require.Equal(t, "cat: /image: Is a directory\n", shellFail(t, dir, "cat /image"))
+	require.Equal(t, "cd: /image/provenance: not a directory.\n", shellFail(t, dir, "cd /image/provenance"))
+	require.Equal(t, "ls: /x: no such file or directory.\n", shellFail(t, dir, "ls /x"))
+	require.Equal(t, "Unknown command specified: frobnicate\n", shellFail(t, dir, "frobnicate"))
 	require.Equal(t, "/\n", shellRun(t, dir, "pwd; exit; pwd"))
 }
 
@@ -81,7 +91,7 @@ func TestShellCommands(t *testing.T) {
 // "diff" lists what changed between two points, as diffImages does.
 func TestShellTimeTravel(t *testing.T) {
 	dir := incidentDir(t, 11)
-	tl, err := buildTimeline(dir)
+	tl, err := buildTimeline(dir, false)
 	require.NoError(t, err)
 	// The moment scratch is deleted: before it scratch exists, after not.
 	var del moment
@@ -107,7 +117,7 @@ func TestShellTimeTravel(t *testing.T) {
 
 	// A time: the first append time is the bootstrap.
 	require.Contains(t, shellRun(t, dir, "at "+fmtMs(tl.Start)[:19]+"Z; ls /image/topics/byName"), "at offset ")
-	require.Contains(t, shellRun(t, dir, "at yesterday"), "neither an offset nor")
+	require.Contains(t, shellFail(t, dir, "at yesterday"), "neither an offset nor")
 }
 
 // TestShellComplete: MetadataShellCompleter's candidates.
@@ -145,7 +155,7 @@ func TestShellEntityHistory(t *testing.T) {
 	out = shellRun(t, dir, "history /image/topics/byName/scratch")
 	require.Contains(t, out, "topic scratch (")
 	require.Contains(t, out, "partition 1:")
-	require.Contains(t, shellRun(t, dir, "history /image/features"), "no history")
+	require.Contains(t, shellFail(t, dir, "history /image/features"), "no history")
 	require.Equal(t, "/\n    1  history 1\n", shellRun(t, dir, "pwd; history 1"))
 }
 

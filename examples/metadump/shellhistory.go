@@ -34,7 +34,7 @@ func (s *shell) entityHistory(arg string) {
 	comps := s.absolute(arg)
 	h, err := s.logHistory()
 	if err != nil {
-		fmt.Fprintln(s.out, "history:", err)
+		s.failln("history:", err)
 		return
 	}
 	switch {
@@ -73,7 +73,7 @@ func (s *shell) entityHistory(arg string) {
 			}
 		}
 	}
-	fmt.Fprintf(s.out, "history: %s: no history (a broker, topic or partition path under /image)\n", arg)
+	s.failf("history: %s: no history (a broker, topic or partition path under /image)\n", arg)
 }
 
 func posString(p history.Position) string {
@@ -158,11 +158,16 @@ func partitionEventString(e *history.PartitionEvent) string {
 }
 
 // imageDiffLines is image.Diff (the diff metadump -diff prints) as the
-// shell and the timeline show it: "+ " added with its fields, "- " removed,
-// "~ " changed with the fields that changed.
+// shell and the timeline show it (diffLines).
 func imageDiffLines(a, b *image.Image, unredacted bool) []string {
-	ds := image.Diff(a, b, image.DiffOptions{Sensitive: redact.IsSensitive, // MetadataNodeRedactionCriteria.Normal
-		Unredacted: unredacted})
+	return diffLines(image.Diff(a, b, image.DiffOptions{Sensitive: redact.IsSensitive, // MetadataNodeRedactionCriteria.Normal
+		Unredacted: unredacted}))
+}
+
+// diffLines prints differences as the shell and the timeline show them:
+// "+ " added with its fields, "- " removed, "~ " changed with the fields
+// that changed.
+func diffLines(ds []image.Difference) []string {
 	out := make([]string, len(ds))
 	for i, d := range ds {
 		switch d.Op {
@@ -176,4 +181,12 @@ func imageDiffLines(a, b *image.Image, unredacted bool) []string {
 		}
 	}
 	return out
+}
+
+// leaderName prints a leader id, "none" for no leader.
+func leaderName(id int32) string {
+	if id == image.NoLeader {
+		return "none"
+	}
+	return strconv.Itoa(int(id))
 }

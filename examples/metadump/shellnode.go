@@ -548,3 +548,30 @@ func tokensNode(ts *image.Tokens, unredacted bool) node {
 		},
 	}
 }
+
+// configResourceName is ConfigurationsImageNode's name of a resource: the
+// type, then ":" and the name unless it is the default resource.
+func configResourceName(r image.ConfigResource) string {
+	t := configTypeName(r.Type)
+	if r.Name == "" {
+		return t
+	}
+	return t + ":" + r.Name
+}
+
+// configTypeName is ConfigResource.Type's name.
+func configTypeName(t image.ConfigType) string {
+	switch t {
+	case 2:
+		return "TOPIC"
+	case 4:
+		return "BROKER"
+	case 8:
+		return "BROKER_LOGGER"
+	case 16:
+		return "CLIENT_METRICS"
+	case 32:
+		return "GROUP"
+	}
+	return "UNKNOWN"
+}

@@ -61,7 +61,7 @@ func BenchmarkTimelineReport(b *testing.B) {
 	start := time.Now()
 	dir := bigIncidentDir(b, benchRecords)
 	b.Logf("log written in %s", time.Since(start))
-	tl, err := buildTimeline(dir)
+	tl, err := buildTimeline(dir, false)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -70,7 +70,7 @@ func BenchmarkTimelineReport(b *testing.B) {
 	defer benchtest.ReportCPU(b, benchtest.ProcessCPU())
 	b.ResetTimer()
 	for b.Loop() {
-		if err := runTimeline(dir, out, io.Discard); err != nil {
+		if err := runTimeline(dir, out, false, io.Discard); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -34,7 +34,7 @@ func TestTimelineReportInChromium(t *testing.T) {
 	b := startBrowser(t, 1400, 1000)
 	for name, dir := range cases {
 		t.Run(name, func(t *testing.T) {
-			tl, err := buildTimeline(dir)
+			tl, err := buildTimeline(dir, false)
 			require.NoError(t, err)
 			out := filepath.Join(t.TempDir(), "report.html")
 			_, errs, code := runDump(t, "-timeline", "-o", out, dir)

@@ -6,12 +6,15 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
 	"time"
 
 	"github.com/kmeta-go/kmeta/image"
+	"github.com/kmeta-go/kmeta/publisher/history"
 )
 
 // What -timeline writes: the text summary for terminals and the HTML report.
@@ -80,31 +83,20 @@ func writeRaftText(b *bytes.Buffer, t *timeline) {
 }
 
 // writeBrokersText prints each broker's lane: its state at the end, how
-// often it was fenced or shut down, and its last ten fenced or shutdown
-// segments.
+// often it was fenced (history.BrokerHistory.Fencings) or shut down, and
+// its last ten fenced or shutdown spans.
 func writeBrokersText(b *bytes.Buffer, t *timeline) {
-	fmt.Fprintf(b, "\nbrokers: %d\n", len(t.Brokers))
-	for _, l := range t.Brokers {
-		var fenced, shut int
-		var fencedMs int64
-		for _, s := range l.Segs {
-			switch s[2] {
-			case laneFenced:
-				fenced++
-				fencedMs += s[1] - s[0]
-			case laneShutdown:
-				shut++
-			}
-		}
+	fmt.Fprintf(b, "\nbrokers: %d\n", len(t.tl.Brokers))
+	for _, l := range t.tl.Brokers {
 		state := "not registered"
-		if n := len(l.Segs); n > 0 && l.Segs[n-1][1] == t.End {
-			state = laneNames[l.Segs[n-1][2]]
+		if n := len(l.Spans); n > 0 && l.Spans[n-1].To == t.End {
+			state = laneNames[laneState(l.Spans[n-1].State)]
 		}
 		fmt.Fprintf(b, "  broker %-5d now %-14s fenced %d time(s) for %s, controlled shutdowns %d\n",
-			l.ID, state, fenced, time.Duration(fencedMs)*time.Millisecond, shut)
-		var notable [][3]int64
-		for _, s := range l.Segs {
-			if s[2] != laneRegistered {
+			l.ID, state, l.Fencings, time.Duration(l.FencedMs)*time.Millisecond, l.Shutdowns)
+		var notable []history.LaneSpan
+		for _, s := range l.Spans {
+			if s.State != history.StateUnfenced {
 				notable = append(notable, s)
 			}
 		}
@@ -113,7 +105,7 @@ func writeBrokersText(b *bytes.Buffer, t *timeline) {
 			notable = notable[len(notable)-10:]
 		}
 		for _, s := range notable {
-			fmt.Fprintf(b, "    %-13s %s .. %s\n", laneNames[s[2]], fmtMs(s[0]), fmtMs(s[1]))
+			fmt.Fprintf(b, "    %-13s %s .. %s\n", laneNames[laneState(s.State)], fmtMs(s.From), fmtMs(s.To))
 		}
 	}
 }
@@ -162,18 +154,53 @@ func joinIDs(ids []int32, sep string) string {
 }
 
 // runTimeline is -timeline: the HTML report to out when it is set, else the
-// text summary to stdout.
-func runTimeline(path, out string, stdout io.Writer) error {
-	t, err := buildTimeline(path)
-	if err != nil {
+// text summary to stdout. On a log it cannot read to its end it prints (or
+// writes) what it read, then returns the error naming what it could not
+// read.
+func runTimeline(path, out string, unredacted bool, stdout io.Writer) error {
+	t, err := buildTimeline(path, unredacted)
+	if t == nil {
 		return err
 	}
 	if out == "" {
-		return writeTimelineText(stdout, t)
+		if werr := writeTimelineText(stdout, t); werr != nil {
+			return werr
+		}
+	} else {
+		var buf bytes.Buffer
+		if werr := writeTimelineHTML(&buf, t); werr != nil {
+			return werr
+		}
+		if werr := writeFileAtomic(out, buf.Bytes()); werr != nil {
+			return werr
+		}
 	}
-	var buf bytes.Buffer
-	if err := writeTimelineHTML(&buf, t); err != nil {
+	if err != nil {
+		return fmt.Errorf("the timeline ends at offset %d: %w", t.LastOffset, err)
+	}
+	return nil
+}
+
+// writeFileAtomic writes data to path through a temporary file in the same
+// directory, so a reader never sees half a report.
+func writeFileAtomic(path string, data []byte) error {
+	f, err := os.CreateTemp(filepath.Dir(path), ".metadump-*")
+	if err != nil {
 		return err
 	}
-	return writeFileAtomic(out, buf.Bytes())
+	if err := f.Chmod(0o644); err != nil {
+		f.Close()
+		os.Remove(f.Name())
+		return err
+	}
+	if _, err := f.Write(data); err != nil {
+		f.Close()
+		os.Remove(f.Name())
+		return err
+	}
+	if err := f.Close(); err != nil {
+		os.Remove(f.Name())
+		return err
+	}
+	return os.Rename(f.Name(), path)
 }

@@ -75,10 +75,12 @@ func (p Point) after(b *record.Batch) bool {
 // ImageAt returns the image of path (any source Read takes) as it was at
 // at: the image Kafka's loader publishes from the log cut just after the
 // point (publisher.Loader, transactions respected: inside an open
-// metadata transaction it is the image before it). A point past the end
-// gives the final image. A directory is read from its latest snapshot at
-// or before an offset point (from its earliest start for a time point),
-// then its segments; a point before what the files hold is an error.
+// metadata transaction it is the image before it). End() gives the final
+// image; any other point outside the log (an offset past its last record,
+// a time after its last batch or before its first) is an *OutsideError. A
+// directory is read from its latest snapshot at or before an offset point
+// (from its earliest start for a time point), then its segments; a point
+// before what the files hold is an error.
 func ImageAt(path string, at Point) (*image.Image, error) {
 	imgs, err := ImagesAt(path, at)
 	if err != nil {
@@ -108,66 +110,154 @@ func ImagesAt(path string, points ...Point) ([]*image.Image, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := make([]*image.Image, 0, len(points))
-	capture := func() error {
-		if err := ld.Commit(); err != nil {
-			return err
-		}
-		ld.SetHighWatermark(last + 1)
-		// The loader's newest image: what it publishes once caught up (in
-		// an open transaction, the last published), also before a data record.
-		out = append(out, ld.Image())
-		return nil
+	tr := &travel{path: path, ld: ld, points: points, last: last, out: make([]*image.Image, 0, len(points)), end: logEnd{offset: last}}
+	if l.snap != nil {
+		tr.end.seen(last, l.snap.LastContainedLogTimestamp())
 	}
-	i := 0
-	err = l.eachBatch(func(name string, b *record.Batch) (bool, error) {
-		from := b.BaseOffset
-		for i < len(points) {
-			if points[i].after(b) {
-				if err := capture(); err != nil {
-					return false, err
-				}
-				i++
-				continue
-			}
-			o, ok := points[i].Offset()
-			if !ok || o >= b.LastOffset() {
-				break
-			}
-			// The point cuts the batch: load its records up to o.
-			if o >= from {
-				if err := loadRange(ld, name, b, from, o); err != nil {
-					return false, err
-				}
-				last, from = o, o+1
-			}
-			if err := capture(); err != nil {
-				return false, err
-			}
-			i++
-		}
-		if i == len(points) {
-			return false, nil
-		}
-		if from == b.BaseOffset {
-			if err := ld.LoadRecordBatch(b); err != nil {
-				return false, fmt.Errorf("%s: %w", name, err)
-			}
-		} else if err := loadRange(ld, name, b, from, b.LastOffset()); err != nil {
-			return false, err
-		}
-		last = b.LastOffset()
-		return true, nil
-	})
-	if err != nil {
+	if err := l.eachBatch(tr.batch); err != nil {
 		return nil, err
 	}
-	for ; i < len(points); i++ {
-		if err := capture(); err != nil {
+	for ; tr.i < len(points); tr.i++ {
+		if err := tr.end.check(path, points[tr.i]); err != nil {
+			return nil, err
+		}
+		if err := tr.capture(); err != nil {
 			return nil, err
 		}
 	}
-	return out, nil
+	return tr.out, nil
+}
+
+// travel is one pass of ImagesAt: the loader, the points, the images
+// captured so far.
+type travel struct {
+	path   string
+	ld     *publisher.Loader
+	points []Point
+	i      int   // the next point to capture
+	last   int64 // the last offset loaded
+	out    []*image.Image
+	end    logEnd
+}
+
+// capture appends the loader's image at the current point.
+func (tr *travel) capture() error {
+	if err := tr.ld.Commit(); err != nil {
+		return err
+	}
+	tr.ld.SetHighWatermark(tr.last + 1)
+	// The loader's newest image: what it publishes once caught up (in an
+	// open transaction, the last published), also before a data record.
+	tr.out = append(tr.out, tr.ld.Image())
+	return nil
+}
+
+// batch is Log.eachBatch's callback: it captures the points before and
+// inside b, and loads b (up to the last point when the point cuts it).
+func (tr *travel) batch(name string, b *record.Batch) (bool, error) {
+	if !tr.end.any {
+		for _, p := range tr.points {
+			if err := tr.end.before(tr.path, p, b); err != nil {
+				return false, err
+			}
+		}
+	}
+	tr.end.seen(b.LastOffset(), b.AppendTime())
+	from := b.BaseOffset
+	for tr.i < len(tr.points) {
+		p := tr.points[tr.i]
+		if p.after(b) {
+			if err := tr.capture(); err != nil {
+				return false, err
+			}
+			tr.i++
+			continue
+		}
+		o, ok := p.Offset()
+		if !ok || o >= b.LastOffset() {
+			break
+		}
+		// The point cuts the batch: load its records up to o.
+		if o >= from {
+			if err := loadRange(tr.ld, name, b, from, o); err != nil {
+				return false, err
+			}
+			tr.last, from = o, o+1
+		}
+		if err := tr.capture(); err != nil {
+			return false, err
+		}
+		tr.i++
+	}
+	if tr.i == len(tr.points) {
+		return false, nil
+	}
+	if from == b.BaseOffset {
+		if err := tr.ld.LoadRecordBatch(b); err != nil {
+			return false, fmt.Errorf("%s: %w", name, err)
+		}
+	} else if err := loadRange(tr.ld, name, b, from, b.LastOffset()); err != nil {
+		return false, err
+	}
+	tr.last = b.LastOffset()
+	return true, nil
+}
+
+// OutsideError is ImageAt's error for a point outside the log: an offset
+// past its last record, a time after its last batch's append time or
+// before its first.
+type OutsideError struct {
+	Path  string
+	Point Point
+	// LastOffset and LastTime (milliseconds) are the last record's offset
+	// and its batch's append time; FirstTime is the first batch's (or the
+	// starting snapshot's) append time.
+	LastOffset          int64
+	FirstTime, LastTime int64
+}
+
+// Error names the point and the end of the log it is outside of.
+func (e *OutsideError) Error() string {
+	ms := func(t int64) string { return time.UnixMilli(t).UTC().Format(time.RFC3339Nano) }
+	if t, ok := e.Point.Time(); ok && t.UnixMilli() < e.FirstTime {
+		return fmt.Sprintf("%s: %s is before the log, which starts at %s", e.Path, e.Point, ms(e.FirstTime))
+	}
+	return fmt.Sprintf("%s: %s is past the end of the log: its last record is at offset %d, appended at %s", e.Path, e.Point, e.LastOffset, ms(e.LastTime))
+}
+
+// logEnd follows the first and last batch ImagesAt read (a starting
+// snapshot counts as a batch at its last contained offset and time).
+type logEnd struct {
+	offset, first, last int64 // last offset; first and last append times
+	any                 bool
+}
+
+func (e *logEnd) seen(offset, appendTime int64) {
+	if !e.any {
+		e.first, e.any = appendTime, true
+	}
+	e.offset, e.last = offset, appendTime
+}
+
+// before returns an *OutsideError for a time point before the first batch
+// (b, when nothing was read before it).
+func (e *logEnd) before(path string, p Point, b *record.Batch) error {
+	if t, ok := p.Time(); ok && !e.any && t.UnixMilli() < b.AppendTime() {
+		return &OutsideError{Path: path, Point: p, LastOffset: -1, FirstTime: b.AppendTime(), LastTime: b.AppendTime()}
+	}
+	return nil
+}
+
+// check returns an *OutsideError for a point past what was read (only
+// called for the points no batch reached).
+func (e *logEnd) check(path string, p Point) error {
+	if o, ok := p.Offset(); ok && (o == math.MaxInt64 || o <= e.offset) {
+		return nil
+	}
+	if t, ok := p.Time(); ok && e.any && t.UnixMilli() <= e.last {
+		return nil
+	}
+	return &OutsideError{Path: path, Point: p, LastOffset: e.offset, FirstTime: e.first, LastTime: e.last}
 }
 
 // loadStart loads the snapshot l starts from, if any, into ld and returns
@@ -226,4 +316,49 @@ func (p Point) Contains(offset, appendTime int64) bool {
 		return appendTime <= p.time.UnixMilli()
 	}
 	return offset <= p.offset
+}
+
+// EachBatchUpTo calls fn for the log batches from Start up to the point at,
+// in order, the last one cut just after the point (its entries after it
+// left out), as ImageAt reads them. Read the snapshot first: a point
+// before it is an error. A point outside the log (an offset past its last
+// record, a time after its last batch or before its first) is an
+// *OutsideError after the batches; End() is not outside.
+func (l *Log) EachBatchUpTo(at Point, fn func(file string, b *record.Batch) error) error {
+	end := logEnd{offset: -1}
+	if l.snap != nil {
+		o, ms := l.snap.LastContainedLogOffset(), l.snap.LastContainedLogTimestamp()
+		if !at.Contains(o, ms) {
+			return fmt.Errorf("%s: cannot go back to %s: the snapshot already holds the log up to offset %d", l.snapshot, at, o)
+		}
+		end.seen(o, ms)
+	}
+	err := l.eachBatch(func(file string, b *record.Batch) (bool, error) {
+		if err := end.before(l.path, at, b); err != nil {
+			return false, err
+		}
+		end.seen(b.LastOffset(), b.AppendTime())
+		if !at.Contains(b.BaseOffset, b.AppendTime()) {
+			return false, nil
+		}
+		if !at.Contains(b.LastOffset(), b.AppendTime()) {
+			// Cut the batch after the point.
+			cut := *b
+			n := 0
+			for n < len(cut.Entries) && at.Contains(cut.Entries[n].Offset, b.AppendTime()) {
+				n++
+			}
+			cut.Entries = cut.Entries[:n]
+			cut.LastOffsetDelta = int32(cut.Entries[n-1].Offset - b.BaseOffset)
+			return false, fn(file, &cut)
+		}
+		return true, fn(file, b)
+	})
+	if err != nil {
+		return err
+	}
+	if at.Contains(end.offset+1, end.last+1) {
+		return end.check(l.path, at)
+	}
+	return nil
 }

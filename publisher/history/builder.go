@@ -35,8 +35,9 @@ type Builder struct {
 	txBase  *image.Image
 	pending []func() // the transaction's events, run at its end
 
-	// per partition, the last state (shares slices between events)
-	last map[TopicPartition]PartitionState
+	// per partition, the last state (shares slices between events) and
+	// its history once made
+	last map[TopicPartition]*partSlot
 	// per topic, the batch number of its creation
 	created map[record.UUID]int
 	// per topic, the batch number of its last growth
@@ -52,6 +53,24 @@ type Builder struct {
 	lastPos Position
 	started bool
 	err     error
+
+	// tl, when set, gathers a Timeline in the same replay (ReadTimeline).
+	tl *timelineBuilder
+
+	// names caches topic names by id (an id never changes its name);
+	// counts caches, for the delta countsOf, the live partitions of the
+	// topics a new partition was added to, so that a record costs O(1),
+	// not a copy of its topic's partitions (delta.Delta.Topic).
+	names    map[record.UUID]string
+	counts   map[record.UUID]int
+	countsOf *delta.Delta
+}
+
+// partSlot is what the builder keeps per live partition: its last state
+// and, once an event made it, its history (one map lookup per record).
+type partSlot struct {
+	state PartitionState
+	ph    *PartitionHistory
 }
 
 type brokerNow struct {
@@ -70,7 +89,7 @@ func NewBuilder(cfg BuilderConfig) *Builder {
 			topics:     map[record.UUID]*TopicHistory{},
 		},
 		cur:         image.Empty(),
-		last:        map[TopicPartition]PartitionState{},
+		last:        map[TopicPartition]*partSlot{},
 		created:     map[record.UUID]int{},
 		grown:       map[record.UUID]int{},
 		brokerState: map[int32]brokerNow{},
@@ -163,11 +182,12 @@ func (b *Builder) LoadSnapshot(file string, s *record.SnapshotReader) error {
 			continue
 		}
 		for _, e := range batch.Entries {
-			r, _, err := e.Decode()
+			r, v, err := e.Decode()
 			if err != nil {
 				b.err = fmt.Errorf("%s: record at offset %d: %w", file, e.Offset, err)
 				return b.err
 			}
+			pos.RecordVersion = v
 			b.at(pos)
 			b.replay(pos, r)
 		}
@@ -180,6 +200,9 @@ func (b *Builder) LoadSnapshot(file string, s *record.SnapshotReader) error {
 	}
 	b.snapshotDeletions(pos, before, b.cur)
 	b.chk.commit(pos)
+	if b.tl != nil {
+		b.tl.snapshotLoaded(b.cur)
+	}
 	return nil
 }
 
@@ -212,6 +235,12 @@ func (b *Builder) AddBatch(file string, batch *record.Batch) error {
 	if b.err != nil {
 		return b.err
 	}
+	if b.tl != nil {
+		if err := b.tl.beforeBatch(b, batch); err != nil {
+			b.err = err
+			return err
+		}
+	}
 	b.file(file)
 	b.batch++
 	b.h.Batches++
@@ -229,15 +258,19 @@ func (b *Builder) AddBatch(file string, batch *record.Batch) error {
 			}
 			b.control(pos, c)
 		}
+		if b.tl != nil {
+			b.tl.afterBatch(b, batch)
+		}
 		return nil
 	}
 	for _, e := range batch.Entries {
 		pos.Offset = e.Offset
-		r, _, err := e.Decode()
+		r, v, err := e.Decode()
 		if err != nil {
 			b.err = fmt.Errorf("%s: record at offset %d: %w", file, e.Offset, err)
 			return b.err
 		}
+		pos.RecordVersion = v
 		b.at(pos)
 		b.replay(pos, r)
 	}
@@ -249,6 +282,9 @@ func (b *Builder) AddBatch(file string, batch *record.Batch) error {
 		b.chk.commit(pos)
 	}
 	b.verifySnapshots(batch.LastOffset())
+	if b.tl != nil {
+		b.tl.afterBatch(b, batch)
+	}
 	return nil
 }
 
@@ -373,6 +409,38 @@ func (b *Builder) reject(pos Position, r record.Record, err error) {
 	b.chk.rejected(rej)
 }
 
+// topicName is the name of live topic id.
+func (b *Builder) topicName(id record.UUID) string {
+	if n, ok := b.names[id]; ok {
+		return n
+	}
+	name, _, ok := b.d.Topic(id)
+	if ok {
+		if b.names == nil {
+			b.names = map[record.UUID]string{}
+		}
+		b.names[id] = name
+	}
+	return name
+}
+
+// partitionCount is the number of live partitions of topic id after a
+// partition was added to it by the record just replayed.
+func (b *Builder) partitionCount(id record.UUID) int {
+	if b.countsOf != b.d {
+		b.counts, b.countsOf = map[record.UUID]int{}, b.d
+	}
+	n, ok := b.counts[id]
+	if !ok {
+		_, parts, _ := b.d.Topic(id)
+		n = len(parts)
+	} else {
+		n++
+	}
+	b.counts[id] = n
+	return n
+}
+
 // replay replays one data record and records what it changed.
 func (b *Builder) replay(pos Position, r record.Record) {
 	switch r := r.(type) {
@@ -386,7 +454,7 @@ func (b *Builder) replay(pos Position, r record.Record) {
 			return
 		}
 		b.dirty = true
-		name, _, _ := b.d.Topic(r.TopicID)
+		name := b.topicName(r.TopicID)
 		after, _ := b.d.Partition(r.TopicID, r.PartitionID)
 		b.partitionChanged(pos, r, name, r.TopicID, before, existed, after)
 		if !existed {
@@ -400,7 +468,7 @@ func (b *Builder) replay(pos Position, r record.Record) {
 			return
 		}
 		b.dirty = true
-		name, _, _ := b.d.Topic(r.TopicID)
+		name := b.topicName(r.TopicID)
 		after, _ := b.d.Partition(r.TopicID, r.PartitionID)
 		b.partitionChanged(pos, r, name, r.TopicID, before, existed, after)
 		return
@@ -482,9 +550,9 @@ func (b *Builder) abortTx(pos Position) {
 	b.cur, b.d, b.dirty = b.txBase, delta.New(b.txBase), false
 	// The tracked partition states may hold the aborted records' results:
 	// re-read them from the image.
-	for tp := range b.last {
+	for tp, slot := range b.last {
 		if p, ok := b.cur.Topics().Partition(tp.TopicID, tp.Partition); ok {
-			b.last[tp] = stateOf(p, b.last[tp])
+			slot.state = stateOf(p, slot.state)
 		} else {
 			delete(b.last, tp)
 		}

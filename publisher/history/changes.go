@@ -18,7 +18,10 @@ func (b *Builder) criteria() redact.Criteria {
 
 // redacted returns r, or a copy of it with its sensitive values replaced
 // as metadump's dump hides them (Kafka's MetadataNodeRedactionCriteria:
-// ConfigurationImageNode, ScramCredentialDataNode, DelegationTokenDataNode).
+// ConfigurationImageNode, ScramCredentialDataNode, DelegationTokenDataNode):
+// config values, SCRAM salts and keys, token owners, requesters and
+// renewers. Numbers are kept, as Kafka's RecordRedactor keeps a SCRAM
+// credential's iterations.
 func (b *Builder) redacted(r record.Record) record.Record {
 	crit := b.criteria()
 	switch r := r.(type) {
@@ -32,14 +35,17 @@ func (b *Builder) redacted(r record.Record) record.Record {
 	case *record.UserScramCredentialRecord:
 		if crit.ShouldRedactScram() {
 			c := *r
-			c.Salt, c.StoredKey, c.ServerKey, c.Iterations = nil, nil, nil, 0
+			c.Salt, c.StoredKey, c.ServerKey = nil, nil, nil
 			return &c
 		}
 	case *record.DelegationTokenRecord:
 		if crit.ShouldRedactDelegationToken() {
 			c := *r
-			c.Owner, c.Requester, c.Renewers = redact.Redacted, redact.Redacted, nil
-			c.IssueTimestamp, c.MaxTimestamp, c.ExpirationTimestamp = 0, 0, 0
+			c.Owner, c.Requester = redact.Redacted, redact.Redacted
+			c.Renewers = make([]string, len(r.Renewers))
+			for i := range c.Renewers {
+				c.Renewers[i] = redact.Redacted
+			}
 			return &c
 		}
 	}

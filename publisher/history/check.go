@@ -79,6 +79,12 @@ const (
 	// image the log replays to at its offset (Kafka's SnapshotGenerator
 	// writes the image its loader published there).
 	RuleSnapshotMismatch Rule = "snapshot-mismatch"
+	// RuleUnreadable: the log could not be read to its end (a damaged
+	// batch, a batch cut short at the end of the last segment, a record
+	// that does not decode); the findings before it stand, nothing after
+	// it was checked. Kafka's log recovery would stop there too
+	// (LogSegment.recover truncates at the first invalid batch).
+	RuleUnreadable Rule = "unreadable"
 )
 
 // Finding is one thing Check reports. At and Record name the record that
@@ -176,6 +182,11 @@ type checker struct {
 	votersAt    Position
 	votersKnown bool
 	votersExact bool // from a VotersRecord
+	// from is the first offset whose findings are kept: the files before a
+	// segment that starts mid-log are replayed for their state only.
+	from int64
+	// ending is set while the end-of-log checks run.
+	ending bool
 }
 
 func (c *checker) init(b *Builder) {
@@ -189,20 +200,24 @@ func (c *checker) init(b *Builder) {
 }
 
 func (c *checker) add(f Finding) {
+	if !c.ending && c.b.lastPos.Offset < c.from {
+		return
+	}
 	h := c.b.h
 	h.Findings = push(h.Findings, f, c.b.lim, &h.DroppedFindings)
 }
 
 func (c *checker) rejected(rej Rejection) {
 	c.add(Finding{Rule: RuleRejected, Severity: Error, At: rej.At, Record: rej.Record, Partition: -1, Broker: -1,
-		Message: fmt.Sprintf("%s: %v", recordJSON(rej.Record), rej.Err)})
+		Message: fmt.Sprintf("%s: %v", recordJSON(rej.Record, rej.At.RecordVersion), rej.Err)})
 }
 
-func recordJSON(r record.Record) string {
+// recordJSON is r's envelope at version v, the version its file holds.
+func recordJSON(r record.Record, v int16) string {
 	if r == nil {
 		return "<none>"
 	}
-	js, err := record.AppendEnvelopeJSON(nil, r, r.HighestVersion())
+	js, err := record.AppendEnvelopeJSON(nil, r, v)
 	if err != nil {
 		return r.Type().String()
 	}
@@ -396,8 +411,17 @@ func (c *checker) votersRecord(pos Position, r *record.VotersRecord) {
 	c.votersAt, c.votersKnown, c.votersExact = pos, true, true
 }
 
+// unreadable adds the RuleUnreadable finding of err, at the last position
+// read.
+func (c *checker) unreadable(err error) {
+	h := c.b.h
+	h.Findings = push(h.Findings, Finding{Rule: RuleUnreadable, Severity: Error, At: c.b.lastPos, Partition: -1, Broker: -1,
+		Message: "the log cannot be read past this point: " + err.Error()}, c.b.lim, &h.DroppedFindings)
+}
+
 // finish runs the end-of-log checks.
 func (c *checker) finish(last Position) {
+	c.ending = true
 	if c.votersKnown {
 		ids := make([]int32, 0, len(c.controllers))
 		for id := range c.controllers {

@@ -14,6 +14,15 @@
 //
 //	findings, err := history.Check(dir, history.Options{})     // rejected records, broken invariants, in log order
 //
+//	h, tl, err := history.ReadTimeline(dir, history.TimelineOptions{}) // the history and its timeline, one replay
+//
+// Every function reads the same way: a damaged batch, or a batch cut short
+// at the end of the last segment, is an error after everything before it
+// (Read's History then ends with a RuleUnreadable finding), never left out
+// in silence; a segment that starts above offset 0 is replayed from the
+// files before it in its directory, or is a *StartError without them; a
+// point outside the log is an *OutsideError.
+//
 // # Why beside the loader, and not a publisher
 //
 // A publisher (package publisher) is handed one delta per commit: it sees
@@ -51,6 +60,7 @@
 // Changes to configs, SCRAM credentials and delegation tokens keep their
 // records with sensitive values replaced as metadump's dump prints them
 // (Kafka's MetadataNodeRedactionCriteria.Normal: config values Kafka types
-// PASSWORD or does not know, SCRAM salt, keys and iterations, token owner,
-// renewers and timestamps) unless Options.Unredacted is set.
+// PASSWORD or does not know, SCRAM salt and keys, token owner, requester
+// and renewers; numbers such as a SCRAM credential's iterations are kept,
+// as Kafka's RecordRedactor keeps them) unless Options.Unredacted is set.
 package history

@@ -1,6 +1,7 @@
 package history_test
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"time"
@@ -184,4 +185,61 @@ func ExampleOpenLog() {
 	// Output:
 	// snapshot: false segments: 1 from offset 0
 	// 10 batches
+}
+
+// ReadTimeline gathers the history and its timeline in one replay: the
+// brokers' lanes, leader changes per time bucket, the moments in which the
+// image changed, with their differences.
+func ExampleReadTimeline() {
+	dir, done := crashedCluster()
+	defer done()
+	_, tl, err := history.ReadTimeline(dir, history.TimelineOptions{Buckets: 10})
+	if err != nil {
+		panic(err)
+	}
+	for _, b := range tl.Brokers {
+		fmt.Printf("broker %d: %d fencing(s), fenced for %dms\n", b.ID, b.Fencings, b.FencedMs)
+	}
+	fmt.Println("leader changes:", tl.Totals.LeaderChanges, "per bucket:", tl.LeaderChanges)
+	last := tl.Moments[len(tl.Moments)-1]
+	fmt.Printf("last moment, offsets %d..%d:\n", last.From+1, last.Offset)
+	for _, d := range last.Diff {
+		fmt.Println(" ", d)
+	}
+	// Output:
+	// broker 1: 2 fencing(s), fenced for 0ms
+	// broker 2: 1 fencing(s), fenced for 0ms
+	// broker 3: 1 fencing(s), fenced for 0ms
+	// leader changes: 1 per bucket: [0 0 0 0 0 0 0 0 0 1]
+	// last moment, offsets 17..19:
+	//   changed broker 1: fenced false -> true
+	//   changed partition orders-0: isr [1,2,3] -> [2,3]; leader 1 -> 2; leaderEpoch 0 -> 1; partitionEpoch 0 -> 1
+	//   changed partition orders-1: isr [2,3,1] -> [2,3]; partitionEpoch 0 -> 1
+}
+
+// Log.EachBatchUpTo reads the batches up to a point, the last one cut just
+// after it; a point past the end of the log is an *OutsideError.
+func ExampleLog_EachBatchUpTo() {
+	dir, done := crashedCluster()
+	defer done()
+	l, err := history.OpenLog(dir, nil)
+	if err != nil {
+		panic(err)
+	}
+	defer l.Close()
+	n := 0
+	err = l.EachBatchUpTo(history.AtOffset(10), func(file string, b *record.Batch) error {
+		n += len(b.Entries)
+		return nil
+	})
+	fmt.Println(n, "records up to offset 10, error:", err)
+
+	l2, _ := history.OpenLog(dir, nil)
+	defer l2.Close()
+	err = l2.EachBatchUpTo(history.AtOffset(1000), func(string, *record.Batch) error { return nil })
+	var oe *history.OutsideError
+	fmt.Println(errors.As(err, &oe), oe.LastOffset)
+	// Output:
+	// 11 records up to offset 10, error: <nil>
+	// true 19
 }

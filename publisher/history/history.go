@@ -61,6 +61,10 @@ type Position struct {
 	RaftEpoch int32
 	// Snapshot is set for records loaded from a snapshot.
 	Snapshot bool
+	// RecordVersion is the version of the data record at this position as
+	// the file holds it (its frame's version: print the record at it, not
+	// at the newest version kmeta knows); 0 for control records.
+	RecordVersion int16
 }
 
 // Time is AppendTime as a time.Time.
@@ -156,8 +160,13 @@ type BrokerHistory struct {
 	Events        []BrokerEvent
 	Intervals     []BrokerInterval
 	Registrations int // RegisterBrokerRecords, all counted
-	Fencings      int // transitions into StateFenced (registrations included), all counted
-	Dropped       int // events and intervals dropped by the limit
+	// Fencings counts the transitions into StateFenced, all counted: a
+	// FenceBrokerRecord or BrokerRegistrationChangeRecord fenced=1 of a
+	// broker not fenced, and every registration that starts fenced (as
+	// Kafka's ClusterControlManager.registerBroker registers a broker). It
+	// is the one definition of a fencing, which the timeline counts too.
+	Fencings int
+	Dropped  int // events and intervals dropped by the limit
 }
 
 // State is the broker's state at the end of the history.
@@ -241,6 +250,14 @@ func (e *PartitionEvent) ISRShrank() bool {
 	return false
 }
 
+// LeaderChanged reports whether the event changed the partition's leader
+// (its creation and its deletion do not count): the one definition of a
+// leader change, counted in PartitionHistory.LeaderChanges and in the
+// timeline.
+func (e *PartitionEvent) LeaderChanged() bool {
+	return e.Changed&FieldLeader != 0 && e.Before.Exists() && e.After.Exists()
+}
+
 // TopicPartition names a partition by topic id and partition id.
 type TopicPartition struct {
 	TopicID   record.UUID
@@ -254,12 +271,16 @@ type PartitionHistory struct {
 	TopicID   record.UUID
 	Partition int32
 	Events    []PartitionEvent
-	// LeaderChanges counts the records that changed the leader (creation
-	// and deletion not included), all counted.
+	// LeaderChanges counts the records that changed the leader
+	// (PartitionEvent.LeaderChanged: creation and deletion not included),
+	// all counted.
 	LeaderChanges int
-	// ISRShrinks counts the records that removed an ISR member.
+	// ISRShrinks counts the records that removed an ISR member
+	// (PartitionEvent.ISRShrank), all counted.
 	ISRShrinks int
 	Dropped    int
+
+	track *partTrack // what ReadTimeline's rows need beyond the events
 }
 
 // Current is the partition's state at the end of the history.

@@ -71,29 +71,40 @@ func diffFields(a, b PartitionState) PartitionFields {
 
 func (b *Builder) partitionChanged(pos Position, r record.Record, name string, id record.UUID, before image.Partition, existed bool, after image.Partition) {
 	tp := TopicPartition{id, after.ID()}
-	prev := b.last[tp]
+	slot := b.last[tp]
+	if slot == nil {
+		slot = &partSlot{}
+		b.last[tp] = slot
+	}
 	bs := PartitionState{Leader: image.NoLeader, LeaderEpoch: -1, PartitionEpoch: -1}
 	if existed {
-		bs = stateOf(&before, prev)
+		bs = stateOf(&before, slot.state)
 	}
 	as := stateOf(&after, bs)
 	changed := diffFields(bs, as)
 	if !existed {
 		changed = Created | diffFields(bs, as)
 	}
-	if existed && !slices.Equal(before.AppendDirectories(nil), after.AppendDirectories(nil)) {
+	if existed && !sameDirectories(&before, &after) {
 		changed |= FieldDirectories
 	}
-	b.last[tp] = as
+	slot.state = as
 	ev := PartitionEvent{At: pos, Changed: changed, Before: bs, After: as, Record: r}
 	ec := b.elrContext(name)
 	b.emit(func() {
-		ph := b.partitionHistory(tp, name)
-		if existed && changed&FieldLeader != 0 {
+		ph := slot.ph
+		if ph == nil {
+			ph = b.partitionHistory(tp, name)
+			slot.ph = ph
+		}
+		if ev.LeaderChanged() {
 			ph.LeaderChanges++
 		}
 		if ev.ISRShrank() {
 			ph.ISRShrinks++
+		}
+		if b.tl != nil {
+			b.tl.partition(ph, &ev)
 		}
 		ph.Events = push(ph.Events, ev, b.lim, &ph.Dropped)
 		b.chk.partition(ph, &ph.Events[len(ph.Events)-1], ec)
@@ -152,8 +163,7 @@ func (b *Builder) topicCreated(pos Position, r *record.TopicRecord) {
 // partitionAdded counts a new partition into its topic's creation (same
 // batch) or growth event.
 func (b *Builder) partitionAdded(pos Position, r *record.PartitionRecord, id record.UUID) {
-	name, parts, _ := b.d.Topic(id)
-	n := len(parts)
+	name, n := b.topicName(id), b.partitionCount(id)
 	sameBatch := b.created[id] == b.batch
 	batch := b.batch
 	b.emit(func() {
@@ -173,11 +183,18 @@ func (b *Builder) partitionAdded(pos Position, r *record.PartitionRecord, id rec
 func (b *Builder) topicDeleted(pos Position, r record.Record, id record.UUID, name string, parts []image.Partition) {
 	for i := range parts {
 		tp := TopicPartition{id, parts[i].ID()}
-		bs := stateOf(&parts[i], b.last[tp])
+		var prev PartitionState
+		if slot := b.last[tp]; slot != nil {
+			prev = slot.state
+		}
+		bs := stateOf(&parts[i], prev)
 		delete(b.last, tp)
 		ev := PartitionEvent{At: pos, Changed: Deleted, Before: bs, Record: r}
 		b.emit(func() {
 			ph := b.partitionHistory(tp, name)
+			if b.tl != nil {
+				b.tl.partition(ph, &ev)
+			}
 			ph.Events = push(ph.Events, ev, b.lim, &ph.Dropped)
 			b.chk.partition(ph, &ph.Events[len(ph.Events)-1], elrContext{})
 		})
@@ -187,4 +204,20 @@ func (b *Builder) topicDeleted(pos Position, r record.Record, id record.UUID, na
 		th := b.topicHistory(id, name)
 		th.Events = push(th.Events, TopicEvent{At: pos, Kind: TopicDeleted, Record: r}, b.lim, &th.Dropped)
 	})
+}
+
+// sameDirectories reports whether two registrations of a partition assign
+// the same directory to each replica (Partition.Directory), without copying
+// them.
+func sameDirectories(a, b *image.Partition) bool {
+	n := a.NumReplicas()
+	if n != b.NumReplicas() {
+		return false
+	}
+	for i := 0; i < n; i++ {
+		if a.Directory(i) != b.Directory(i) {
+			return false
+		}
+	}
+	return true
 }

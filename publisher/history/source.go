@@ -20,12 +20,16 @@ import (
 // A directory is read from as far back as its files allow: from offset 0
 // when its first segment starts there (its snapshots are then redundant),
 // else from its earliest snapshot that the segments continue, then every
-// segment batch after it. A batch cut short at the end of the last segment
-// is left out, as Kafka's log recovery truncates it.
+// segment batch after it.
 //
-// On an error (a damaged file, a record that does not decode) Read returns
-// the history of everything before it together with the error, which names
-// the file and offset.
+// On an error (a damaged file, a batch cut short at the end of the last
+// segment, a record that does not decode) Read returns the history of
+// everything before it together with the error, which names the file and
+// offset; the history's findings end with a RuleUnreadable finding saying
+// the same. A segment that starts above offset 0 is replayed from the
+// files before it in its directory (a snapshot the segments continue, the
+// earlier segments), its findings from its own first offset on; without
+// them Read returns a *StartError and no history.
 func Read(path string, opts Options) (*History, error) {
 	l, err := openLog(path, nil)
 	if err != nil {
@@ -34,7 +38,11 @@ func Read(path string, opts Options) (*History, error) {
 	defer l.close()
 	b := NewBuilder(BuilderConfig(opts))
 	b.verify = l.later
+	b.chk.from = l.from
 	err = l.feed(b, nil)
+	if err != nil {
+		b.chk.unreadable(err)
+	}
 	return b.Finish(), err
 }
 
@@ -43,12 +51,18 @@ func Read(path string, opts Options) (*History, error) {
 // the latest snapshot at or before it; other points as nil). Close it when
 // done.
 func OpenLog(path string, at *Point) (*Log, error) {
+	var upTo *int64
 	if at != nil {
 		if o, ok := at.Offset(); ok && o != math.MaxInt64 {
-			return openLog(path, &o)
+			upTo = &o
 		}
 	}
-	return openLog(path, nil)
+	l, err := openLog(path, upTo)
+	if err != nil {
+		return nil, err
+	}
+	l.path = path
+	return l, nil
 }
 
 // Snapshot returns the snapshot (or bootstrap file) the log starts from and
@@ -63,8 +77,8 @@ func (l *Log) Start() int64 { return l.start }
 
 // EachBatch calls fn with the base name of its file for every log batch
 // from Start on, in order, until fn returns false or an error. A batch cut
-// short at the end of the last segment is left out. The batch is valid
-// until fn returns.
+// short at the end of the last segment is an error (after the batches
+// before it), as every damage is. The batch is valid until fn returns.
 func (l *Log) EachBatch(fn func(file string, b *record.Batch) (bool, error)) error {
 	return l.eachBatch(fn)
 }
@@ -81,6 +95,28 @@ type Log struct {
 	segments  []string // segment paths, in base offset order
 	later     []string // paths of the snapshots after the start, by offset
 	snap      *record.SnapshotReader
+	// from is the first offset of the file asked for when it is a segment
+	// starting mid-log read after the files before it (0 otherwise).
+	from int64
+	path string // the path OpenLog was given
+}
+
+// StartError is the error of replaying a log segment that starts above
+// offset 0 (its first batch's base offset) without the snapshot or the
+// segments before it: the records of the segment change brokers, topics
+// and partitions that those files created, so a replay from the segment
+// alone would reject most of them. Kafka's own loader starts from a
+// snapshot or from offset 0 (KafkaRaftClient, MetadataLoader).
+type StartError struct {
+	// File is the segment's path.
+	File string
+	// Offset is its base offset.
+	Offset int64
+}
+
+// Error is the one line metadump prints for it.
+func (e *StartError) Error() string {
+	return fmt.Sprintf("%s starts at offset %d: replay needs the snapshot or segments before it", e.File, e.Offset)
 }
 
 func (l *Log) close() {
@@ -113,12 +149,20 @@ func openLog(path string, upTo *int64) (*Log, error) {
 		return nil, err
 	}
 	if !st.IsDir() {
-		return openFile(path)
+		return openFile(path, upTo)
 	}
 	dir := metadataDir(path)
 	segs, snaps, err := listLog(dir)
 	if err != nil {
 		return nil, err
+	}
+	return plan(dir, segs, snaps, upTo)
+}
+
+// plan chooses the snapshot and segments of dir to read (see openLog).
+func plan(dir string, segs []segment, snaps []record.SnapshotID, upTo *int64) (*Log, error) {
+	if len(snaps) == 0 && len(segs) > 0 && segs[0].base > 0 {
+		return nil, &StartError{File: segs[0].path, Offset: segs[0].base}
 	}
 	chosen, err := startSnapshot(dir, segs, snaps, upTo)
 	if err != nil {
@@ -145,6 +189,7 @@ func openLog(path string, upTo *int64) (*Log, error) {
 			continue
 		}
 		if s.base > l.start && len(l.segments) == 0 {
+			l.close()
 			return nil, fmt.Errorf("%s: the log after offset %d is missing: the first segment after it is %s", dir, l.start-1, filepath.Base(s.path))
 		}
 		l.segments = append(l.segments, s.path)
@@ -152,9 +197,46 @@ func openLog(path string, upTo *int64) (*Log, error) {
 	return l, nil
 }
 
+// openMidLog is openLog of a segment starting at base > 0: its directory's
+// files up to it (the earlier segments from offset 0, or from a snapshot
+// that they continue and that ends before the next segment, then the
+// segment), or a *StartError when they are not there.
+func openMidLog(path string, base int64, upTo *int64) (*Log, error) {
+	missing := &StartError{File: path, Offset: base}
+	segs, snaps, err := listLog(filepath.Dir(path))
+	if err != nil {
+		return nil, missing
+	}
+	var keep []segment
+	next := int64(math.MaxInt64) // the base of the segment after it
+	for _, s := range segs {
+		if s.base <= base {
+			keep = append(keep, s)
+		} else {
+			next = min(next, s.base)
+		}
+	}
+	var usable []record.SnapshotID
+	for _, id := range snaps {
+		if len(keep) > 0 && keep[0].base <= id.EndOffset && id.EndOffset <= next {
+			usable = append(usable, id)
+		}
+	}
+	if len(keep) == 0 || keep[len(keep)-1].base != base || (keep[0].base > 0 && len(usable) == 0) {
+		return nil, missing
+	}
+	keep[len(keep)-1].path = path
+	l, err := plan(filepath.Dir(path), keep, usable, upTo)
+	if err != nil {
+		return nil, err
+	}
+	l.from = base
+	return l, nil
+}
+
 // openFile is openLog of one file: a bootstrap.checkpoint, a snapshot or a
 // log segment.
-func openFile(path string) (*Log, error) {
+func openFile(path string, upTo *int64) (*Log, error) {
 	l := &Log{}
 	name := filepath.Base(path)
 	switch {
@@ -175,7 +257,10 @@ func openFile(path string) (*Log, error) {
 		if err != nil {
 			return nil, err
 		}
-		l.segments, l.start = []string{path}, base
+		if base > 0 {
+			return openMidLog(path, base, upTo)
+		}
+		l.segments = []string{path}
 	default:
 		return nil, fmt.Errorf("%s: not a segment (.log), snapshot (.checkpoint), bootstrap.checkpoint or directory", path)
 	}
@@ -276,23 +361,21 @@ func (l *Log) feed(b *Builder, stop func(*record.Batch) bool) error {
 }
 
 // eachBatch calls fn for every log batch at or after l.start, in order,
-// until fn returns false or an error.
+// until fn returns false or an error. Every segment is read as a finished
+// file (record.Finished), as metadump's dump reads it: a batch cut short at
+// the end of the last segment is damage, reported after the batches before
+// it (*record.CorruptionError), never left out without a word.
 func (l *Log) eachBatch(fn func(name string, b *record.Batch) (bool, error)) error {
 	next := l.start
-	for i, p := range l.segments {
-		last := i == len(l.segments)-1
-		mode := record.Finished
-		if last {
-			mode = record.Follow
-		}
-		seg, err := record.OpenSegment(p, mode)
+	for _, p := range l.segments {
+		seg, err := record.OpenSegment(p, record.Finished)
 		if err != nil {
 			return err
 		}
 		name := filepath.Base(p)
 		for {
 			batch, err := seg.Next()
-			if errors.Is(err, io.EOF) || (last && errors.Is(err, record.ErrIncompleteTail)) {
+			if errors.Is(err, io.EOF) {
 				break
 			}
 			if err != nil {
