@@ -1,0 +1,81 @@
+package credential_test
+
+import (
+	"fmt"
+
+	"github.com/kmeta-go/kmeta/image"
+	"github.com/kmeta-go/kmeta/image/credential"
+)
+
+// A broker verifies a SCRAM-SHA-512 login from the image: the image holds
+// alice's credential (as a UserScramCredentialRecord puts it there), the
+// client sends its first and final messages, and the server answers each
+// until the login is done.
+func ExampleNewScramServer() {
+	cred, _ := credential.SHA512.CredentialFromPassword("alice-secret", []byte("some-salt"), 4096)
+	b := image.NewBuilder(nil)
+	b.PutScram(map[image.ScramKey]*image.ScramCredential{{Mechanism: image.ScramSHA512, User: "alice"}: &cred})
+	img := b.Image(image.EmptyProvenance)
+
+	srv, err := credential.NewScramServer(img, "SCRAM-SHA-512", credential.Config{})
+	if err != nil {
+		panic(err)
+	}
+	client, _ := credential.NewScramClient(credential.SHA512, "alice", "alice-secret", false, nil)
+	serverFirst, _, err := srv.Step(client.First())
+	if err != nil {
+		panic(err)
+	}
+	clientFinal, _ := client.Final(serverFirst)
+	serverFinal, done, err := srv.Step(clientFinal)
+	fmt.Println(done, err, client.Verify(serverFinal))
+	login, _ := srv.Login()
+	fmt.Println(login.User, login.TokenAuthenticated)
+	// Output:
+	// true <nil> <nil>
+	// alice false
+}
+
+// A wrong password fails with Kafka's check and Kafka's answer: the code
+// and the generic message a broker sends (the detailed message is for the
+// log).
+func ExampleError() {
+	cred, _ := credential.SHA256.CredentialFromPassword("right", []byte("salt"), 4096)
+	b := image.NewBuilder(nil)
+	b.PutScram(map[image.ScramKey]*image.ScramCredential{{Mechanism: image.ScramSHA256, User: "alice"}: &cred})
+	srv, _ := credential.NewScramServer(b.Image(image.EmptyProvenance), "SCRAM-SHA-256", credential.Config{})
+	client, _ := credential.NewScramClient(credential.SHA256, "alice", "wrong", false, nil)
+	serverFirst, _, _ := srv.Step(client.First())
+	clientFinal, _ := client.Final(serverFirst)
+	_, _, err := srv.Step(clientFinal)
+	e := err.(*credential.Error)
+	fmt.Println(e.Kind, e.Code(), e.Responds())
+	fmt.Println(e.Message)
+	fmt.Println(e.ClientMessage("SCRAM-SHA-256", false))
+	// Output:
+	// invalid proof SASL_AUTHENTICATION_FAILED true
+	// Invalid client credentials
+	// Authentication failed during authentication due to invalid credentials with SASL mechanism SCRAM-SHA-256
+}
+
+// A delegation token authenticates as its owner: the client's user name is
+// the token id and its password the token's HMAC from
+// delegation.token.secret.key.
+func ExampleTokenPassword() {
+	b := image.NewBuilder(nil)
+	b.PutTokens(map[string]*image.Token{"tok-1": {TokenID: "tok-1", Owner: "User:carol", Requester: "User:carol",
+		ExpirationTimestamp: 1_700_000_000_000}})
+	img := b.Image(image.EmptyProvenance)
+	const key = "the-cluster-secret"
+
+	pw, _ := credential.TokenPassword(key, "tok-1")
+	srv, _ := credential.NewScramServer(img, "SCRAM-SHA-256", credential.Config{TokenSecretKey: key})
+	client, _ := credential.NewScramClient(credential.SHA256, "tok-1", pw, true, nil)
+	serverFirst, _, _ := srv.Step(client.First())
+	clientFinal, _ := client.Final(serverFirst)
+	_, done, err := srv.Step(clientFinal)
+	login, _ := srv.Login()
+	fmt.Println(done, err, login.User, login.TokenAuthenticated, login.TokenID)
+	// Output:
+	// true <nil> carol true tok-1
+}
