@@ -14,7 +14,9 @@ import (
 
 // Config is what a broker's configuration gives a SCRAM exchange.
 type Config struct {
-	// TokenSecretKey is delegation.token.secret.key. Empty disables
+	// TokenSecretKey is delegation.token.secret.key. Like Kafka's ConfigDef
+	// (a PASSWORD value is trimmed: String.trim) the key is used without
+	// leading and trailing characters up to U+0020; empty disables
 	// delegation-token authentication, as it does in Kafka
 	// (DelegationTokenManagerConfigs.tokenAuthEnabled).
 	TokenSecretKey string
@@ -117,6 +119,7 @@ func NewScramServer(img *image.Image, mechanism string, cfg Config) (*ScramServe
 	if cfg.Rand == nil {
 		cfg.Rand = rand.Reader
 	}
+	cfg.TokenSecretKey = javaTrim(cfg.TokenSecretKey)
 	return &ScramServer{img: img, mech: m, cfg: cfg}, nil
 }
 
@@ -134,7 +137,9 @@ func (s *ScramServer) Step(msg []byte) (out []byte, done bool, err error) {
 		out, err = s.stepFinal(msg)
 		done = err == nil
 	default:
-		return nil, false, newError(ErrState, "Unexpected challenge in Sasl server state "+s.state.String())
+		// Kafka's IllegalSaslStateException is an AuthenticationException:
+		// evaluateResponse's catch fails the exchange (even a completed one).
+		err = newError(ErrState, "Unexpected challenge in Sasl server state "+s.state.String())
 	}
 	if err != nil {
 		s.state, s.cred, s.first = stateFailed, image.ScramCredential{}, ClientFirst{}
@@ -251,8 +256,10 @@ func (s *ScramServer) stepFinal(msg []byte) ([]byte, error) {
 
 // TokenHMAC is a delegation token's HMAC, DelegationTokenManager.createHmac:
 // HmacSHA512 keyed with the secret key's UTF-8 bytes over the token id's.
-// An empty key is an error (Kafka disables tokens).
+// The key is trimmed as Kafka's ConfigDef trims it; an empty key is an
+// error (Kafka disables tokens).
 func TokenHMAC(secretKey, tokenID string) ([]byte, error) {
+	secretKey = javaTrim(secretKey)
 	if secretKey == "" {
 		return nil, errNoSecretKey
 	}
@@ -283,3 +290,9 @@ func TokenCredential(m Mechanism, secretKey, tokenID string, salt []byte) (image
 }
 
 var errNoSecretKey = errors.New("credential: no delegation.token.secret.key: delegation tokens are disabled")
+
+// javaTrim is Java's String.trim: leading and trailing characters up to
+// U+0020 removed (ConfigDef.parseType trims every string and password).
+func javaTrim(s string) string {
+	return strings.TrimFunc(s, func(r rune) bool { return r <= ' ' })
+}
