@@ -2,6 +2,7 @@ package credential_test
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/kmeta-go/kmeta/image"
 	"github.com/kmeta-go/kmeta/image/credential"
@@ -78,4 +79,69 @@ func ExampleTokenPassword() {
 	fmt.Println(done, err, login.User, login.TokenAuthenticated, login.TokenID)
 	// Output:
 	// true <nil> carol true tok-1
+}
+
+// Mechanisms by Kafka's name, with their type byte and hash size.
+func ExampleMechanismByName() {
+	m, ok := credential.MechanismByName("SCRAM-SHA-512")
+	fmt.Println(m.Name(), int8(m), m.Size(), ok)
+	_, ok = credential.MechanismByName("scram-sha-512")
+	fmt.Println(ok)
+	// Output:
+	// SCRAM-SHA-512 2 64 true
+	// false
+}
+
+// A client-first message as Kafka parses it: the escaped user name, the
+// nonce, the extensions, and the bare message Kafka signs (the reserved m=
+// part dropped).
+func ExampleParseClientFirst() {
+	cf, err := credential.ParseClientFirst([]byte("n,,m=x,n=a=2Cb,r=abc,tokenauth=true"))
+	if err != nil {
+		panic(err)
+	}
+	user, _ := credential.Username(cf.SaslName)
+	fmt.Println(user, cf.Nonce, cf.TokenAuth(), cf.Bare())
+	fmt.Println(credential.SaslName("a,b=c"))
+	_, err = credential.ParseClientFirst([]byte("n,,n=alice"))
+	fmt.Println(err)
+	// Output:
+	// a,b abc true n=a=2Cb,r=abc,tokenauth=true
+	// a=2Cb=3Dc
+	// credential: malformed message: Invalid SCRAM client first message format: n,,n=alice
+}
+
+// The session lifetime of KIP-368 re-authentication: a token's remaining
+// lifetime, bounded by connections.max.reauth.ms.
+func ExampleLogin_SessionLifetimeMs() {
+	l := credential.Login{User: "carol", TokenAuthenticated: true, TokenExpiryMs: 10_000}
+	fmt.Println(l.SessionLifetimeMs(4_000, 0), l.SessionLifetimeMs(4_000, 1_000), l.SessionLifetimeMs(11_000, 0))
+	// Output:
+	// 6000 1000 0
+}
+
+// A token's HMAC and the SCRAM credential Kafka derives from it (at 4096
+// iterations, here with a fixed salt); without a secret key tokens are
+// disabled.
+func ExampleTokenCredential() {
+	h, _ := credential.TokenHMAC("secret", "tok-1")
+	c, _ := credential.TokenCredential(credential.SHA256, "secret", "tok-1", []byte("salt"))
+	fmt.Println(len(h), c.Iterations, len(c.StoredKey), len(c.ServerKey))
+	_, err := credential.TokenHMAC(" ", "tok-1")
+	fmt.Println(err)
+	// Output:
+	// 64 4096 32 32
+	// credential: no delegation.token.secret.key: delegation tokens are disabled
+}
+
+// A proxy logs in upstream with ScramClient: its first message, then the
+// final one computed from the server's first message.
+func ExampleNewScramClient() {
+	cl, _ := credential.NewScramClient(credential.SHA256, "alice", "pw", false, strings.NewReader(strings.Repeat("\x00", 16)+"\x01"))
+	fmt.Println(string(cl.First()))
+	_, err := cl.Final([]byte("r=zzz,s=c2FsdA==,i=4096"))
+	fmt.Println(err)
+	// Output:
+	// n,,n=alice,r=1
+	// credential: wrong nonce: Invalid server nonce: does not start with client nonce
 }

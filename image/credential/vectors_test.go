@@ -93,7 +93,9 @@ func sameError(err error, want *javaError) bool {
 // compared.
 func TestScramVectors(t *testing.T) {
 	var multiExt int
-	defer func() { t.Logf("%d vectors with two or more extensions: only the server-first answer compared", multiExt) }()
+	defer func() {
+		t.Logf("%d vectors with two or more extensions: only the server-first answer compared", multiExt)
+	}()
 	kafkaoracle.Decode(t, "cred_scram", func(n int, v *scramVector) {
 		t.Run(kafkaoracle.Name("cred_scram", n), func(t *testing.T) {
 			if v.Kind == "mechanism" {
