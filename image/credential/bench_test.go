@@ -58,6 +58,34 @@ func BenchmarkScramTokenLogin(b *testing.B) {
 	benchtest.ReportCPU(b, start)
 }
 
+// BenchmarkScramTokenLoginCached is a token login with a TokenCache: the
+// derivation paid once, as Kafka pays it once per token update.
+func BenchmarkScramTokenLoginCached(b *testing.B) {
+	img := testImage(b)
+	pw, _ := credential.TokenPassword(secret, "tok1")
+	cache := credential.NewTokenCache(16)
+	cfg := func() credential.Config {
+		return credential.Config{TokenSecretKey: secret, Rand: seeded(1), TokenCache: cache}
+	}
+	cl, _ := credential.NewScramClient(credential.SHA512, "tok1", pw, true, seeded(2))
+	srv, _ := credential.NewScramServer(img, "SCRAM-SHA-512", cfg())
+	sf, _, _ := srv.Step(cl.First())
+	final, err := cl.Final(sf)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	start := benchtest.ProcessCPU()
+	for b.Loop() {
+		srv, _ := credential.NewScramServer(img, "SCRAM-SHA-512", cfg())
+		srv.Step(cl.First())
+		if _, _, err := srv.Step(final); err != nil {
+			b.Fatal(err)
+		}
+	}
+	benchtest.ReportCPU(b, start)
+}
+
 // BenchmarkSaltedPassword4096 is the PBKDF2 alone (ScramFormatter.hi at
 // Kafka's minimum 4096 iterations), the cost a client pays per login.
 func BenchmarkSaltedPassword4096(b *testing.B) {

@@ -8,7 +8,9 @@
 //
 // # API in short
 //
-//	srv, err := credential.NewScramServer(img, "SCRAM-SHA-512", credential.Config{TokenSecretKey: key})
+//	tokens := credential.NewTokenCache(100_000) // one per listener: each token's PBKDF2 paid once
+//	srv, err := credential.NewScramServer(img, "SCRAM-SHA-512",
+//	    credential.Config{TokenSecretKey: key, TokenCache: tokens})
 //	// err: *Error of kind ErrUnsupportedMechanism for an unknown mechanism
 //	out, done, err := srv.Step(clientFirst) // -> server-first, done false
 //	out, done, err = srv.Step(clientFinal)  // -> server-final ("v=..."), done true
@@ -43,8 +45,8 @@
 // authenticates a token that has expired but is still in the image (with a
 // session lifetime of 0). Token credentials are derived at 4096 iterations
 // with a random base-36 salt; Kafka derives them once per token when the
-// image changes, this package on each token login (one PBKDF2 of 4096
-// iterations, about what the client pays too).
+// image changes, this package on a token's first login when a TokenCache
+// is given (else on every token login: one PBKDF2 of 4096 iterations).
 //
 // One exception: when a client-first message carries two or more distinct
 // extension keys, Kafka signs them in the iteration order of an immutable

@@ -145,3 +145,24 @@ func ExampleNewScramClient() {
 	// n,,n=alice,r=1
 	// credential: wrong nonce: Invalid server nonce: does not start with client nonce
 }
+
+// A TokenCache shared by a listener's exchanges derives each token's
+// credential once: the second login of the token pays no PBKDF2.
+func ExampleTokenCache() {
+	b := image.NewBuilder(nil)
+	b.PutTokens(map[string]*image.Token{"tok-1": {TokenID: "tok-1", Owner: "User:carol", Requester: "User:carol"}})
+	img := b.Image(image.EmptyProvenance)
+	cache := credential.NewTokenCache(10_000)
+	pw, _ := credential.TokenPassword("k", "tok-1")
+	for range 2 {
+		srv, _ := credential.NewScramServer(img, "SCRAM-SHA-512", credential.Config{TokenSecretKey: "k", TokenCache: cache})
+		client, _ := credential.NewScramClient(credential.SHA512, "tok-1", pw, true, nil)
+		serverFirst, _, _ := srv.Step(client.First())
+		clientFinal, _ := client.Final(serverFirst)
+		_, done, err := srv.Step(clientFinal)
+		fmt.Println(done, err, cache.Len())
+	}
+	// Output:
+	// true <nil> 1
+	// true <nil> 1
+}

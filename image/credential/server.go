@@ -24,6 +24,10 @@ type Config struct {
 	// tokens' derived credentials (Kafka's SecureRandom); nil means
 	// crypto/rand.Reader.
 	Rand io.Reader
+	// TokenCache, when set, keeps each token's derived credential for the
+	// next logins (Kafka derives it once per token); nil derives it on
+	// every token login.
+	TokenCache *TokenCache
 }
 
 type serverState uint8
@@ -179,12 +183,22 @@ func (s *ScramServer) stepFirst(msg []byte) ([]byte, error) {
 			return nil, newError(ErrUnknownToken, "Token Authentication failed: Invalid tokenId : "+username)
 		}
 		login.User, login.TokenAuthenticated, login.TokenID, login.TokenExpiryMs = owner, true, tok.TokenID, tok.ExpirationTimestamp
-		salt, err := randomString(s.cfg.Rand)
+		derive := func() (image.ScramCredential, error) {
+			salt, err := randomString(s.cfg.Rand)
+			if err != nil {
+				return image.ScramCredential{}, err
+			}
+			return TokenCredential(s.mech, s.cfg.TokenSecretKey, username, []byte(salt))
+		}
+		if s.cfg.TokenCache != nil {
+			cred, err = s.cfg.TokenCache.credential(s.mech, username, s.cfg.TokenSecretKey, derive)
+		} else {
+			cred, err = derive()
+		}
 		if err != nil {
 			return nil, err
 		}
-		cred, err = TokenCredential(s.mech, s.cfg.TokenSecretKey, username, []byte(salt))
-		found = err == nil
+		found = true
 	} else {
 		cred, found = s.img.Scram().Get(image.ScramKey{Mechanism: int8(s.mech), User: username})
 	}

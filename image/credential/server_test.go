@@ -5,6 +5,7 @@ import (
 	"errors"
 	"math/rand/v2"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/kmeta-go/kmeta/image"
@@ -206,5 +207,48 @@ func TestSessionLifetimeMs(t *testing.T) {
 		if got := c.l.SessionLifetimeMs(c.now, c.maxAuth); got != c.want {
 			t.Errorf("%+v at %d max %d: %d, want %d", c.l, c.now, c.maxAuth, got, c.want)
 		}
+	}
+}
+
+// TestTokenCacheConcurrent: logins of several tokens share one TokenCache
+// from many goroutines (run with -race), each succeeding as the token's
+// owner, and the cache holds one credential per token and mechanism within
+// its bound.
+func TestTokenCacheConcurrent(t *testing.T) {
+	b := image.NewBuilder(nil)
+	toks := map[string]*image.Token{}
+	for i := range 3 {
+		id := "t" + string(rune('a'+i))
+		toks[id] = &image.Token{TokenID: id, Owner: "User:o" + id, Requester: "User:o" + id}
+	}
+	b.PutTokens(toks)
+	img := b.Image(image.EmptyProvenance)
+	cache := credential.NewTokenCache(4)
+	var wg sync.WaitGroup
+	for g := range 6 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			id := "t" + string(rune('a'+g%3))
+			pw, _ := credential.TokenPassword(secret, id)
+			srv, _ := credential.NewScramServer(img, "SCRAM-SHA-256", credential.Config{TokenSecretKey: secret, TokenCache: cache})
+			cl, _ := credential.NewScramClient(credential.SHA256, id, pw, true, nil)
+			sf, _, err := srv.Step(cl.First())
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			cf, _ := cl.Final(sf)
+			if _, _, err := srv.Step(cf); err != nil {
+				t.Error(err)
+			}
+			if l, _ := srv.Login(); l.User != "o"+id {
+				t.Errorf("login %+v", l)
+			}
+		}()
+	}
+	wg.Wait()
+	if n := cache.Len(); n < 1 || n > 3 {
+		t.Errorf("cache holds %d", n)
 	}
 }
