@@ -220,8 +220,8 @@ public final class CredDescribe {
             .setResourceTypeFilter((byte) code(rnd, new int[]{1, 1, 2, 3, 4, 5, 6, 7}, new int[]{0, 99}))
             .setResourceNameFilter(rnd.nextInt(3) == 0 ? null : pick(rnd, NAMES))
             .setPatternTypeFilter((byte) code(rnd, new int[]{1, 2, 2, 3, 3, 4}, new int[]{0, 9}))
-            .setPrincipalFilter(rnd.nextBoolean() ? null : pick(rnd, PRINCIPALS))
-            .setHostFilter(rnd.nextBoolean() ? null : pick(rnd, HOSTS))
+            .setPrincipalFilter(rnd.nextInt(3) != 0 ? null : pick(rnd, PRINCIPALS))
+            .setHostFilter(rnd.nextInt(3) != 0 ? null : pick(rnd, HOSTS))
             .setOperation((byte) code(rnd, new int[]{1, 1, 1, 2, 3, 4, 8, 13, 14}, new int[]{0, 20}))
             .setPermissionType((byte) code(rnd, new int[]{1, 1, 2, 3}, new int[]{0, 7}));
         Map<String, Object> r = new LinkedHashMap<>();
