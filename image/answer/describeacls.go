@@ -31,7 +31,11 @@ var ErrInvalidACLFilter = errors.New("answer: DescribeAcls filter contains UNKNO
 // name matches the LITERAL ACLs of that name or "*" and the PREFIXED ACLs
 // whose prefix the name starts with), grouped by resource pattern with
 // identical entries once (DescribeAclsResponse.aclsResources). Codes Kafka
-// does not know (say 99) match nothing.
+// 4.4 does not know (say 99, in the filter or in an image's ACL) are
+// UNKNOWN, as its enums' fromCode reads them; an image ACL with an ANY or
+// MATCH code, on which Kafka's StandardAcl.toBinding throws, makes the
+// answer UNKNOWN_SERVER_ERROR, as does a MATCH filter with a name over an
+// ACL whose pattern type is UNKNOWN.
 //
 // A filter with an UNKNOWN element is ErrInvalidACLFilter. Kafka's
 // resources and entries come in the order of HashMaps and HashSets keyed by
@@ -60,55 +64,88 @@ func (r *Responder) DescribeACLs(img *image.Image, req *kmsg.DescribeACLsRequest
 		resp.ErrorMessage = &msg
 		return resp, nil
 	}
-	resp.ErrorMessage = new(string)
 	var matched []image.ACL
 	for acl := range img.ACLs().All() {
-		if aclFilterMatches(req, &acl) {
+		acl = knownACLCodes(acl)
+		match, ok := aclFilterMatches(req, &acl)
+		if !ok || acl.ResourceType == anyCode || acl.PatternType == anyCode || acl.PatternType == matchCode ||
+			acl.Operation == anyCode || acl.PermissionType == anyCode {
+			// StandardAcl.toBinding or ResourcePatternFilter.matches throws
+			// IllegalArgumentException: KafkaApis answers getErrorResponse.
+			resp.ErrorCode = int16(kafkaerr.UnknownServerError)
+			return resp, nil
+		}
+		if match {
 			matched = append(matched, acl)
 		}
 	}
+	resp.ErrorMessage = new(string)
 	resp.Resources = aclsResources(matched)
 	return resp, nil
 }
 
-// aclFilterMatches is AclBindingFilter.matches(binding):
-// ResourcePatternFilter.matches and AccessControlEntryFilter.matches.
-func aclFilterMatches(req *kmsg.DescribeACLsRequest, acl *image.ACL) bool {
-	rt, pt := int8(req.ResourceType), int8(req.ResourcePatternType)
-	const anyCode, matchCode, literal, prefixed = 1, 2, 3, 4
+// The codes of ANY and MATCH (ResourceType, PatternType, AclOperation,
+// AclPermissionType), and the patterns an ACL can have.
+const anyCode, matchCode, literalCode, prefixedCode = 1, 2, 3, 4
+
+// knownCode is the fromCode of Kafka's enums: a code beyond the highest
+// known one (last) is UNKNOWN (0).
+func knownCode(c, last int8) int8 {
+	if c < 0 || c > last {
+		return 0
+	}
+	return c
+}
+
+// knownACLCodes is the ACL as StandardAcl.fromRecord reads it: codes Kafka
+// 4.4 does not know become UNKNOWN.
+func knownACLCodes(a image.ACL) image.ACL {
+	a.ResourceType, a.PatternType = knownCode(a.ResourceType, 7), knownCode(a.PatternType, 4)
+	a.Operation, a.PermissionType = knownCode(a.Operation, 15), knownCode(a.PermissionType, 3)
+	return a
+}
+
+// aclFilterMatches is AclBindingFilter.matches(binding) over the filter's
+// codes as DescribeAclsRequest.filter reads them (fromCode: an unknown code
+// is UNKNOWN): ResourcePatternFilter.matches and
+// AccessControlEntryFilter.matches. ok is false where Kafka throws (a
+// MATCH filter with a name over an ACL whose pattern is neither LITERAL
+// nor PREFIXED).
+func aclFilterMatches(req *kmsg.DescribeACLsRequest, acl *image.ACL) (match, ok bool) {
+	rt, pt := knownCode(int8(req.ResourceType), 7), knownCode(int8(req.ResourcePatternType), 4)
 	if rt != anyCode && rt != acl.ResourceType {
-		return false
+		return false, true
 	}
 	if pt != anyCode && pt != matchCode && pt != acl.PatternType {
-		return false
+		return false, true
 	}
 	if req.ResourceName != nil {
 		name := *req.ResourceName
 		switch {
 		case pt == anyCode || pt == acl.PatternType:
 			if name != acl.ResourceName {
-				return false
+				return false, true
 			}
-		case acl.PatternType == literal:
+		case acl.PatternType == literalCode:
 			if name != acl.ResourceName && acl.ResourceName != authz.WildcardResource {
-				return false
+				return false, true
 			}
-		case acl.PatternType == prefixed:
+		case acl.PatternType == prefixedCode:
 			if !strings.HasPrefix(name, acl.ResourceName) {
-				return false
+				return false, true
 			}
-		default: // Kafka throws IllegalArgumentException (Unsupported PatternType): no such ACL in an image
-			return false
+		default: // IllegalArgumentException: Unsupported PatternType
+			return false, false
 		}
 	}
 	if req.Principal != nil && *req.Principal != acl.Principal || req.Host != nil && *req.Host != acl.Host {
-		return false
+		return false, true
 	}
-	if op := int8(req.Operation); op != anyCode && op != acl.Operation {
-		return false
+	if op := knownCode(int8(req.Operation), 15); op != anyCode && op != acl.Operation {
+		return false, true
 	}
-	perm := int8(req.PermissionType)
-	return perm == anyCode || perm == acl.PermissionType
+	perm := knownCode(int8(req.PermissionType), 3)
+	return perm == anyCode || perm == acl.PermissionType, true
 }
 
 // aclsResources is DescribeAclsResponse.aclsResources: the ACLs grouped by

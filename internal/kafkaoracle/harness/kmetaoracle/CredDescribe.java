@@ -197,18 +197,25 @@ public final class CredDescribe {
             StandardAcl a = new StandardAcl(pick(rnd, TYPES), pick(rnd, NAMES),
                 rnd.nextInt(3) == 0 ? PatternType.PREFIXED : PatternType.LITERAL, pick(rnd, PRINCIPALS), pick(rnd, HOSTS),
                 pick(rnd, OPS), rnd.nextBoolean() ? AclPermissionType.ALLOW : AclPermissionType.DENY);
+            // Rarely, codes from a newer Kafka (fromCode reads them as UNKNOWN) or ANY/MATCH codes
+            // no controller writes: StandardAcl.fromRecord over the raw record codes.
+            int[] raw = {a.resourceType().code(), a.patternType().code(), a.operation().code(), a.permissionType().code()};
+            if (rnd.nextInt(40) == 0) raw[rnd.nextInt(4)] = pickCode(rnd, new int[]{42, 42, 9, 1, 2});
+            a = StandardAcl.fromRecord(new org.apache.kafka.common.metadata.AccessControlEntryRecord()
+                .setResourceType((byte) raw[0]).setResourceName(a.resourceName()).setPatternType((byte) raw[1])
+                .setPrincipal(a.principal()).setHost(a.host()).setOperation((byte) raw[2]).setPermissionType((byte) raw[3]));
             if (!seen.add(a)) continue; // AclCache refuses an ACL equal to one it holds
             Uuid id = new Uuid(rnd.nextLong(), rnd.nextLong());
             acls.put(id, a);
             Map<String, Object> m = new LinkedHashMap<>();
             m.put("id", id.toString());
-            m.put("resourceType", (int) a.resourceType().code());
+            m.put("resourceType", raw[0]);
             m.put("resourceName", a.resourceName());
-            m.put("patternType", (int) a.patternType().code());
+            m.put("patternType", raw[1]);
             m.put("principal", a.principal());
             m.put("host", a.host());
-            m.put("operation", (int) a.operation().code());
-            m.put("permissionType", (int) a.permissionType().code());
+            m.put("operation", raw[2]);
+            m.put("permissionType", raw[3]);
             list.add(m);
         }
         v.put("acls", list);
@@ -243,6 +250,8 @@ public final class CredDescribe {
         v.put("answers", answers);
         return v;
     }
+
+    static int pickCode(Random rnd, int[] xs) { return xs[rnd.nextInt(xs.length)]; }
 
     /** A code of good, or (one time in twelve) of bad: UNKNOWN or a code Kafka does not know. */
     static int code(Random rnd, int[] good, int[] bad) {
@@ -279,8 +288,15 @@ public final class CredDescribe {
                 .setErrorMessage("No Authorizer is configured on the broker").setThrottleTimeMs(0);
         } else {
             AclBindingFilter filter = req.filter();
-            resp = new DescribeAclsResponseData().setThrottleTimeMs(0)
-                .setResources(DescribeAclsResponse.aclsResources(auth.acls(filter)));
+            try {
+                resp = new DescribeAclsResponseData().setThrottleTimeMs(0)
+                    .setResources(DescribeAclsResponse.aclsResources(auth.acls(filter)));
+            } catch (RuntimeException e) {
+                // KafkaApis.handle's catch: RequestHandlerHelper.handleError answers getErrorResponse(e).
+                m.put("response", encode(((DescribeAclsResponse) req.getErrorResponse(0, e)).data(), ver));
+                m.put("exception", e.getClass().getSimpleName() + ": " + e.getMessage());
+                return m;
+            }
         }
         m.put("response", encode(new DescribeAclsResponse(resp, ver).data(), ver));
         return m;
