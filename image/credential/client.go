@@ -52,7 +52,9 @@ func (c *ScramClient) First() []byte { return []byte("n,," + c.first.Bare()) }
 // Final takes the server-first message and returns the client-final
 // message with the proof (ScramSaslClient's RECEIVE_SERVER_FIRST_MESSAGE):
 // the server's nonce must extend the client's and its iteration count be at
-// least 4096.
+// least 4096 and, unlike Kafka's client, at most 16384, the most a Kafka
+// controller stores, so that a hostile server cannot make the client spend
+// unbounded CPU.
 func (c *ScramClient) Final(serverFirstMsg []byte) ([]byte, error) {
 	if c.state != 0 {
 		return nil, newError(ErrState, "Unexpected challenge in Sasl client state")
@@ -73,6 +75,13 @@ func (c *ScramClient) Final(serverFirstMsg []byte) ([]byte, error) {
 	}
 	if iter < MinIterations {
 		return nil, newError(ErrIterations, "Requested iterations "+string(m[3])+" is less than the minimum 4096 for "+
+			strings.ReplaceAll(c.mech.Name(), "-", "_"))
+	}
+	if iter > MaxIterations {
+		// Kafka's ScramSaslClient would compute it; Kafka's controller never
+		// stores more than 16384 (ScramControlManager), so more is a hostile
+		// server making the client burn CPU.
+		return nil, newError(ErrIterations, "Requested iterations "+string(m[3])+" is more than the maximum 16384 for "+
 			strings.ReplaceAll(c.mech.Name(), "-", "_"))
 	}
 	c.salted, err = c.mech.SaltedPassword(c.password, salt, int(iter))

@@ -166,3 +166,14 @@ func ExampleTokenCache() {
 	// true <nil> 1
 	// true <nil> 1
 }
+
+// A client-final message as Kafka parses it, and the part it signs: the
+// channel binding re-encoded and the nonce, extensions dropped.
+func ExampleParseClientFinal() {
+	cf, err := credential.ParseClientFinal([]byte("c=biws,r=abcdef,x=1,p=AAAA"))
+	fmt.Println(string(cf.ChannelBinding), cf.Nonce, len(cf.Proof), err)
+	fmt.Println(cf.WithoutProof())
+	// Output:
+	// n,, abcdef 3 <nil>
+	// c=biws,r=abcdef
+}

@@ -252,3 +252,34 @@ func TestTokenCacheConcurrent(t *testing.T) {
 		t.Errorf("cache holds %d", n)
 	}
 }
+
+// TestScramClientRefusesHostileServer: a server-first message with a
+// foreign nonce, too few or more than 16384 iterations, or bad grammar is
+// an error before any PBKDF2 is computed; a server-final with a wrong
+// signature or an e= error fails Verify.
+func TestScramClientRefusesHostileServer(t *testing.T) {
+	for msg, want := range map[string]credential.ErrorKind{
+		"r=x,s=c2FsdA==,i=4096":         credential.ErrNonce,
+		"r=1abc,s=c2FsdA==,i=4095":      credential.ErrIterations,
+		"r=1abc,s=c2FsdA==,i=999999999": credential.ErrIterations,
+		"r=1abc,s=c2FsdA=,i=4096":       credential.ErrMalformed,
+		"r=1abc,s=c2FsdA==,i=0":         credential.ErrMalformed,
+	} {
+		cl, _ := credential.NewScramClient(credential.SHA256, "alice", "pw", false, strings.NewReader(strings.Repeat("\x00", 16)+"\x01"))
+		if _, err := cl.Final([]byte(msg)); kindOf(err) != want {
+			t.Errorf("%q: %v, want %v", msg, err, want)
+		}
+	}
+	img := testImage(t)
+	for _, fin := range []string{"v=AAAA", "e=invalid-proof"} {
+		srv, _ := credential.NewScramServer(img, "SCRAM-SHA-256", credential.Config{})
+		cl, _ := credential.NewScramClient(credential.SHA256, "alice", "alice-pw", false, nil)
+		sf, _, _ := srv.Step(cl.First())
+		if _, err := cl.Final(sf); err != nil {
+			t.Fatal(err)
+		}
+		if err := cl.Verify([]byte(fin)); err == nil {
+			t.Errorf("Verify(%q) passed", fin)
+		}
+	}
+}
