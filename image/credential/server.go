@@ -183,19 +183,7 @@ func (s *ScramServer) stepFirst(msg []byte) ([]byte, error) {
 			return nil, newError(ErrUnknownToken, "Token Authentication failed: Invalid tokenId : "+username)
 		}
 		login.User, login.TokenAuthenticated, login.TokenID, login.TokenExpiryMs = owner, true, tok.TokenID, tok.ExpirationTimestamp
-		derive := func() (image.ScramCredential, error) {
-			salt, err := randomString(s.cfg.Rand)
-			if err != nil {
-				return image.ScramCredential{}, err
-			}
-			return TokenCredential(s.mech, s.cfg.TokenSecretKey, username, []byte(salt))
-		}
-		if s.cfg.TokenCache != nil {
-			cred, err = s.cfg.TokenCache.credential(s.mech, username, s.cfg.TokenSecretKey, derive)
-		} else {
-			cred, err = derive()
-		}
-		if err != nil {
+		if cred, err = s.tokenCredential(username); err != nil {
 			return nil, err
 		}
 		found = true
@@ -236,6 +224,22 @@ func (s *ScramServer) token(id string) (image.Token, string, bool) {
 		return tok, "", false
 	}
 	return tok, name, true
+}
+
+// tokenCredential is the credential DelegationTokenManager derives for
+// token id, from the TokenCache when there is one.
+func (s *ScramServer) tokenCredential(id string) (image.ScramCredential, error) {
+	derive := func() (image.ScramCredential, error) {
+		salt, err := randomString(s.cfg.Rand)
+		if err != nil {
+			return image.ScramCredential{}, err
+		}
+		return TokenCredential(s.mech, s.cfg.TokenSecretKey, id, []byte(salt))
+	}
+	if s.cfg.TokenCache != nil {
+		return s.cfg.TokenCache.credential(s.mech, id, s.cfg.TokenSecretKey, derive)
+	}
+	return derive()
 }
 
 func (s *ScramServer) stepFinal(msg []byte) ([]byte, error) {
