@@ -185,9 +185,10 @@ type LocalChanges struct {
 	// Followers: partitions the broker now follows whose partition epoch
 	// changed.
 	Followers []PartitionInfo
-	// Directories: the broker's replica directory where it changed
-	// (compared by value, where Kafka's TopicsDelta.localChanges compares
-	// directory Uuids by reference).
+	// Directories: the broker's replica directory where it changed. As
+	// TopicDelta.localChanges compares directory Uuids by reference, a
+	// directory a record of the delta rewrote (a PartitionChangeRecord
+	// carrying Directories) counts as changed even at the same value.
 	// As in Kafka, a replica the broker did not hold before gets no entry
 	// unless the partition itself is new to the delta's topic.
 	Directories map[TopicPartition]record.UUID
@@ -203,47 +204,7 @@ type LocalChanges struct {
 func (d *Delta) LocalChanges(broker int32) LocalChanges {
 	lc := LocalChanges{Directories: map[TopicPartition]record.UUID{}}
 	for id, td := range d.topics {
-		visit := func(np *image.Partition) {
-			tp := TopicPartition{TopicID: id, Topic: td.name, Partition: np.ID()}
-			var prev *image.Partition
-			if td.base != nil {
-				prev, _ = td.base.Partition(np.ID())
-			}
-			if !np.HasReplica(broker) {
-				if prev != nil && prev.HasReplica(broker) {
-					lc.Deletes = append(lc.Deletes, tp)
-				}
-			} else if np.Leader() == broker {
-				if prev == nil || prev.PartitionEpoch() != np.PartitionEpoch() {
-					lc.Leaders = append(lc.Leaders, PartitionInfo{tp, *np})
-					if prev == nil || prev.LeaderEpoch() != np.LeaderEpoch() {
-						lc.ElectedLeaders = append(lc.ElectedLeaders, tp)
-					}
-				}
-			} else if prev == nil || prev.PartitionEpoch() != np.PartitionEpoch() {
-				lc.Followers = append(lc.Followers, PartitionInfo{tp, *np})
-			}
-			nd, inNew := np.DirectoryOf(broker)
-			if prev == nil {
-				if inNew {
-					lc.Directories[tp] = nd
-				}
-			} else if pd, inPrev := prev.DirectoryOf(broker); inPrev && inNew && pd != nd {
-				lc.Directories[tp] = nd
-			}
-		}
-		if td.base == nil {
-			for i := range td.numPartitions() {
-				p := td.partitionAt(i)
-				visit(&p)
-			}
-			continue
-		}
-		for pid := range td.changed {
-			if p, ok := td.partition(pid); ok {
-				visit(&p)
-			}
-		}
+		td.localChanges(id, broker, &lc)
 	}
 	for id := range d.deleted {
 		bt, ok := d.base.Topics().ByID(id)
@@ -256,18 +217,62 @@ func (d *Delta) LocalChanges(broker int32) LocalChanges {
 			}
 		}
 	}
-	byTP := func(a, b TopicPartition) int {
-		if c := compareStrings(a.Topic, b.Topic); c != 0 {
-			return c
-		}
-		if c := bytes.Compare(a.TopicID[:], b.TopicID[:]); c != 0 {
-			return c
-		}
-		return int(a.Partition) - int(b.Partition)
-	}
+	byTP := compareTP
 	slices.SortFunc(lc.Deletes, byTP)
 	slices.SortFunc(lc.ElectedLeaders, byTP)
 	slices.SortFunc(lc.Leaders, func(a, b PartitionInfo) int { return byTP(a.TopicPartition, b.TopicPartition) })
 	slices.SortFunc(lc.Followers, func(a, b PartitionInfo) int { return byTP(a.TopicPartition, b.TopicPartition) })
 	return lc
+}
+
+// localChanges adds to lc what TopicDelta.localChanges reports for broker
+// in topic id: each changed partition compared with the same partition of
+// the topic's base (absent for a topic created by a TopicRecord here).
+func (td *topicDelta) localChanges(id record.UUID, broker int32, lc *LocalChanges) {
+	visit := func(np *image.Partition) {
+		tp := TopicPartition{TopicID: id, Topic: td.name, Partition: np.ID()}
+		var prev *image.Partition
+		if td.base != nil {
+			prev, _ = td.base.Partition(np.ID())
+		}
+		if !np.HasReplica(broker) {
+			if prev != nil && prev.HasReplica(broker) {
+				lc.Deletes = append(lc.Deletes, tp)
+			}
+		} else if np.Leader() == broker {
+			if prev == nil || prev.PartitionEpoch() != np.PartitionEpoch() {
+				lc.Leaders = append(lc.Leaders, PartitionInfo{tp, *np})
+				if prev == nil || prev.LeaderEpoch() != np.LeaderEpoch() {
+					lc.ElectedLeaders = append(lc.ElectedLeaders, tp)
+				}
+			}
+		} else if prev == nil || prev.PartitionEpoch() != np.PartitionEpoch() {
+			lc.Followers = append(lc.Followers, PartitionInfo{tp, *np})
+		}
+		nd, inNew := np.DirectoryOf(broker)
+		if prev == nil {
+			if inNew {
+				lc.Directories[tp] = nd
+			}
+		} else if pd, inPrev := prev.DirectoryOf(broker); inPrev && inNew && (pd != nd || td.dirsRewritten != nil && rewritten(td, np.ID())) {
+			lc.Directories[tp] = nd
+		}
+	}
+	if td.base == nil {
+		for i := range td.numPartitions() {
+			p := td.partitionAt(i)
+			visit(&p)
+		}
+		return
+	}
+	for pid := range td.changed {
+		if p, ok := td.partition(pid); ok {
+			visit(&p)
+		}
+	}
+}
+
+func rewritten(td *topicDelta, id int32) bool {
+	_, ok := td.dirsRewritten[id]
+	return ok
 }

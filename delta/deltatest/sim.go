@@ -201,6 +201,9 @@ type broker struct {
 	lastContact   int64
 	nextHeartbeat int64
 	cleanShutdown bool
+	// tracked: the controller holds a contact time for the broker
+	// (BrokerHeartbeatTracker.contactTimes, Kafka 4.0+)
+	tracked bool
 	// cordoned is what the broker's heartbeats report as its cordoned log
 	// directories (KIP-1066), in the order Kafka's broker sends them.
 	cordoned []record.UUID
@@ -433,7 +436,7 @@ func FromImage(img *image.Image, cfg Config) (*Simulator, error) {
 	for b := range img.Cluster().Brokers() {
 		cordoned, _ := b.CordonedDirectories()
 		s.brokers[b.ID()] = &broker{reg: b, regOffset: p.LastContainedOffset, alive: true,
-			lastContact: s.now, nextHeartbeat: s.now + s.heartbeat, cordoned: cordoned}
+			lastContact: s.now, nextHeartbeat: s.now + s.heartbeat, cordoned: cordoned, tracked: !b.Fenced()}
 	}
 	for t := range img.Topics().All() {
 		parts := make([]image.Partition, 0, t.NumPartitions())
