@@ -147,7 +147,8 @@ type replicaVector struct {
 // computes (changes-replicas vectors): TopicsDelta.localChanges itself, and
 // the transcribed ReplicaManager.applyDelta, Partition.makeLeader /
 // makeFollower and BrokerMetadataPublisher.updateCoordinator. Deltas with no
-// vector must give nothing for any broker.
+// vector must give nothing for any broker. On every one of these deltas the
+// change sets also equal image.Diff of its two images (checkChangeSets).
 func TestOracleReplicaAndCoordinatorChanges(t *testing.T) {
 	want := map[string]map[int]replicaVector{}
 	var order []string
@@ -163,6 +164,7 @@ func TestOracleReplicaAndCoordinatorChanges(t *testing.T) {
 			dir := oracleInputDir(t, input)
 			checked := 0
 			replayDirDeltas(t, dir, func(batch int, d *delta.Delta, img *image.Image) {
+				checkChangeSets(t, fmt.Sprintf("%s batch %d", input, batch), d, img)
 				got := deltaVectors(d, img)
 				w := want[input][batch]
 				if len(got) != len(w.Brokers) {
