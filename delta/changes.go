@@ -254,7 +254,7 @@ func (td *topicDelta) localChanges(id record.UUID, broker int32, lc *LocalChange
 			if inNew {
 				lc.Directories[tp] = nd
 			}
-		} else if pd, inPrev := prev.DirectoryOf(broker); inPrev && inNew && (pd != nd || td.dirsRewritten != nil && rewritten(td, np.ID())) {
+		} else if pd, inPrev := prev.DirectoryOf(broker); inPrev && inNew && dirChanged(td, prev, np, broker, pd, nd) {
 			lc.Directories[tp] = nd
 		}
 	}
@@ -272,7 +272,32 @@ func (td *topicDelta) localChanges(id record.UUID, broker int32, lc *LocalChange
 	}
 }
 
-func rewritten(td *topicDelta, id int32) bool {
-	_, ok := td.dirsRewritten[id]
-	return ok
+// dirChanged says whether TopicDelta.localChanges sees broker's directory
+// in partition np as changed from prev (pd to nd). Kafka compares the
+// directory Uuid objects by reference: a record of the delta that carries
+// Directories gives every replica new objects; without one the partition
+// keeps its array (PartitionRegistration.merge), so a replica that moved to
+// another position in the replica list reads another object; and arrays
+// that PartitionRegistration.defaultToMigrating fills (records without
+// directories, as before 3.7-IV2) share one MIGRATING object.
+func dirChanged(td *topicDelta, prev, np *image.Partition, broker int32, pd, nd record.UUID) bool {
+	if pd != nd {
+		return true
+	}
+	if _, ok := td.dirsRewritten[np.ID()]; ok {
+		return true
+	}
+	if nd == record.DirectoryMigrating || prev.NumReplicas() != np.NumReplicas() {
+		return false
+	}
+	return replicaIndex(prev, broker) != replicaIndex(np, broker)
+}
+
+func replicaIndex(p *image.Partition, broker int32) int {
+	for i := range p.NumReplicas() {
+		if p.Replica(i) == broker {
+			return i
+		}
+	}
+	return -1
 }

@@ -49,13 +49,19 @@ func parseOracleSimName(name string) (image.MetadataVersion, int64, error) {
 
 // oracleSim runs the simulator for the oracle: four brokers, the three
 // coordinator topics (created again when a random operation deleted one),
-// then 150 random operations (randomOps), and from 4.x log-directory
-// failures now and then.
+// then 150 random operations (randomOps) and, from 3.7-IV2 (two log
+// directories a broker), directory assignments and failures now and then.
 func oracleSim(t testing.TB, mv image.MetadataVersion, seed int64) *Simulator {
 	t.Helper()
 	s := MustNew(Config{MetadataVersion: mv, Seed: seed})
-	if err := s.AddBrokers(4, "a", "b"); err != nil {
-		t.Fatal(err)
+	for id := int32(1); id <= 4; id++ {
+		spec := BrokerSpec{ID: id, Rack: []string{"a", "b"}[id%2]}
+		if mv.DirectoryAssignmentSupported() {
+			spec.LogDirs = []record.UUID{{byte(id), 1}, {byte(id), 2}}
+		}
+		if err := s.AddBroker(spec); err != nil {
+			t.Fatal(err)
+		}
 	}
 	internal := []TopicSpec{
 		{Name: delta.GroupMetadataTopic, Partitions: 5, ReplicationFactor: 3},
@@ -78,7 +84,7 @@ func oracleSim(t testing.TB, mv image.MetadataVersion, seed int64) *Simulator {
 		if extra.IntN(6) == 0 {
 			ensure()
 		}
-		if extra.IntN(10) == 0 {
+		if extra.IntN(4) == 0 {
 			oracleDirOp(t, s, extra)
 		}
 	})
@@ -98,10 +104,17 @@ func oracleDirOp(t testing.TB, s *Simulator, rng *rand.Rand) {
 		return
 	}
 	var err error
-	if rng.IntN(2) == 0 {
+	switch k := rng.IntN(10); {
+	case k < 3:
 		err = s.FailLogDir(id, dirs[rng.IntN(len(dirs))])
-	} else if name, ok := (&opGen{s: s, rng: rng}).pickTopic(); ok {
-		err = s.AssignReplicaToDir(name, int32(rng.IntN(s.topics[s.byName[name]].numParts())), id, dirs[rng.IntN(len(dirs))])
+	default:
+		dir := dirs[rng.IntN(len(dirs))]
+		if k == 9 {
+			dir = record.UUID{byte(id), 9} // not one of the broker's online directories
+		}
+		if name, ok := (&opGen{s: s, rng: rng}).pickTopic(); ok {
+			err = s.AssignReplicaToDir(name, int32(rng.IntN(s.topics[s.byName[name]].numParts())), id, dir)
+		}
 	}
 	if err != nil && !kafkaError(err) {
 		t.Fatal(err)

@@ -111,6 +111,14 @@ type Config struct {
 	// UncleanLeaderElection is the controller's static
 	// unclean.leader.election.enable (default false).
 	UncleanLeaderElection bool
+	// ValidateBrokerConfigs makes AlterConfigs of a BROKER resource refuse
+	// what a Kafka 4.4 broker refuses before forwarding the request to the
+	// controller (ConfigAdminManager.validateBrokerConfigChange): configs
+	// that are not dynamic (DynamicConfig.Broker), security configs without
+	// a listener prefix, per-broker configs at the cluster default, all
+	// with ErrInvalidRequest. Off by default: a controller reached directly
+	// (bootstrap.controllers, KIP-919) writes what it is given.
+	ValidateBrokerConfigs bool
 	// NoBootstrap skips the LeaderChange batch and the bootstrap records;
 	// FromImage always skips them.
 	NoBootstrap bool
