@@ -252,10 +252,10 @@ func (td *topicDelta) localChanges(id record.UUID, broker int32, lc *LocalChange
 		nd, inNew := np.DirectoryOf(broker)
 		if prev == nil {
 			if inNew {
-				lc.Directories[tp] = nd
+				lc.setDir(tp, nd)
 			}
 		} else if pd, inPrev := prev.DirectoryOf(broker); inPrev && inNew && dirChanged(td, prev, np, broker, pd, nd) {
-			lc.Directories[tp] = nd
+			lc.setDir(tp, nd)
 		}
 	}
 	if td.base == nil {
@@ -300,4 +300,11 @@ func replicaIndex(p *image.Partition, broker int32) int {
 		}
 	}
 	return -1
+}
+
+func (lc *LocalChanges) setDir(tp TopicPartition, dir record.UUID) {
+	if lc.Directories == nil {
+		lc.Directories = map[TopicPartition]record.UUID{}
+	}
+	lc.Directories[tp] = dir
 }

@@ -88,12 +88,15 @@ func (d *Delta) ReplicaChanges(broker int32, inControlledShutdown bool) ReplicaC
 		}
 		rc.Deletes = append(rc.Deletes, del)
 	}
-	elected := make(map[TopicPartition]bool, len(lc.ElectedLeaders))
-	for _, tp := range lc.ElectedLeaders {
-		elected[tp] = true
-	}
-	for _, l := range lc.Leaders {
-		rc.Leaders = append(rc.Leaders, LeaderTransition{PartitionInfo: l, Elected: elected[l.TopicPartition]})
+	// ElectedLeaders ⊆ Leaders, both sorted alike: one walk pairs them.
+	rc.Leaders = make([]LeaderTransition, len(lc.Leaders))
+	e := 0
+	for i, l := range lc.Leaders {
+		rc.Leaders[i] = LeaderTransition{PartitionInfo: l}
+		if e < len(lc.ElectedLeaders) && lc.ElectedLeaders[e] == l.TopicPartition {
+			rc.Leaders[i].Elected = true
+			e++
+		}
 	}
 	for _, f := range lc.Followers {
 		ft := FollowerTransition{PartitionInfo: f}
@@ -181,7 +184,7 @@ func (d *Delta) coordinator(out []CoordinatorChange, name string, broker int32) 
 	if !ok {
 		return out
 	}
-	lc := LocalChanges{Directories: map[TopicPartition]record.UUID{}}
+	var lc LocalChanges // Directories stays nil: updateCoordinator does not read them
 	td.localChanges(id, broker, &lc)
 	byPart := func(a, b TopicPartition) int { return cmp.Compare(a.Partition, b.Partition) }
 	slices.SortFunc(lc.Deletes, byPart)
@@ -191,13 +194,13 @@ func (d *Delta) coordinator(out []CoordinatorChange, name string, broker int32) 
 	for _, tp := range lc.Deletes {
 		out = append(out, CoordinatorChange{Topic: name, Partition: tp.Partition})
 	}
-	epochs := make(map[int32]int32, len(lc.Leaders))
-	for _, l := range lc.Leaders {
-		epochs[l.Partition] = l.Registration.LeaderEpoch()
-	}
-	for _, tp := range lc.ElectedLeaders {
-		out = append(out, CoordinatorChange{Topic: name, Partition: tp.Partition, Elected: true,
-			LeaderEpoch: epochs[tp.Partition], HasEpoch: true})
+	e := 0
+	for _, l := range lc.Leaders { // ElectedLeaders ⊆ Leaders, both by partition
+		if e < len(lc.ElectedLeaders) && lc.ElectedLeaders[e] == l.TopicPartition {
+			out = append(out, CoordinatorChange{Topic: name, Partition: l.Partition, Elected: true,
+				LeaderEpoch: l.Registration.LeaderEpoch(), HasEpoch: true})
+			e++
+		}
 	}
 	for _, f := range lc.Followers {
 		out = append(out, CoordinatorChange{Topic: name, Partition: f.Partition,
