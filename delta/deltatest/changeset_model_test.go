@@ -195,10 +195,35 @@ func changeSetOp(s *Simulator, r *rand.Rand) error {
 }
 
 // checkChangeSets fails t when d's change sets and image.Diff of its base
-// and img disagree.
+// and img disagree. Brokers: every broker Diff finds changed is in
+// Brokers().Changed, and every other one there differs in what Diff does not
+// print (the cordoned log directories, KIP-1066).
 func checkChangeSets(t *testing.T, where string, d *delta.Delta, img *image.Image) {
 	t.Helper()
 	if got, want := changeSetKeys(d), diffKeys(d.Base(), img); !slices.Equal(got, want) {
 		t.Fatalf("%s: change sets %q, image.Diff %q", where, got, want)
+	}
+	changed := map[string]bool{}
+	for _, id := range d.Brokers().Changed {
+		changed[strconv.Itoa(int(id))] = true
+	}
+	for _, df := range image.Diff(d.Base(), img, image.DiffOptions{}) {
+		if df.Kind != image.DiffBroker {
+			continue
+		}
+		if !changed[df.Key] {
+			t.Fatalf("%s: broker %s differs (%s) but Brokers().Changed is %v", where, df.Key, df, d.Brokers().Changed)
+		}
+		delete(changed, df.Key)
+	}
+	for key := range changed {
+		id, _ := strconv.Atoi(key)
+		a, _ := d.Base().Cluster().Broker(int32(id))
+		b, _ := img.Cluster().Broker(int32(id))
+		ca, oka := a.CordonedDirectories()
+		cb, okb := b.CordonedDirectories()
+		if oka == okb && slices.Equal(ca, cb) {
+			t.Fatalf("%s: broker %s in Brokers().Changed but equal", where, key)
+		}
 	}
 }
