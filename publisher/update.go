@@ -23,7 +23,10 @@ type Update struct {
 }
 
 // Changes is a read-only view of the delta behind an update: which topics,
-// partitions and brokers changed, and the values they changed to. It has no
+// partitions and brokers changed, and the values they changed to; the
+// change sets of configs, client quotas, SCRAM credentials, delegation
+// tokens, ACLs, features and controllers; what one broker's ReplicaManager
+// and coordinators do with it. It has no
 // method that replays a record or applies the delta, so a publisher cannot
 // change what the loader builds. The zero Changes reports no change, over
 // no base image.
