@@ -165,15 +165,14 @@ func checkBrokerConfigs(name string, changes map[string]*string) error {
 		if v == nil {
 			continue
 		}
-		flag, dynamic := lookupDynamic(k)
-		_, known := redact.ConfigType(image.ConfigBroker, k)
-		switch {
-		case known && !dynamic:
+		r := brokerConfigRuleOf(k)
+		if r.nonDynamic {
 			nonDynamic = append(nonDynamic, k)
-		case dynamic && flag&listenerOnly != 0:
+		}
+		if r.listenerOnly {
 			unprefixed = append(unprefixed, k)
 		}
-		if name == "" && (dynamic && flag&perBroker != 0 || listenerPrefixedPerBroker(k)) {
+		if name == "" && r.perBroker {
 			perBrokerAtDefault = append(perBrokerAtDefault, k)
 		}
 	}
@@ -191,6 +190,32 @@ func checkBrokerConfigs(name string, changes map[string]*string) error {
 		}
 	}
 	return nil
+}
+
+// configDefExtra are names of Kafka 4.4's KafkaConfig ConfigDef that the
+// schema of package image/redact (which the simulator reads the ConfigDef's
+// names from) does not list; TestOracleDynamicBrokerConfigs finds any other.
+var configDefExtra = [...]string{
+	"controller.quorum.fetch.max.bytes",
+	"controller.quorum.fetch.snapshot.max.bytes",
+	"remote.log.index.file.cache.ttl.ms",
+	"sasl.oauthbearer.allow.unverified.audience",
+	"sasl.oauthbearer.allow.unverified.issuer",
+}
+
+// brokerConfigRule is what DynamicBrokerConfig's checks say of one name:
+// nonDynamicConfigs, securityConfigsWithoutListenerPrefix, perBrokerConfigs.
+type brokerConfigRule struct{ nonDynamic, listenerOnly, perBroker bool }
+
+func brokerConfigRuleOf(k string) brokerConfigRule {
+	flag, dynamic := lookupDynamic(k)
+	_, known := redact.ConfigType(image.ConfigBroker, k)
+	known = known || slices.Contains(configDefExtra[:], k)
+	return brokerConfigRule{
+		nonDynamic:   known && !dynamic,
+		listenerOnly: dynamic && flag&listenerOnly != 0,
+		perBroker:    dynamic && flag&perBroker != 0 || listenerPrefixedPerBroker(k),
+	}
 }
 
 // listenerPrefixedPerBroker: listener.name.<listener>.<config> is per-broker

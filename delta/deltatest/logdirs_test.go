@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/kmeta-go/kmeta/image"
+	"github.com/kmeta-go/kmeta/internal/kafkaoracle"
 	"github.com/kmeta-go/kmeta/record"
 )
 
@@ -164,4 +165,29 @@ func TestValidateBrokerConfigs(t *testing.T) {
 	if err := MustCluster(1).AlterConfigs(BrokerResource, "", map[string]*string{"log.retention.hours": &v}); err != nil {
 		t.Errorf("without ValidateBrokerConfigs: %v", err)
 	}
+}
+
+// dynamicConfigVector is one line of changes-dynamic-configs: what Kafka
+// 4.4's DynamicBrokerConfig says of one broker config name.
+type dynamicConfigVector struct {
+	Name                  string `json:"name"`
+	Known                 bool   `json:"known"`
+	NonDynamic            bool   `json:"nonDynamic"`
+	SecurityWithoutPrefix bool   `json:"securityWithoutPrefix"`
+	PerBroker             bool   `json:"perBroker"`
+}
+
+// TestOracleDynamicBrokerConfigs: for every name of Kafka 4.4's KafkaConfig
+// ConfigDef, every dynamic broker config and a few listener-prefixed and
+// unknown names, the simulator's ValidateBrokerConfigs rules equal Kafka's
+// DynamicBrokerConfig.nonDynamicConfigs, securityConfigsWithoutListenerPrefix
+// and perBrokerConfigs (changes-dynamic-configs vectors).
+func TestOracleDynamicBrokerConfigs(t *testing.T) {
+	kafkaoracle.Decode(t, "changes-dynamic-configs", func(n int, v *dynamicConfigVector) {
+		got := brokerConfigRuleOf(v.Name)
+		want := brokerConfigRule{nonDynamic: v.NonDynamic, listenerOnly: v.SecurityWithoutPrefix, perBroker: v.PerBroker}
+		if got != want {
+			t.Errorf("%s: %s: kmeta %+v, Kafka %+v", kafkaoracle.Name("changes-dynamic-configs", n), v.Name, got, want)
+		}
+	})
 }

@@ -158,3 +158,24 @@ func incrementalOf100k() (*Incremental, image.ACL) {
 		PatternType: int8(PatternLiteral), Principal: "User:u7", Host: "*", Operation: int8(OpWrite), PermissionType: int8(PermissionDeny)}
 	return inc, probe
 }
+
+// BenchmarkIncrementalAuthorizeParallel: decisions from every core at once
+// (the read lock shared), against a fresh build's.
+func BenchmarkIncrementalAuthorizeParallel(b *testing.B) {
+	inc, _ := incrementalOf100k()
+	fresh := New(aclsFromMap(inc.acls), Config{})
+	ctx := Context{Principal: "User:u7", Host: "10.0.0.1"}
+	for _, c := range []struct {
+		name string
+		a    Authorizer
+	}{{"incremental", inc}, {"fresh", fresh}} {
+		b.Run(c.name, func(b *testing.B) {
+			b.ReportAllocs()
+			b.RunParallel(func(pb *testing.PB) {
+				for pb.Next() {
+					c.a.Authorize(ctx, OpRead, ResourceTopic, "topic-4242")
+				}
+			})
+		})
+	}
+}
