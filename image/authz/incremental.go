@@ -2,6 +2,7 @@ package authz
 
 import (
 	"errors"
+	"math/rand/v2"
 	"sync"
 
 	"github.com/kmeta-go/kmeta/image"
@@ -19,15 +20,45 @@ var ErrNotReady = errors.New("authorizer not ready: the initial ACL load has not
 // .loadSnapshot), then changed ACL by ACL in replay order (Add and Remove,
 // addAcl and removeAcl), and not ready for principals other than super users
 // until CompleteInitialLoad. Decisions equal those of New over the same
-// ACLs. It is safe for concurrent use: readers share a read lock, and each
-// change holds the write lock for one ACL, so no reader sees a change half
-// made, and a DENY applied before an ALLOW is never served after it.
+// ACLs. It is safe for concurrent use: a reader holds one of several read
+// locks (picked at random, so that readers on different cores seldom share
+// one), and each change holds all of them for one ACL, so no reader sees a
+// change half made, and a DENY applied before an ALLOW is never served
+// after it.
 type Incremental struct {
-	mu    sync.RWMutex
+	locks [lockShards]paddedLock
 	cfg   Config
 	s     *Standard
 	acls  map[record.UUID]image.ACL
 	ready bool
+}
+
+// lockShards is the number of read locks; a power of two.
+const lockShards = 8
+
+// paddedLock is a read-write lock alone on its cache line.
+type paddedLock struct {
+	sync.RWMutex
+	_ [64 - 24]byte
+}
+
+func (a *Incremental) lock() {
+	for i := range a.locks {
+		a.locks[i].Lock()
+	}
+}
+
+func (a *Incremental) unlock() {
+	for i := range a.locks {
+		a.locks[i].Unlock()
+	}
+}
+
+// rlock takes one read lock and returns it for the reader to release.
+func (a *Incremental) rlock() *paddedLock {
+	l := &a.locks[rand.Uint32()&(lockShards-1)]
+	l.RLock()
+	return l
 }
 
 // NewIncremental returns an Incremental with no ACL, not ready.
@@ -43,15 +74,15 @@ func (a *Incremental) LoadSnapshot(acls *image.ACLs) {
 	for acl := range acls.All() {
 		m[acl.ID] = acl
 	}
-	a.mu.Lock()
+	a.lock()
 	a.s, a.acls = s, m
-	a.mu.Unlock()
+	a.unlock()
 }
 
 // Add adds acl under its id, replacing the ACL the id held.
 func (a *Incremental) Add(acl image.ACL) {
-	a.mu.Lock()
-	defer a.mu.Unlock()
+	a.lock()
+	defer a.unlock()
 	if old, ok := a.acls[acl.ID]; ok {
 		a.s.remove(old)
 	}
@@ -61,8 +92,8 @@ func (a *Incremental) Add(acl image.ACL) {
 
 // Remove removes the ACL with id; an unknown id is ignored.
 func (a *Incremental) Remove(id record.UUID) {
-	a.mu.Lock()
-	defer a.mu.Unlock()
+	a.lock()
+	defer a.unlock()
 	if old, ok := a.acls[id]; ok {
 		delete(a.acls, id)
 		a.s.remove(old)
@@ -72,8 +103,8 @@ func (a *Incremental) Remove(id record.UUID) {
 // SetMetadataVersion changes the metadata.version whose rules the
 // decisions follow (Config.MetadataVersion: CIDR hosts from 4.4-IV1).
 func (a *Incremental) SetMetadataVersion(mv image.MetadataVersion) {
-	a.mu.Lock()
-	defer a.mu.Unlock()
+	a.lock()
+	defer a.unlock()
 	a.cfg.MetadataVersion = mv
 	a.s.cidr = mv.CidrACLSupported()
 }
@@ -81,22 +112,20 @@ func (a *Incremental) SetMetadataVersion(mv image.MetadataVersion) {
 // CompleteInitialLoad makes the authorizer ready
 // (ClusterMetadataAuthorizer.completeInitialLoad).
 func (a *Incremental) CompleteInitialLoad() {
-	a.mu.Lock()
+	a.lock()
 	a.ready = true
-	a.mu.Unlock()
+	a.unlock()
 }
 
 // Ready reports whether CompleteInitialLoad was called.
 func (a *Incremental) Ready() bool {
-	a.mu.RLock()
-	defer a.mu.RUnlock()
+	defer a.rlock().RUnlock()
 	return a.ready
 }
 
 // Len returns the number of ACLs held.
 func (a *Incremental) Len() int {
-	a.mu.RLock()
-	defer a.mu.RUnlock()
+	defer a.rlock().RUnlock()
 	return len(a.acls)
 }
 
@@ -104,12 +133,17 @@ func (a *Incremental) Len() int {
 // that is not a super user before the initial load completes.
 func (a *Incremental) Check(ctx Context, op Operation, rt ResourceType, name string) (bool, error) {
 	req := newRequest(ctx, op)
-	a.mu.RLock()
-	defer a.mu.RUnlock()
-	if _, super := a.s.superUsers[req.ctx.Principal]; !super && !a.ready {
-		return false, ErrNotReady
+	name = javaString(name)
+	l := a.rlock()
+	if !a.ready {
+		if _, super := a.s.superUsers[req.ctx.Principal]; !super {
+			l.RUnlock()
+			return false, ErrNotReady
+		}
 	}
-	return a.s.authorize(&req, rt, javaString(name)), nil
+	ok := a.s.authorize(&req, rt, name)
+	l.RUnlock()
+	return ok, nil
 }
 
 // Authorize is Check as an Authorizer: not ready, it denies every
