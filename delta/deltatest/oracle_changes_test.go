@@ -407,10 +407,11 @@ func sortVec(rows [][]any) {
 // followed the other two deletes three replicas (LocalChanges) but resigns
 // one coordinator partition, without epoch, as
 // BrokerMetadataPublisher.updateCoordinator does (the deleted topic's
-// partitions the broker led). Only a led partition's remote log is deleted.
+// partitions the broker led); a broker that only followed resigns nothing.
+// Only a led partition's remote log is deleted.
 func TestCoordinatorResignsOnlyLedPartitionsOnTopicDeletion(t *testing.T) {
-	s := MustCluster(3)
-	if _, err := s.CreateTopic(TopicSpec{Name: delta.GroupMetadataTopic, Assignment: [][]int32{{1, 2, 3}, {2, 1, 3}, {3, 1, 2}}}); err != nil {
+	s := MustCluster(4)
+	if _, err := s.CreateTopic(TopicSpec{Name: delta.GroupMetadataTopic, Assignment: [][]int32{{1, 2, 4}, {2, 1, 4}, {3, 1, 4}}}); err != nil {
 		t.Fatal(err)
 	}
 	d, _, err := s.Step(func() error { return s.DeleteTopic(delta.GroupMetadataTopic) })
@@ -425,7 +426,10 @@ func TestCoordinatorResignsOnlyLedPartitionsOnTopicDeletion(t *testing.T) {
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("broker 1's coordinator changes %+v, want %+v", got, want)
 	}
-	for _, b := range []int32{1, 2, 3} {
+	if got := d.Coordinators(4); len(got) != 0 || len(d.LocalChanges(4).Deletes) != 3 {
+		t.Fatalf("broker 4, which only followed: coordinator changes %+v", got)
+	}
+	for _, b := range []int32{1, 2, 3, 4} {
 		rc := d.ReplicaChanges(b, false)
 		for _, del := range rc.Deletes {
 			if del.DeleteRemoteLog != (del.Partition == b-1) {
