@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/kmeta-go/kmeta/image"
+	"github.com/kmeta-go/kmeta/internal/benchtest"
 	"github.com/kmeta-go/kmeta/record"
 )
 
@@ -119,6 +120,7 @@ func BenchmarkIncrementalAddACL(b *testing.B) {
 	inc, probe := incrementalOf100k()
 	b.ReportAllocs()
 	b.ResetTimer()
+	defer benchtest.ReportCPU(b, benchtest.ProcessCPU())
 	for i := 0; i < b.N; i++ {
 		probe.ID[0] = byte(i)
 		inc.Add(probe)
@@ -136,6 +138,7 @@ func BenchmarkIncrementalAuthorize(b *testing.B) {
 	}{{"incremental", inc}, {"fresh", fresh}} {
 		b.Run(c.name, func(b *testing.B) {
 			b.ReportAllocs()
+			defer benchtest.ReportCPU(b, benchtest.ProcessCPU())
 			for i := 0; i < b.N; i++ {
 				c.a.Authorize(ctx, OpRead, ResourceTopic, "topic-4242")
 			}
