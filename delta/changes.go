@@ -124,6 +124,9 @@ type BrokerChanges struct {
 
 // Brokers reports the broker changes of the delta.
 func (d *Delta) Brokers() BrokerChanges {
+	if len(d.brokers) == 0 {
+		return BrokerChanges{}
+	}
 	var c BrokerChanges
 	ids := make([]int32, 0, len(d.brokers))
 	for id := range d.brokers {

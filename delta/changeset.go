@@ -32,6 +32,9 @@ type ConfigChange struct {
 // Configs reports the config resources whose keys changed, sorted by
 // resource type then name.
 func (d *Delta) Configs() []ConfigChange {
+	if len(d.configs) == 0 {
+		return nil
+	}
 	var out []ConfigChange
 	base := d.base.Configs()
 	for res, cd := range d.configs {
@@ -81,6 +84,9 @@ type QuotaChange struct {
 // ClientQuotas reports the client quota entities whose quotas changed,
 // sorted by image.QuotaEntityKey.
 func (d *Delta) ClientQuotas() []QuotaChange {
+	if len(d.quotas) == 0 {
+		return nil
+	}
 	type keyed struct {
 		key string
 		c   QuotaChange
@@ -138,6 +144,9 @@ type ScramChange struct {
 // Scram reports the SCRAM credentials that changed, sorted by mechanism
 // then user.
 func (d *Delta) Scram() []ScramChange {
+	if len(d.scram) == 0 {
+		return nil
+	}
 	var out []ScramChange
 	base := d.base.Scram()
 	for k, v := range d.scram {
@@ -169,6 +178,9 @@ type TokenChange struct {
 
 // Tokens reports the delegation tokens that changed, sorted by token id.
 func (d *Delta) Tokens() []TokenChange {
+	if len(d.tokens) == 0 {
+		return nil
+	}
 	var out []TokenChange
 	base := d.base.Tokens()
 	for id, t := range d.tokens {
@@ -275,6 +287,9 @@ type FeatureChange struct {
 // Features reports the finalized features whose level changed, sorted by
 // name.
 func (d *Delta) Features() []FeatureChange {
+	if d.mv == 0 && len(d.features) == 0 {
+		return nil
+	}
 	var out []FeatureChange
 	base := d.base.Features()
 	if d.mv != 0 {
@@ -306,6 +321,9 @@ type ControllerChanges struct {
 
 // Controllers reports the controller changes of the delta.
 func (d *Delta) Controllers() ControllerChanges {
+	if len(d.controllers) == 0 {
+		return ControllerChanges{}
+	}
 	var c ControllerChanges
 	for id, nc := range d.controllers {
 		oc, had := d.base.Cluster().Controller(id)
