@@ -203,7 +203,10 @@ func (d *Delta) replayPartition(r *record.PartitionRecord) error {
 	if err != nil {
 		return reject(r, "%v", err)
 	}
-	d.putPartition(r.TopicID, td, base, p)
+	td = d.putPartition(r.TopicID, td, base, p)
+	if len(r.Directories) > 0 && td.base != nil {
+		td.rewriteDirs(r.PartitionID)
+	}
 	return nil
 }
 
