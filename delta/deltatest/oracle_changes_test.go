@@ -155,7 +155,8 @@ type replicaVector struct {
 
 // TestOracleReplicaAndCoordinatorChanges: for every delta of every corpus
 // metadata directory and of the seeded simulator runs, and every broker id
-// registered before or after it, delta.Delta.ReplicaChanges (in and out of
+// registered before or after it or holding a replica of a partition it
+// touches, delta.Delta.ReplicaChanges (in and out of
 // controlled shutdown) and delta.Delta.Coordinators equal what Kafka 4.4
 // computes (changes-replicas vectors): TopicsDelta.localChanges itself, and
 // the transcribed ReplicaManager.applyDelta, Partition.makeLeader /
@@ -314,7 +315,8 @@ func applyDelta(t *testing.T, d *delta.Delta, p image.Provenance) *image.Image {
 }
 
 // deltaVectors is what kmeta computes for the delta in the vectors' form,
-// for every broker registered in its base or its image with anything to do.
+// for every broker registered in its base or its image, or holding a replica
+// of a partition it touches, with anything to do.
 func deltaVectors(d *delta.Delta, img *image.Image) map[string]json.RawMessage {
 	ids := map[int32]bool{}
 	for b := range d.Base().Cluster().Brokers() {
@@ -322,6 +324,30 @@ func deltaVectors(d *delta.Delta, img *image.Image) map[string]json.RawMessage {
 	}
 	for b := range img.Cluster().Brokers() {
 		ids[b.ID()] = true
+	}
+	tc := d.Topics()
+	for _, id := range append(tc.Created, tc.Changed...) {
+		for _, p := range d.ChangedPartitions(id) {
+			if np, ok := img.Topics().Partition(id, p); ok {
+				for _, r := range np.Replicas() {
+					ids[r] = true
+				}
+			}
+			if bp, ok := d.Base().Topics().Partition(id, p); ok {
+				for _, r := range bp.Replicas() {
+					ids[r] = true
+				}
+			}
+		}
+	}
+	for _, id := range tc.Deleted {
+		if bt, ok := d.Base().Topics().ByID(id); ok {
+			for p := range bt.Partitions() {
+				for _, r := range p.Replicas() {
+					ids[r] = true
+				}
+			}
+		}
 	}
 	out := map[string]json.RawMessage{}
 	for id := range ids {

@@ -178,6 +178,7 @@ public final class ChangesReplicas {
             MetadataImage next = delta.apply(prov);
             TreeSet<Integer> ids = new TreeSet<>(image.cluster().brokers().keySet());
             ids.addAll(next.cluster().brokers().keySet());
+            addReplicaIds(delta, ids);
             everSeen.addAll(ids);
             Map<String, Object> brokers = new TreeMap<>();
             // Every broker id seen so far applies the delta, registered or not, so that its Partition state is
@@ -196,6 +197,27 @@ public final class ChangesReplicas {
             }
             batch++;
             image = next;
+        }
+
+        /**
+         * Adds every replica id of the partitions the delta touches, before and after (registered or not): the
+         * broker ids localChanges can report anything for.
+         */
+        void addReplicaIds(MetadataDelta delta, TreeSet<Integer> ids) {
+            TopicsDelta td = delta.topicsDelta();
+            if (td == null) return;
+            for (TopicDelta t : td.changedTopics().values()) {
+                t.partitionChanges().forEach((p, reg) -> {
+                    for (int r : reg.replicas) ids.add(r);
+                    PartitionRegistration prev = t.image().partitions().get(p);
+                    if (prev != null) for (int r : prev.replicas) ids.add(r);
+                });
+            }
+            for (Uuid id : td.deletedTopicIds()) {
+                td.image().getTopic(id).partitions().values().forEach(reg -> {
+                    for (int r : reg.replicas) ids.add(r);
+                });
+            }
         }
 
         Map<String, Object> broker(int id, MetadataDelta delta, MetadataImage next) {
