@@ -2,8 +2,8 @@ package authz
 
 import (
 	"errors"
-	"math/rand/v2"
 	"sync"
+	"sync/atomic"
 
 	"github.com/kmeta-go/kmeta/image"
 	"github.com/kmeta-go/kmeta/record"
@@ -20,112 +20,96 @@ var ErrNotReady = errors.New("authorizer not ready: the initial ACL load has not
 // .loadSnapshot), then changed ACL by ACL in replay order (Add and Remove,
 // addAcl and removeAcl), and not ready for principals other than super users
 // until CompleteInitialLoad. Decisions equal those of New over the same
-// ACLs. It is safe for concurrent use: a reader holds one of several read
-// locks (picked at random, so that readers on different cores seldom share
-// one), and each change holds all of them for one ACL, so no reader sees a
-// change half made, and a DENY applied before an ALLOW is never served
-// after it.
+// ACLs.
+//
+// It is safe for concurrent use, and readers take no lock: each change
+// builds a new index that shares all but the path to the changed ACL's name
+// with the previous one (copy-on-write, as Kafka's StandardAuthorizerData
+// copies its persistent AclCache) and publishes it atomically, so no reader
+// sees a change half made, and a DENY applied before an ALLOW is never
+// served after it.
 type Incremental struct {
-	locks [lockShards]paddedLock
+	mu    sync.Mutex // writers
 	cfg   Config
-	s     *Standard
 	acls  map[record.UUID]image.ACL
-	ready bool
-}
-
-// lockShards is the number of read locks; a power of two.
-const lockShards = 8
-
-// paddedLock is a read-write lock alone on its cache line.
-type paddedLock struct {
-	sync.RWMutex
-	_ [64 - 24]byte
-}
-
-func (a *Incremental) lock() {
-	for i := range a.locks {
-		a.locks[i].Lock()
-	}
-}
-
-func (a *Incremental) unlock() {
-	for i := range a.locks {
-		a.locks[i].Unlock()
-	}
-}
-
-// rlock takes one read lock and returns it for the reader to release.
-func (a *Incremental) rlock() *paddedLock {
-	l := &a.locks[rand.Uint32()&(lockShards-1)]
-	l.RLock()
-	return l
+	cur   atomic.Pointer[Standard]
+	ready atomic.Bool
 }
 
 // NewIncremental returns an Incremental with no ACL, not ready.
 func NewIncremental(cfg Config) *Incremental {
-	return &Incremental{cfg: cfg, s: New(nil, cfg), acls: map[record.UUID]image.ACL{}}
+	a := &Incremental{cfg: cfg, acls: map[record.UUID]image.ACL{}}
+	a.cur.Store(New(nil, cfg))
+	return a
 }
 
 // LoadSnapshot replaces every ACL with those of acls (a snapshot load:
 // AclPublisher calls loadSnapshot with the new image's ACLs).
 func (a *Incremental) LoadSnapshot(acls *image.ACLs) {
-	s := New(acls, a.cfg)
+	a.mu.Lock()
+	defer a.mu.Unlock()
 	m := make(map[record.UUID]image.ACL, acls.Len())
 	for acl := range acls.All() {
 		m[acl.ID] = acl
 	}
-	a.lock()
-	a.s, a.acls = s, m
-	a.unlock()
+	a.acls = m
+	a.cur.Store(New(acls, a.cfg))
 }
 
-// Add adds acl under its id, replacing the ACL the id held.
+// Add adds acl under its id, replacing the ACL the id held, in one step.
 func (a *Incremental) Add(acl image.ACL) {
-	a.lock()
-	defer a.unlock()
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	s := a.cur.Load()
 	if old, ok := a.acls[acl.ID]; ok {
-		a.s.remove(old)
+		rt, e, _ := compile(old)
+		s = s.cloneFor(rt, e)
+		s.remove(old)
 	}
+	rt, e, _ := compile(acl)
+	s = s.cloneFor(rt, e)
+	s.add(acl)
 	a.acls[acl.ID] = acl
-	a.s.add(acl)
+	a.cur.Store(s)
 }
 
 // Remove removes the ACL with id; an unknown id is ignored.
 func (a *Incremental) Remove(id record.UUID) {
-	a.lock()
-	defer a.unlock()
-	if old, ok := a.acls[id]; ok {
-		delete(a.acls, id)
-		a.s.remove(old)
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	old, ok := a.acls[id]
+	if !ok {
+		return
 	}
+	delete(a.acls, id)
+	rt, e, _ := compile(old)
+	s := a.cur.Load().cloneFor(rt, e)
+	s.remove(old)
+	a.cur.Store(s)
 }
 
 // SetMetadataVersion changes the metadata.version whose rules the
 // decisions follow (Config.MetadataVersion: CIDR hosts from 4.4-IV1).
 func (a *Incremental) SetMetadataVersion(mv image.MetadataVersion) {
-	a.lock()
-	defer a.unlock()
+	a.mu.Lock()
+	defer a.mu.Unlock()
 	a.cfg.MetadataVersion = mv
-	a.s.cidr = mv.CidrACLSupported()
+	c := *a.cur.Load()
+	c.cidr = mv.CidrACLSupported()
+	a.cur.Store(&c)
 }
 
 // CompleteInitialLoad makes the authorizer ready
 // (ClusterMetadataAuthorizer.completeInitialLoad).
-func (a *Incremental) CompleteInitialLoad() {
-	a.lock()
-	a.ready = true
-	a.unlock()
-}
+func (a *Incremental) CompleteInitialLoad() { a.ready.Store(true) }
 
 // Ready reports whether CompleteInitialLoad was called.
-func (a *Incremental) Ready() bool {
-	defer a.rlock().RUnlock()
-	return a.ready
-}
+func (a *Incremental) Ready() bool { return a.ready.Load() }
 
 // Len returns the number of ACLs held.
 func (a *Incremental) Len() int {
-	defer a.rlock().RUnlock()
+	a.mu.Lock()
+	defer a.mu.Unlock()
 	return len(a.acls)
 }
 
@@ -133,17 +117,13 @@ func (a *Incremental) Len() int {
 // that is not a super user before the initial load completes.
 func (a *Incremental) Check(ctx Context, op Operation, rt ResourceType, name string) (bool, error) {
 	req := newRequest(ctx, op)
-	name = javaString(name)
-	l := a.rlock()
-	if !a.ready {
-		if _, super := a.s.superUsers[req.ctx.Principal]; !super {
-			l.RUnlock()
+	s := a.cur.Load()
+	if !a.ready.Load() {
+		if _, super := s.superUsers[req.ctx.Principal]; !super {
 			return false, ErrNotReady
 		}
 	}
-	ok := a.s.authorize(&req, rt, name)
-	l.RUnlock()
-	return ok, nil
+	return s.authorize(&req, rt, javaString(name)), nil
 }
 
 // Authorize is Check as an Authorizer: not ready, it denies every

@@ -182,3 +182,53 @@ func BenchmarkIncrementalAuthorizeParallel(b *testing.B) {
 		})
 	}
 }
+
+// TestIncrementalConcurrentReaders: decisions made while ACLs are added and
+// removed (run with -race) see each change whole: a DENY added after its
+// ALLOW, then removed, flips the decision and never leaves one that neither
+// state gives.
+func TestIncrementalConcurrentReaders(t *testing.T) {
+	inc, _ := incrementalOf100k()
+	ctx := Context{Principal: "User:u7", Host: "10.0.0.1"}
+	allow := image.ACL{ID: record.UUID{2: 1}, ResourceType: int8(ResourceTopic), ResourceName: "race",
+		PatternType: int8(PatternLiteral), Principal: "User:u7", Host: "*", Operation: int8(OpWrite), PermissionType: int8(PermissionAllow)}
+	deny := allow
+	deny.ID, deny.PermissionType = record.UUID{2: 2}, int8(PermissionDeny)
+	inc.Add(allow)
+	done := make(chan struct{})
+	errs := make(chan string, 1)
+	go func() {
+		defer close(done)
+		for range 2000 {
+			inc.Authorize(ctx, OpWrite, ResourceTopic, "race")
+			if !inc.Authorize(ctx, OpRead, ResourceTopic, "topic-7") { // the PREFIXED ALLOW of User:u7 on topic-7
+				select {
+				case errs <- "an ACL no change touched stopped allowing":
+				default:
+				}
+			}
+		}
+	}()
+	for i := range 500 {
+		inc.Add(deny)
+		if inc.Authorize(ctx, OpWrite, ResourceTopic, "race") {
+			select {
+			case errs <- "allowed with the DENY in place":
+			default:
+			}
+		}
+		inc.Remove(deny.ID)
+		if !inc.Authorize(ctx, OpWrite, ResourceTopic, "race") {
+			select {
+			case errs <- fmt.Sprintf("denied after the DENY was removed (round %d)", i):
+			default:
+			}
+		}
+	}
+	<-done
+	select {
+	case e := <-errs:
+		t.Fatal(e)
+	default:
+	}
+}

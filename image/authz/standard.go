@@ -66,11 +66,11 @@ type entry struct {
 
 // typeIndex holds the ACLs of one resource type by how their pattern matches.
 type typeIndex struct {
-	literal    map[string][]entry // exact names (LITERAL, not "*")
-	wildcard   []entry            // LITERAL "*"
-	prefixed   map[string][]entry // every other pattern, by name
-	prefixLens []int              // distinct prefixed name lengths, ascending
-	lens       map[int]int        // how many prefixed names have each length
+	literal    nameIndex   // exact names (LITERAL, not "*")
+	wildcard   []entry     // LITERAL "*"
+	prefixed   nameIndex   // every other pattern, by name
+	prefixLens []int       // distinct prefixed name lengths, ascending
+	lens       map[int]int // how many prefixed names have each length
 	// prefixedStar: a PREFIXED "*" ACL, which sends the wildcard scan of
 	// StandardAuthorizerData.findAclRule to the empty name (see kafkaFails).
 	prefixedStar int
@@ -154,7 +154,7 @@ func (s *Standard) add(a image.ACL) {
 	}
 	ti := s.byType[rt]
 	if ti == nil {
-		ti = &typeIndex{literal: map[string][]entry{}, prefixed: map[string][]entry{}, lens: map[int]int{}}
+		ti = &typeIndex{lens: map[int]int{}}
 		s.byType[rt] = ti
 	}
 	if e.badPrincipal {
@@ -164,15 +164,15 @@ func (s *Standard) add(a image.ACL) {
 	case e.literal && e.name == WildcardResource:
 		ti.wildcard = append(ti.wildcard, e)
 	case e.literal:
-		ti.literal[e.name] = append(ti.literal[e.name], e)
+		ti.literal.set(e.name, append(ti.literal.get(e.name), e))
 	default:
-		if _, ok := ti.prefixed[e.name]; !ok {
+		if !ti.prefixed.has(e.name) {
 			if ti.lens[len(e.name)] == 0 {
 				ti.prefixLens = insertSorted(ti.prefixLens, len(e.name))
 			}
 			ti.lens[len(e.name)]++
 		}
-		ti.prefixed[e.name] = append(ti.prefixed[e.name], e)
+		ti.prefixed.set(e.name, append(ti.prefixed.get(e.name), e))
 		if e.pattern == PatternPrefixed && e.name == WildcardResource {
 			ti.prefixedStar++
 		}
@@ -211,17 +211,13 @@ func (s *Standard) remove(a image.ACL) {
 		ti.wildcard, ok = dropID(ti.wildcard, a.ID)
 	case e.literal:
 		var l []entry
-		if l, ok = dropID(ti.literal[e.name], a.ID); len(l) == 0 {
-			delete(ti.literal, e.name)
-		} else {
-			ti.literal[e.name] = l
-		}
+		l, ok = dropID(ti.literal.get(e.name), a.ID)
+		ti.literal.set(e.name, l)
 	default:
 		var l []entry
-		if l, ok = dropID(ti.prefixed[e.name], a.ID); len(l) > 0 {
-			ti.prefixed[e.name] = l
-		} else if ok {
-			delete(ti.prefixed, e.name)
+		l, ok = dropID(ti.prefixed.get(e.name), a.ID)
+		ti.prefixed.set(e.name, l)
+		if ok && len(l) == 0 {
 			if ti.lens[len(e.name)]--; ti.lens[len(e.name)] == 0 {
 				delete(ti.lens, len(e.name))
 				ti.prefixLens = slices.DeleteFunc(ti.prefixLens, func(n int) bool { return n == len(e.name) })
@@ -240,7 +236,7 @@ func (s *Standard) remove(a image.ACL) {
 	if e.badPrincipal {
 		ti.bad, _ = dropID(ti.bad, a.ID)
 	}
-	if e.name != "" && e.name[0] < '*' && len(ti.literal[e.name]) == 0 && len(ti.prefixed[e.name]) == 0 {
+	if e.name != "" && e.name[0] < '*' && !ti.literal.has(e.name) && !ti.prefixed.has(e.name) {
 		ti.low[e.name[0]] = slices.DeleteFunc(ti.low[e.name[0]], func(n string) bool { return n == e.name })
 		if len(ti.low[e.name[0]]) == 0 {
 			delete(ti.low, e.name[0])
@@ -405,7 +401,7 @@ func (s *Standard) authorize(req *request, rt ResourceType, name string) bool {
 		return s.allowNone
 	}
 	var k rule
-	s.scan(&k, req, ti.literal[name])
+	s.scan(&k, req, ti.literal.get(name))
 	if k.deny {
 		return false
 	}
@@ -413,7 +409,7 @@ func (s *Standard) authorize(req *request, rt ResourceType, name string) bool {
 		if l > len(name) {
 			break
 		}
-		if s.scan(&k, req, ti.prefixed[name[:l]]); k.deny {
+		if s.scan(&k, req, ti.prefixed.get(name[:l])); k.deny {
 			return false
 		}
 	}
@@ -476,8 +472,8 @@ func (ti *typeIndex) each() iter.Seq[*entry] {
 				return
 			}
 		}
-		for _, m := range []map[string][]entry{ti.literal, ti.prefixed} {
-			for _, list := range m {
+		for _, ni := range []*nameIndex{&ti.literal, &ti.prefixed} {
+			for list := range ni.lists {
 				for i := range list {
 					if !yield(&list[i]) {
 						return
