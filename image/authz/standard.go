@@ -36,7 +36,8 @@ type Config struct {
 
 // Standard is Kafka's StandardAuthorizer over the ACLs of one image: an
 // index built once (O(ACLs)), then read by any number of goroutines. Build a
-// new one when the image's ACLs change; it holds no reference to the image.
+// new one when the image's ACLs change, or keep an Incremental; it holds no
+// reference to the image.
 type Standard struct {
 	superUsers map[string]struct{}
 	allowNone  bool
