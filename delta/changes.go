@@ -124,6 +124,9 @@ type BrokerChanges struct {
 
 // Brokers reports the broker changes of the delta.
 func (d *Delta) Brokers() BrokerChanges {
+	if len(d.brokers) == 0 {
+		return BrokerChanges{}
+	}
 	var c BrokerChanges
 	ids := make([]int32, 0, len(d.brokers))
 	for id := range d.brokers {
@@ -185,9 +188,10 @@ type LocalChanges struct {
 	// Followers: partitions the broker now follows whose partition epoch
 	// changed.
 	Followers []PartitionInfo
-	// Directories: the broker's replica directory where it changed
-	// (compared by value, where Kafka's TopicsDelta.localChanges compares
-	// directory Uuids by reference).
+	// Directories: the broker's replica directory where it changed. As
+	// TopicDelta.localChanges compares directory Uuids by reference, a
+	// directory a record of the delta rewrote (a PartitionChangeRecord
+	// carrying Directories) counts as changed even at the same value.
 	// As in Kafka, a replica the broker did not hold before gets no entry
 	// unless the partition itself is new to the delta's topic.
 	Directories map[TopicPartition]record.UUID
@@ -203,47 +207,7 @@ type LocalChanges struct {
 func (d *Delta) LocalChanges(broker int32) LocalChanges {
 	lc := LocalChanges{Directories: map[TopicPartition]record.UUID{}}
 	for id, td := range d.topics {
-		visit := func(np *image.Partition) {
-			tp := TopicPartition{TopicID: id, Topic: td.name, Partition: np.ID()}
-			var prev *image.Partition
-			if td.base != nil {
-				prev, _ = td.base.Partition(np.ID())
-			}
-			if !np.HasReplica(broker) {
-				if prev != nil && prev.HasReplica(broker) {
-					lc.Deletes = append(lc.Deletes, tp)
-				}
-			} else if np.Leader() == broker {
-				if prev == nil || prev.PartitionEpoch() != np.PartitionEpoch() {
-					lc.Leaders = append(lc.Leaders, PartitionInfo{tp, *np})
-					if prev == nil || prev.LeaderEpoch() != np.LeaderEpoch() {
-						lc.ElectedLeaders = append(lc.ElectedLeaders, tp)
-					}
-				}
-			} else if prev == nil || prev.PartitionEpoch() != np.PartitionEpoch() {
-				lc.Followers = append(lc.Followers, PartitionInfo{tp, *np})
-			}
-			nd, inNew := np.DirectoryOf(broker)
-			if prev == nil {
-				if inNew {
-					lc.Directories[tp] = nd
-				}
-			} else if pd, inPrev := prev.DirectoryOf(broker); inPrev && inNew && pd != nd {
-				lc.Directories[tp] = nd
-			}
-		}
-		if td.base == nil {
-			for i := range td.numPartitions() {
-				p := td.partitionAt(i)
-				visit(&p)
-			}
-			continue
-		}
-		for pid := range td.changed {
-			if p, ok := td.partition(pid); ok {
-				visit(&p)
-			}
-		}
+		td.localChanges(id, broker, &lc)
 	}
 	for id := range d.deleted {
 		bt, ok := d.base.Topics().ByID(id)
@@ -256,18 +220,94 @@ func (d *Delta) LocalChanges(broker int32) LocalChanges {
 			}
 		}
 	}
-	byTP := func(a, b TopicPartition) int {
-		if c := compareStrings(a.Topic, b.Topic); c != 0 {
-			return c
-		}
-		if c := bytes.Compare(a.TopicID[:], b.TopicID[:]); c != 0 {
-			return c
-		}
-		return int(a.Partition) - int(b.Partition)
-	}
+	byTP := compareTP
 	slices.SortFunc(lc.Deletes, byTP)
 	slices.SortFunc(lc.ElectedLeaders, byTP)
 	slices.SortFunc(lc.Leaders, func(a, b PartitionInfo) int { return byTP(a.TopicPartition, b.TopicPartition) })
 	slices.SortFunc(lc.Followers, func(a, b PartitionInfo) int { return byTP(a.TopicPartition, b.TopicPartition) })
 	return lc
+}
+
+// localChanges adds to lc what TopicDelta.localChanges reports for broker
+// in topic id: each changed partition compared with the same partition of
+// the topic's base (absent for a topic created by a TopicRecord here).
+func (td *topicDelta) localChanges(id record.UUID, broker int32, lc *LocalChanges) {
+	visit := func(np *image.Partition) {
+		tp := TopicPartition{TopicID: id, Topic: td.name, Partition: np.ID()}
+		var prev *image.Partition
+		if td.base != nil {
+			prev, _ = td.base.Partition(np.ID())
+		}
+		if !np.HasReplica(broker) {
+			if prev != nil && prev.HasReplica(broker) {
+				lc.Deletes = append(lc.Deletes, tp)
+			}
+		} else if np.Leader() == broker {
+			if prev == nil || prev.PartitionEpoch() != np.PartitionEpoch() {
+				lc.Leaders = append(lc.Leaders, PartitionInfo{tp, *np})
+				if prev == nil || prev.LeaderEpoch() != np.LeaderEpoch() {
+					lc.ElectedLeaders = append(lc.ElectedLeaders, tp)
+				}
+			}
+		} else if prev == nil || prev.PartitionEpoch() != np.PartitionEpoch() {
+			lc.Followers = append(lc.Followers, PartitionInfo{tp, *np})
+		}
+		nd, inNew := np.DirectoryOf(broker)
+		if prev == nil {
+			if inNew {
+				lc.setDir(tp, nd)
+			}
+		} else if pd, inPrev := prev.DirectoryOf(broker); inPrev && inNew && dirChanged(td, prev, np, broker, pd, nd) {
+			lc.setDir(tp, nd)
+		}
+	}
+	if td.base == nil {
+		for i := range td.numPartitions() {
+			p := td.partitionAt(i)
+			visit(&p)
+		}
+		return
+	}
+	for pid := range td.changed {
+		if p, ok := td.partition(pid); ok {
+			visit(&p)
+		}
+	}
+}
+
+// dirChanged says whether TopicDelta.localChanges sees broker's directory
+// in partition np as changed from prev (pd to nd). Kafka compares the
+// directory Uuid objects by reference: a record of the delta that carries
+// Directories gives every replica new objects; without one the partition
+// keeps its array (PartitionRegistration.merge), so a replica that moved to
+// another position in the replica list reads another object; and arrays
+// that PartitionRegistration.defaultToMigrating fills (records without
+// directories, as before 3.7-IV2) share one MIGRATING object.
+func dirChanged(td *topicDelta, prev, np *image.Partition, broker int32, pd, nd record.UUID) bool {
+	if pd != nd {
+		return true
+	}
+	if _, ok := td.dirsRewritten[np.ID()]; ok {
+		return true
+	}
+	if nd == record.DirectoryMigrating || prev.NumReplicas() != np.NumReplicas() {
+		return false
+	}
+	return replicaIndex(prev, broker) != replicaIndex(np, broker)
+}
+
+func replicaIndex(p *image.Partition, broker int32) int {
+	for i := range p.NumReplicas() {
+		if p.Replica(i) == broker {
+			return i
+		}
+	}
+	return -1
+}
+
+func (lc *LocalChanges) setDir(tp TopicPartition, dir record.UUID) {
+	if lc.Directories == nil {
+		lc.Directories = map[TopicPartition]record.UUID{}
+	}
+	lc.Directories[tp] = dir
 }

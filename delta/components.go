@@ -85,10 +85,12 @@ func (d *Delta) replayRemoveACL(r *record.RemoveAccessControlEntryRecord) error 
 			d.acls = map[record.UUID]*image.ACL{}
 		}
 		d.acls[r.ID] = nil
+		d.noteACL(r.ID)
 		return nil
 	}
 	if a, ok := d.acls[r.ID]; ok && a != nil {
 		delete(d.acls, r.ID)
+		d.dropACL(r.ID)
 		return nil
 	}
 	return reject(r, "no ACL with id %s found to remove", r.ID)
@@ -102,6 +104,7 @@ func (d *Delta) replayACL(r *record.AccessControlEntryRecord) {
 	}
 	a := image.ACLFromRecord(r)
 	d.acls[a.ID] = &a
+	d.noteACL(a.ID)
 }
 
 // putScram records SCRAM credential k (nil: removed), ScramDelta.replay.

@@ -103,7 +103,9 @@ type Delta struct {
 	producerIDSet bool
 
 	// ACLs (AclsDelta); nil = removed
-	acls map[record.UUID]*image.ACL
+	acls    map[record.UUID]*image.ACL
+	aclSeq  map[record.UUID]int // replay position of each id in acls (AclsDelta.changes order)
+	aclNext int
 
 	// SCRAM (ScramDelta); nil = removed
 	scram map[image.ScramKey]*image.ScramCredential
@@ -121,6 +123,9 @@ type topicDelta struct {
 	built   *image.Topic        // the topic the last Apply froze b into, when not changed since
 	dropped bool                // no longer in Delta.topics (removed or replaced)
 	changed map[int32]struct{}
+	// dirsRewritten: changed partitions whose directories a record of the
+	// delta replaced (see rewriteDirs); nil when none
+	dirsRewritten map[int32]struct{}
 }
 
 type configDelta struct {

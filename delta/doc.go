@@ -23,16 +23,20 @@
 // Before or after Apply, a delta reports what changed: Topics (created,
 // changed, deleted), ChangedPartitions, PartitionGrowth, Brokers (registered,
 // fenced, unfenced, unregistered) and LocalChanges(brokerID), the
-// leader/follower/delete transitions one broker must make.
+// leader/follower/delete transitions one broker must make; ReplicaChanges
+// (ReplicaManager.applyDelta: deletes with the remote log, leaders,
+// followers with the controlled-shutdown rule, directories) and
+// Coordinators (BrokerMetadataPublisher.updateCoordinator) for one broker;
+// and a change set for every other part of the image, computed from what
+// was replayed: Configs, ClientQuotas, Scram, Tokens, ACLs (in replay
+// order), Features, Controllers.
 //
 // Every replay rule follows a Kafka class (TopicsDelta, PartitionRegistration
 // .merge, ClusterDelta, ConfigurationsDelta, ClientQuotasDelta, AclsDelta,
 // ScramDelta, DelegationTokenDelta, FeaturesDelta), named in the doc comment
 // of its replay method. Where Kafka has a bug the fix is deliberate and
 // documented: SCRAM removals and adds in one delta, configs of
-// a topic created and deleted in one delta (ConfigurationsDelta), directories
-// compared by value in LocalChanges (TopicsDelta.localChanges compares them
-// by reference). Records Kafka would accept but that
+// a topic created and deleted in one delta (ConfigurationsDelta). Records Kafka would accept but that
 // contradict the image (a partition of an unknown topic, a topic name taken
 // by another id, a change to an unknown broker or another broker epoch) are
 // rejected with a *RecordError, which names the record's offset (given to

@@ -157,7 +157,7 @@ func (td *topicDelta) partition(id int32) (image.Partition, bool) {
 }
 
 // putPartition stores p in topic id.
-func (d *Delta) putPartition(id record.UUID, td *topicDelta, base *image.Topic, p image.Partition) {
+func (d *Delta) putPartition(id record.UUID, td *topicDelta, base *image.Topic, p image.Partition) *topicDelta {
 	td = d.topicDeltaFor(id, td, base)
 	if d.growing != td {
 		if g := d.growing; g != nil {
@@ -172,6 +172,7 @@ func (d *Delta) putPartition(id record.UUID, td *topicDelta, base *image.Topic, 
 		}
 	}
 	td.put(p)
+	return td
 }
 
 // put stores p, replacing the partition with its id.
@@ -202,7 +203,10 @@ func (d *Delta) replayPartition(r *record.PartitionRecord) error {
 	if err != nil {
 		return reject(r, "%v", err)
 	}
-	d.putPartition(r.TopicID, td, base, p)
+	td = d.putPartition(r.TopicID, td, base, p)
+	if len(r.Directories) > 0 && td.base != nil {
+		td.rewriteDirs(r.PartitionID)
+	}
 	return nil
 }
 
@@ -231,8 +235,25 @@ func (d *Delta) replayPartitionChange(r *record.PartitionChangeRecord) error {
 	if err != nil {
 		return reject(r, "%v", err)
 	}
-	d.putPartition(r.TopicID, td, base, p)
+	td = d.putPartition(r.TopicID, td, base, p)
+	if len(r.Directories) > 0 {
+		td.rewriteDirs(r.PartitionID)
+	}
 	return nil
+}
+
+// rewriteDirs notes that a record of the delta gave partition id new
+// directory Uuids (PartitionRegistration.merge takes the record's list), so
+// that TopicDelta.localChanges, which compares directories by reference,
+// reports them even where their values did not change.
+func (td *topicDelta) rewriteDirs(id int32) {
+	if td.base == nil {
+		return
+	}
+	if td.dirsRewritten == nil {
+		td.dirsRewritten = map[int32]struct{}{}
+	}
+	td.dirsRewritten[id] = struct{}{}
 }
 
 // replayRemoveTopic follows TopicsDelta.replay(RemoveTopicRecord) and

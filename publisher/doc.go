@@ -70,8 +70,12 @@
 //
 // A Publisher has a Name, OnUpdate(Update) and Close. An Update is a value,
 // as raft's Ready is: the new image, its manifest, and Changes, a read-only
-// view of the delta (topics, partitions and brokers changed) that has no
-// method to replay into it. Install publishers at any time on the loader's
+// view of the delta that has no method to replay into it: topics,
+// partitions and brokers changed, a change set for every other part of the
+// image (configs, client quotas, SCRAM, tokens, ACLs in replay order,
+// features, controllers), and for one broker id what Kafka's
+// ReplicaManager.applyDelta and updateCoordinator do (ReplicaChanges,
+// Coordinators). Install publishers at any time on the loader's
 // goroutine (Runner.Install from others); they run in install order. A newly installed
 // publisher first receives the whole current image as a delta from the
 // empty image (a SnapshotLoad manifest), then every later commit (LogDelta
@@ -92,6 +96,9 @@
 //   - SnapshotGenerator: writes a snapshot after 20 MiB of log or an hour
 //     (Kafka's defaults) through a SnapshotEmitter; DirEmitter
 //     writes a .checkpoint that Kafka reads.
+//   - ACLPublisher: Kafka's AclPublisher, an incremental StandardAuthorizer
+//     (authz.Incremental) loaded from snapshots and changed ACL by ACL in
+//     replay order, not ready until its first update.
 //   - Func: a function as a publisher.
 //
 // # Waiting and reading

@@ -23,7 +23,10 @@ type Update struct {
 }
 
 // Changes is a read-only view of the delta behind an update: which topics,
-// partitions and brokers changed, and the values they changed to. It has no
+// partitions and brokers changed, and the values they changed to; the
+// change sets of configs, client quotas, SCRAM credentials, delegation
+// tokens, ACLs, features and controllers; what one broker's ReplicaManager
+// and coordinators do with it. It has no
 // method that replays a record or applies the delta, so a publisher cannot
 // change what the loader builds. The zero Changes reports no change, over
 // no base image.
@@ -91,4 +94,86 @@ func (c Changes) LocalChanges(broker int32) delta.LocalChanges {
 		return delta.LocalChanges{}
 	}
 	return c.d.LocalChanges(broker)
+}
+
+// Configs reports the config resources whose keys changed
+// (delta.Delta.Configs, what DynamicConfigPublisher acts on).
+func (c Changes) Configs() []delta.ConfigChange {
+	if c.d == nil {
+		return nil
+	}
+	return c.d.Configs()
+}
+
+// ClientQuotas reports the client quota entities whose quotas changed
+// (delta.Delta.ClientQuotas, what DynamicClientQuotaPublisher acts on).
+func (c Changes) ClientQuotas() []delta.QuotaChange {
+	if c.d == nil {
+		return nil
+	}
+	return c.d.ClientQuotas()
+}
+
+// Scram reports the SCRAM credentials added, replaced or removed
+// (delta.Delta.Scram, what ScramPublisher acts on).
+func (c Changes) Scram() []delta.ScramChange {
+	if c.d == nil {
+		return nil
+	}
+	return c.d.Scram()
+}
+
+// Tokens reports the delegation tokens added, replaced or removed
+// (delta.Delta.Tokens, what DelegationTokenPublisher acts on).
+func (c Changes) Tokens() []delta.TokenChange {
+	if c.d == nil {
+		return nil
+	}
+	return c.d.Tokens()
+}
+
+// ACLs reports the ACLs added and removed in replay order
+// (delta.Delta.ACLs, what AclPublisher applies one by one).
+func (c Changes) ACLs() []delta.ACLChange {
+	if c.d == nil {
+		return nil
+	}
+	return c.d.ACLs()
+}
+
+// Features reports the finalized features whose level changed, the
+// metadata.version included (delta.Delta.Features).
+func (c Changes) Features() []delta.FeatureChange {
+	if c.d == nil {
+		return nil
+	}
+	return c.d.Features()
+}
+
+// Controllers reports the controllers registered, changed or unregistered
+// (delta.Delta.Controllers).
+func (c Changes) Controllers() delta.ControllerChanges {
+	if c.d == nil {
+		return delta.ControllerChanges{}
+	}
+	return c.d.Controllers()
+}
+
+// ReplicaChanges reports what broker's ReplicaManager.applyDelta does
+// with the update (delta.Delta.ReplicaChanges).
+func (c Changes) ReplicaChanges(broker int32, inControlledShutdown bool) delta.ReplicaChanges {
+	if c.d == nil {
+		return delta.ReplicaChanges{}
+	}
+	return c.d.ReplicaChanges(broker, inControlledShutdown)
+}
+
+// Coordinators reports the coordinator elections and resignations broker
+// makes for the update (delta.Delta.Coordinators, Kafka's
+// BrokerMetadataPublisher.updateCoordinator).
+func (c Changes) Coordinators(broker int32) []delta.CoordinatorChange {
+	if c.d == nil {
+		return nil
+	}
+	return c.d.Coordinators(broker)
 }

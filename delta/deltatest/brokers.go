@@ -92,7 +92,7 @@ func (s *Simulator) RegisterBroker(spec BrokerSpec) error {
 		return err
 	}
 	b := s.brokers[spec.ID]
-	b.alive, b.lastContact, b.nextHeartbeat, b.cleanShutdown = true, s.now, s.now+s.heartbeat, false
+	b.alive, b.lastContact, b.nextHeartbeat, b.cleanShutdown, b.tracked = true, s.now, s.now+s.heartbeat, false, true
 	b.cordoned = javaSetOrder(spec.CordonedLogDirs)
 	return nil
 }
@@ -276,7 +276,7 @@ func (s *Simulator) UnfenceBroker(id int32) error {
 	if err != nil {
 		return err
 	}
-	b.alive, b.lastContact = true, s.now
+	b.alive, b.lastContact, b.tracked = true, s.now, true
 	if !b.reg.Fenced() {
 		return s.reportCordoned(b)
 	}
@@ -455,7 +455,7 @@ func (s *Simulator) Heartbeat(id int32) error {
 	if err != nil {
 		return err
 	}
-	b.alive, b.lastContact = true, s.now
+	b.alive, b.lastContact, b.tracked = true, s.now, true
 	if b.reg.Fenced() {
 		return s.UnfenceBroker(id)
 	}
@@ -468,9 +468,16 @@ func (s *Simulator) Heartbeat(id int32) error {
 func (s *Simulator) fenceStaleBrokers() error {
 	for _, id := range s.brokerIDs() {
 		b := s.brokers[id]
-		if b.reg.Fenced() || b.lastContact+s.session >= s.now {
+		if b.lastContact+s.session >= s.now {
 			continue
 		}
+		if b.reg.Fenced() {
+			if err := s.redundantFence(b); err != nil {
+				return err
+			}
+			continue
+		}
+		b.tracked = false
 		if err := s.FenceBroker(id); err != nil {
 			return err
 		}
@@ -499,9 +506,26 @@ func (s *Simulator) Failover(newLeader int32) {
 	s.raftEpoch++
 	s.leaderChange()
 	for _, b := range s.brokers {
-		if !b.reg.Fenced() {
+		b.tracked = !b.reg.Fenced()
+		if b.tracked {
 			b.lastContact = s.now
 		}
 	}
 	s.last = nil
+}
+
+// redundantFence is Kafka 4.x's maybeFenceOneStaleBroker for a fenced
+// broker whose heartbeat entry expires: from 4.0 (KAFKA-17793's
+// BrokerHeartbeatTracker) the controller tracks the contact time of every
+// broker that heartbeats, fenced or not, and fences the one whose session
+// times out again (handleBrokerFenced: its ISR updates, none for a fenced
+// broker, then a BrokerRegistrationChangeRecord v0 with Fenced=1 although
+// the broker is fenced already). Before 4.0 only unfenced brokers expire.
+func (s *Simulator) redundantFence(b *broker) error {
+	if s.release < Kafka40 || !b.tracked {
+		return nil
+	}
+	b.tracked = false
+	recs := s.generateLeaderAndIsrUpdates(b.reg.ID(), -1, -1, inISR(b.reg.ID()))
+	return s.commit(append(recs, s.fenceRecord(b)), false)
 }

@@ -74,6 +74,15 @@
 // files hold no log), a simulator started from the image
 // just before the event writes the same PartitionChangeRecords.
 //
+// Log directories (KIP-858, from 3.7-IV2): FailLogDir (the heartbeat
+// reporting a directory offline: the broker leaves the ISR and leadership of
+// its replicas there, then a BrokerRegistrationChangeRecord v2) and
+// AssignReplicaToDir (AssignReplicasToDirs). From Kafka 4.0 a fenced broker
+// whose session expires is fenced again, a redundant
+// BrokerRegistrationChangeRecord (BrokerHeartbeatTracker, KAFKA-17793).
+// Each Step's delta carries every change set (delta.Delta.Configs, ACLs,
+// ReplicaChanges, Coordinators, ...).
+//
 // # Time and heartbeats
 //
 // The clock is simulated (Now, Advance). Live brokers heartbeat every
@@ -117,9 +126,6 @@
 //     (Config.Seed), so placements are reproducible, not Kafka's.
 //   - A last known leader that a reassignment removed from the replicas is
 //     not elected (Kafka would fail the operation looking up its directory).
-//   - The 4.x redundant fence record written when a fenced broker's session
-//     expires, log directory failures (BrokerRegistrationChangeRecord v2) and
-//     AssignReplicasToDirs are not simulated.
 //
 // A Simulator is not safe for concurrent use; the images it returns are
 // immutable and may be shared.

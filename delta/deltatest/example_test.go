@@ -102,3 +102,25 @@ func ExampleSimulator_UnregisterController() {
 	// Output:
 	// UNREGISTER_CONTROLLER_RECORD 1
 }
+
+// A log directory fails: the broker leaves the ISR and the leadership of
+// its replicas there, and its registration keeps the other directory.
+func ExampleSimulator_FailLogDir() {
+	sim := deltatest.MustNew(deltatest.Config{MetadataVersion: image.MV4_4_IV2})
+	dirs := []record.UUID{{1, 1}, {1, 2}}
+	_ = sim.AddBroker(deltatest.BrokerSpec{ID: 1, LogDirs: dirs})
+	_ = sim.AddBroker(deltatest.BrokerSpec{ID: 2})
+	_ = sim.AddBroker(deltatest.BrokerSpec{ID: 3})
+	_, _ = sim.CreateTopic(deltatest.TopicSpec{Name: "orders", Assignment: [][]int32{{1, 2, 3}}})
+	_ = sim.AssignReplicaToDir("orders", 0, 1, dirs[0])
+	d, img, _ := sim.Step(func() error { return sim.FailLogDir(1, dirs[0]) })
+	leader, _, _ := img.Leader("orders", 0)
+	b, _ := img.Cluster().Broker(1)
+	fmt.Println("leader", leader, "directories left", len(b.Directories()))
+	for _, f := range d.ReplicaChanges(1, false).Followers {
+		fmt.Printf("broker 1 follows %s-%d\n", f.Topic, f.Partition)
+	}
+	// Output:
+	// leader 2 directories left 1
+	// broker 1 follows orders-0
+}

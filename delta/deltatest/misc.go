@@ -28,7 +28,9 @@ const (
 // written for every key whose value changes, and for every key of a BROKER
 // resource (KAFKA-14136), in Java HashMap order of the keys; with ELR on, a
 // ClearElrRecord follows for a changed min.insync.replicas. A BROKER name
-// "" is the cluster default.
+// "" is the cluster default. With Config.ValidateBrokerConfigs, a BROKER
+// change is first checked as the broker forwarding the request checks it
+// (non-dynamic configs refused, see checkBrokerConfigs).
 func (s *Simulator) AlterConfigs(resourceType int8, name string, changes map[string]*string) error {
 	switch resourceType {
 	case configTopic:
@@ -39,6 +41,11 @@ func (s *Simulator) AlterConfigs(resourceType int8, name string, changes map[str
 		if name != "" {
 			if _, err := strconv.Atoi(name); err != nil {
 				return fmt.Errorf("%w: broker resource name %q", ErrInvalidRequest, name)
+			}
+		}
+		if s.cfg.ValidateBrokerConfigs {
+			if err := checkBrokerConfigs(name, changes); err != nil {
+				return err
 			}
 		}
 	default:

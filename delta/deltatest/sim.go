@@ -111,6 +111,14 @@ type Config struct {
 	// UncleanLeaderElection is the controller's static
 	// unclean.leader.election.enable (default false).
 	UncleanLeaderElection bool
+	// ValidateBrokerConfigs makes AlterConfigs of a BROKER resource refuse
+	// what a Kafka 4.4 broker refuses before forwarding the request to the
+	// controller (ConfigAdminManager.validateBrokerConfigChange): configs
+	// that are not dynamic (DynamicConfig.Broker), security configs without
+	// a listener prefix, per-broker configs at the cluster default, all
+	// with ErrInvalidRequest. Off by default: a controller reached directly
+	// (bootstrap.controllers, KIP-919) writes what it is given.
+	ValidateBrokerConfigs bool
 	// NoBootstrap skips the LeaderChange batch and the bootstrap records;
 	// FromImage always skips them.
 	NoBootstrap bool
@@ -201,6 +209,9 @@ type broker struct {
 	lastContact   int64
 	nextHeartbeat int64
 	cleanShutdown bool
+	// tracked: the controller holds a contact time for the broker
+	// (BrokerHeartbeatTracker.contactTimes, Kafka 4.0+)
+	tracked bool
 	// cordoned is what the broker's heartbeats report as its cordoned log
 	// directories (KIP-1066), in the order Kafka's broker sends them.
 	cordoned []record.UUID
@@ -433,7 +444,7 @@ func FromImage(img *image.Image, cfg Config) (*Simulator, error) {
 	for b := range img.Cluster().Brokers() {
 		cordoned, _ := b.CordonedDirectories()
 		s.brokers[b.ID()] = &broker{reg: b, regOffset: p.LastContainedOffset, alive: true,
-			lastContact: s.now, nextHeartbeat: s.now + s.heartbeat, cordoned: cordoned}
+			lastContact: s.now, nextHeartbeat: s.now + s.heartbeat, cordoned: cordoned, tracked: !b.Fenced()}
 	}
 	for t := range img.Topics().All() {
 		parts := make([]image.Partition, 0, t.NumPartitions())

@@ -5,12 +5,16 @@
 //
 // A simulated KRaft controller (delta/deltatest) runs a three-broker cluster
 // in memory and writes the records Kafka's controller would write: brokers
-// registering, two topics created, a broker crashing and being fenced after the
-// session timeout with its leaderships moved (leader epochs bumped), a config
-// change and a partition count increase. Each commit of that log is fed to a
+// registering, two topics and the group coordinator's __consumer_offsets
+// created, a broker crashing and being fenced after the session timeout with
+// its leaderships moved (leader epochs bumped), a config change, a client
+// quota and a partition count increase. Each commit of that log is fed to a
 // metadata loader (publisher.Loader, Kafka's MetadataLoader) with two
 // publishers installed: the cache that request handlers read the current image
-// from, and a publisher that prints what each update changed. At the end the
+// from, and a publisher that prints what each update changed and what broker 1
+// does about it, as Kafka's BrokerMetadataPublisher would have it: become
+// leader or follower (ReplicaManager.applyDelta), move its group coordinator
+// (updateCoordinator), apply a config or a quota change. At the end the
 // program reads the final leaders from the cache.
 package main
 
@@ -48,9 +52,10 @@ func run(w io.Writer) error {
 	sim := deltatest.MustCluster(3)
 	feed := feeder(loader, sim)
 
-	fmt.Fprintln(w, "== three brokers register and two topics are created")
+	fmt.Fprintln(w, "== three brokers register; orders, payments and __consumer_offsets are created")
 	sim.MustCreateTopic("orders", 6, 3)
 	sim.MustCreateTopic("payments", 3, 3)
+	sim.MustCreateTopic("__consumer_offsets", 3, 3)
 	if err := feed(); err != nil {
 		return err
 	}
@@ -68,6 +73,15 @@ func run(w io.Writer) error {
 
 	fmt.Fprintln(w, "== retention.ms of orders changes")
 	if err := sim.SetTopicConfig("orders", "retention.ms", "3600000"); err != nil {
+		return err
+	}
+	if err := feed(); err != nil {
+		return err
+	}
+
+	fmt.Fprintln(w, "== a produce quota for user alice")
+	alice, rate := "alice", 1048576.0
+	if err := sim.AlterClientQuota([]image.QuotaEntityPart{{Type: "user", Name: &alice}}, "producer_byte_rate", &rate); err != nil {
 		return err
 	}
 	if err := feed(); err != nil {
@@ -96,12 +110,6 @@ func run(w io.Writer) error {
 		fmt.Fprintf(w, "%s leaders (partition:broker) %s\n", name, strings.Join(parts, " "))
 	}
 	return nil
-}
-
-// configValue reads one topic config from an image.
-func configValue(img *image.Image, topic, key string) string {
-	v, _ := img.Configs().Get(image.ConfigResource{Type: image.ConfigTopic, Name: topic}, key)
-	return v
 }
 
 // feeder returns a function that hands the loader every batch the simulator
@@ -166,12 +174,59 @@ func printer(w io.Writer) publisher.Publisher {
 				}
 			}
 		}
-		if old, cur := configValue(d.Base(), "orders", "retention.ms"), configValue(img, "orders", "retention.ms"); old != cur {
-			fmt.Fprintf(w, "  orders retention.ms %q -> %q\n", old, cur)
+		for _, c := range d.Configs() {
+			name := c.Resource.Name
+			if name == "" {
+				name = "<cluster default>"
+			}
+			for _, k := range c.Set {
+				v, _ := img.Configs().Get(c.Resource, k)
+				fmt.Fprintf(w, "  config %s %s = %q\n", name, k, v)
+			}
+		}
+		for _, q := range d.ClientQuotas() {
+			fmt.Fprintf(w, "  client quota %s=%s: %v set\n", q.Entity[0].Type, *q.Entity[0].Name, q.Set)
 		}
 		for _, g := range d.PartitionGrowth() {
 			fmt.Fprintf(w, "  %s grew from %d to %d partitions\n", g.Name, g.Before, g.After)
 		}
+		if m.Type == publisher.LogDelta {
+			broker1(w, d)
+		}
 		return nil
 	})
+}
+
+// broker1 prints what broker 1 does with a log delta: its replica
+// transitions (Kafka's ReplicaManager.applyDelta) and its group
+// coordinator's elections and resignations (updateCoordinator).
+func broker1(w io.Writer, d publisher.Changes) {
+	rc := d.ReplicaChanges(1, false)
+	var leads, follows, coord []string
+	for _, l := range rc.Leaders {
+		if l.Elected {
+			leads = append(leads, fmt.Sprintf("%s-%d", l.Topic, l.Partition))
+		}
+	}
+	for _, f := range rc.Followers {
+		if f.StartFetching {
+			follows = append(follows, fmt.Sprintf("%s-%d", f.Topic, f.Partition))
+		}
+	}
+	for _, c := range d.Coordinators(1) {
+		what := "resigns"
+		if c.Elected {
+			what = "elected"
+		}
+		coord = append(coord, fmt.Sprintf("%s %s-%d at epoch %d", what, c.Topic, c.Partition, c.LeaderEpoch))
+	}
+	if len(leads) > 0 {
+		fmt.Fprintf(w, "  broker 1 is elected leader of %s\n", strings.Join(leads, " "))
+	}
+	if len(follows) > 0 {
+		fmt.Fprintf(w, "  broker 1 (re)starts fetching %s\n", strings.Join(follows, " "))
+	}
+	if len(coord) > 0 {
+		fmt.Fprintf(w, "  broker 1's group coordinator %s\n", strings.Join(coord, ", "))
+	}
 }

@@ -82,3 +82,26 @@ func aclsOf(list []image.ACL) *image.ACLs {
 	b.PutACLs(list, nil)
 	return b.Image(image.EmptyProvenance).ACLs()
 }
+
+// An authorizer kept as Kafka's AclPublisher keeps StandardAuthorizer:
+// not ready until the initial load, then changed ACL by ACL.
+func ExampleIncremental() {
+	inc := authz.NewIncremental(authz.Config{SuperUsers: []string{"User:admin"}})
+	alice := authz.Context{Principal: "User:alice", Host: "10.0.0.1"}
+	_, err := inc.Check(alice, authz.OpRead, authz.ResourceTopic, "orders")
+	fmt.Println(err)
+
+	inc.LoadSnapshot(aclsOf(nil))
+	inc.CompleteInitialLoad()
+	read := image.ACL{ID: record.UUID{1}, ResourceType: int8(authz.ResourceTopic), ResourceName: "orders",
+		PatternType: int8(authz.PatternLiteral), Principal: "User:alice", Host: "*",
+		Operation: int8(authz.OpRead), PermissionType: int8(authz.PermissionAllow)}
+	inc.Add(read)
+	fmt.Println(inc.Authorize(alice, authz.OpRead, authz.ResourceTopic, "orders"))
+	inc.Remove(read.ID)
+	fmt.Println(inc.Authorize(alice, authz.OpRead, authz.ResourceTopic, "orders"))
+	// Output:
+	// authorizer not ready: the initial ACL load has not completed
+	// true
+	// false
+}

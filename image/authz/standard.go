@@ -2,6 +2,7 @@ package authz
 
 import (
 	"iter"
+	"slices"
 	"strings"
 
 	"github.com/kmeta-go/kmeta/image"
@@ -35,7 +36,8 @@ type Config struct {
 
 // Standard is Kafka's StandardAuthorizer over the ACLs of one image: an
 // index built once (O(ACLs)), then read by any number of goroutines. Build a
-// new one when the image's ACLs change; it holds no reference to the image.
+// new one when the image's ACLs change, or keep an Incremental; it holds no
+// reference to the image.
 type Standard struct {
 	superUsers map[string]struct{}
 	allowNone  bool
@@ -45,11 +47,12 @@ type Standard struct {
 	// AclBinding (StandardAcl.toBinding throws for resource type ANY,
 	// pattern ANY or MATCH, operation ANY, permission ANY), so that
 	// authorizeByResourceType throws past its first check.
-	bindingFails bool
+	bindingFails int
 }
 
 // entry is one ACL compiled for matching.
 type entry struct {
+	id           [16]byte // the ACL's id (record.UUID)
 	name         string
 	literal      bool        // PatternType LITERAL; every other pattern matches as a prefix in authorize
 	pattern      PatternType // PatternType.fromCode
@@ -64,13 +67,14 @@ type entry struct {
 
 // typeIndex holds the ACLs of one resource type by how their pattern matches.
 type typeIndex struct {
-	literal    map[string][]entry // exact names (LITERAL, not "*")
-	wildcard   []entry            // LITERAL "*"
-	prefixed   map[string][]entry // every other pattern, by name
-	prefixLens []int              // distinct prefixed name lengths, ascending
+	literal    nameIndex   // exact names (LITERAL, not "*")
+	wildcard   []entry     // LITERAL "*"
+	prefixed   nameIndex   // every other pattern, by name
+	prefixLens []int       // distinct prefixed name lengths, ascending
+	lens       map[int]int // how many prefixed names have each length
 	// prefixedStar: a PREFIXED "*" ACL, which sends the wildcard scan of
 	// StandardAuthorizerData.findAclRule to the empty name (see kafkaFails).
-	prefixedStar bool
+	prefixedStar int
 	// low holds the distinct non-empty names that sort before "*", by
 	// their first byte (see kafkaFails).
 	low map[byte][]string
@@ -119,52 +123,126 @@ func New(acls *image.ACLs, cfg Config) *Standard {
 		return s
 	}
 	for a := range acls.All() {
-		rt := resourceTypeFromCode(a.ResourceType)
-		e := entry{name: javaString(a.ResourceName), pattern: patternTypeFromCode(a.PatternType),
-			principal: javaString(a.Principal), host: javaString(a.Host),
-			op: operationFromCode(a.Operation), perm: permissionFromCode(a.PermissionType)}
-		e.literal = e.pattern == PatternLiteral
-		e.badPrincipal = !strings.Contains(e.principal, ":")
-		if strings.Contains(e.host, "/") {
-			c := compileCIDR(e.host)
-			e.isCIDR, e.cidr = true, &c
-		}
-		if ResourceType(a.ResourceType) == ResourceAny || e.pattern == PatternAny || e.pattern == PatternMatch ||
-			e.op == OpAny || e.perm == PermissionAny {
-			s.bindingFails = true
-		}
-		ti := s.byType[rt]
-		if ti == nil {
-			ti = &typeIndex{literal: map[string][]entry{}, prefixed: map[string][]entry{}}
-			s.byType[rt] = ti
-		}
-		if e.badPrincipal {
-			ti.bad = append(ti.bad, e)
-		}
-		switch {
-		case e.literal && e.name == WildcardResource:
-			ti.wildcard = append(ti.wildcard, e)
-		case e.literal:
-			ti.literal[e.name] = append(ti.literal[e.name], e)
-		default:
-			if _, ok := ti.prefixed[e.name]; !ok {
-				ti.prefixLens = insertSorted(ti.prefixLens, len(e.name))
-			}
-			ti.prefixed[e.name] = append(ti.prefixed[e.name], e)
-			if e.pattern == PatternPrefixed && e.name == WildcardResource {
-				ti.prefixedStar = true
-			}
-		}
-		if e.name != "" && e.name[0] < '*' {
-			if ti.low == nil {
-				ti.low = map[byte][]string{}
-			}
-			if !containsString(ti.low[e.name[0]], e.name) {
-				ti.low[e.name[0]] = append(ti.low[e.name[0]], e.name)
-			}
-		}
+		s.add(a)
 	}
 	return s
+}
+
+// compile turns an ACL into its resource type and index entry
+// (StandardAcl.fromRecord), and says whether AclCache could not turn it into
+// an AclBinding.
+func compile(a image.ACL) (ResourceType, entry, bool) {
+	rt := resourceTypeFromCode(a.ResourceType)
+	e := entry{id: a.ID, name: javaString(a.ResourceName), pattern: patternTypeFromCode(a.PatternType),
+		principal: javaString(a.Principal), host: javaString(a.Host),
+		op: operationFromCode(a.Operation), perm: permissionFromCode(a.PermissionType)}
+	e.literal = e.pattern == PatternLiteral
+	e.badPrincipal = !strings.Contains(e.principal, ":")
+	if strings.Contains(e.host, "/") {
+		c := compileCIDR(e.host)
+		e.isCIDR, e.cidr = true, &c
+	}
+	fails := ResourceType(a.ResourceType) == ResourceAny || e.pattern == PatternAny || e.pattern == PatternMatch ||
+		e.op == OpAny || e.perm == PermissionAny
+	return rt, e, fails
+}
+
+// add indexes one ACL (StandardAuthorizerData.addAcl).
+func (s *Standard) add(a image.ACL) {
+	rt, e, fails := compile(a)
+	if fails {
+		s.bindingFails++
+	}
+	ti := s.byType[rt]
+	if ti == nil {
+		ti = &typeIndex{lens: map[int]int{}}
+		s.byType[rt] = ti
+	}
+	if e.badPrincipal {
+		ti.bad = append(ti.bad, e)
+	}
+	switch {
+	case e.literal && e.name == WildcardResource:
+		ti.wildcard = append(ti.wildcard, e)
+	case e.literal:
+		ti.literal.set(e.name, append(ti.literal.get(e.name), e))
+	default:
+		if !ti.prefixed.has(e.name) {
+			if ti.lens[len(e.name)] == 0 {
+				ti.prefixLens = insertSorted(ti.prefixLens, len(e.name))
+			}
+			ti.lens[len(e.name)]++
+		}
+		ti.prefixed.set(e.name, append(ti.prefixed.get(e.name), e))
+		if e.pattern == PatternPrefixed && e.name == WildcardResource {
+			ti.prefixedStar++
+		}
+	}
+	if e.name != "" && e.name[0] < '*' {
+		if ti.low == nil {
+			ti.low = map[byte][]string{}
+		}
+		if !containsString(ti.low[e.name[0]], e.name) {
+			ti.low[e.name[0]] = append(ti.low[e.name[0]], e.name)
+		}
+	}
+}
+
+// dropID removes the entry with id from list, keeping the others' order.
+func dropID(list []entry, id [16]byte) ([]entry, bool) {
+	for i := range list {
+		if list[i].id == id {
+			return append(list[:i:i], list[i+1:]...), true
+		}
+	}
+	return list, false
+}
+
+// remove unindexes the ACL a (StandardAuthorizerData.removeAcl); a must be
+// the ACL that was added under its id.
+func (s *Standard) remove(a image.ACL) {
+	rt, e, fails := compile(a)
+	ti := s.byType[rt]
+	if ti == nil {
+		return
+	}
+	var ok bool
+	switch {
+	case e.literal && e.name == WildcardResource:
+		ti.wildcard, ok = dropID(ti.wildcard, a.ID)
+	case e.literal:
+		var l []entry
+		l, ok = dropID(ti.literal.get(e.name), a.ID)
+		ti.literal.set(e.name, l)
+	default:
+		var l []entry
+		l, ok = dropID(ti.prefixed.get(e.name), a.ID)
+		ti.prefixed.set(e.name, l)
+		if ok && len(l) == 0 {
+			if ti.lens[len(e.name)]--; ti.lens[len(e.name)] == 0 {
+				delete(ti.lens, len(e.name))
+				ti.prefixLens = slices.DeleteFunc(ti.prefixLens, func(n int) bool { return n == len(e.name) })
+			}
+		}
+		if ok && e.pattern == PatternPrefixed && e.name == WildcardResource {
+			ti.prefixedStar--
+		}
+	}
+	if !ok {
+		return
+	}
+	if fails {
+		s.bindingFails--
+	}
+	if e.badPrincipal {
+		ti.bad, _ = dropID(ti.bad, a.ID)
+	}
+	if e.name != "" && e.name[0] < '*' && !ti.literal.has(e.name) && !ti.prefixed.has(e.name) {
+		ti.low[e.name[0]] = slices.DeleteFunc(ti.low[e.name[0]], func(n string) bool { return n == e.name })
+		if len(ti.low[e.name[0]]) == 0 {
+			delete(ti.low, e.name[0])
+		}
+	}
 }
 
 // superUserSet is StandardAuthorizer.getConfiguredSuperUsers: entries split
@@ -324,7 +402,7 @@ func (s *Standard) authorize(req *request, rt ResourceType, name string) bool {
 		return s.allowNone
 	}
 	var k rule
-	s.scan(&k, req, ti.literal[name])
+	s.scan(&k, req, ti.literal.get(name))
 	if k.deny {
 		return false
 	}
@@ -332,7 +410,7 @@ func (s *Standard) authorize(req *request, rt ResourceType, name string) bool {
 		if l > len(name) {
 			break
 		}
-		if s.scan(&k, req, ti.prefixed[name[:l]]); k.deny {
+		if s.scan(&k, req, ti.prefixed.get(name[:l])); k.deny {
 			return false
 		}
 	}
@@ -371,7 +449,7 @@ func (s *Standard) authorize(req *request, rt ResourceType, name string) bool {
 // starts with a character between the resource name's first and "*" does
 // the same.
 func (ti *typeIndex) kafkaFails(name string) bool {
-	if ti.low == nil || name == "" || name[0] >= '*' || ti.prefixedStar {
+	if ti.low == nil || name == "" || name[0] >= '*' || ti.prefixedStar > 0 {
 		return false
 	}
 	for c := name[0] + 1; c < '*'; c++ {
@@ -395,8 +473,8 @@ func (ti *typeIndex) each() iter.Seq[*entry] {
 				return
 			}
 		}
-		for _, m := range []map[string][]entry{ti.literal, ti.prefixed} {
-			for _, list := range m {
+		for _, ni := range []*nameIndex{&ti.literal, &ti.prefixed} {
+			for list := range ni.lists {
 				for i := range list {
 					if !yield(&list[i]) {
 						return
@@ -520,7 +598,7 @@ func (s *Standard) authorizeByResourceType(req *request, rt ResourceType) bool {
 		req.failed = true
 		return false // authorize threw, or may have (a DENY met first answers DENIED instead)
 	}
-	if s.bindingFails {
+	if s.bindingFails > 0 {
 		req.failed = true
 		return false // AclCache.acls throws building the bindings
 	}
