@@ -6,9 +6,11 @@ import (
 	"io/fs"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
+	"github.com/kmeta-go/kmeta/delta"
 	"github.com/kmeta-go/kmeta/internal/sharedtest"
 	"github.com/kmeta-go/kmeta/record"
 )
@@ -82,6 +84,17 @@ func TestSnapshotFromEmptyInitializesLikeImageRewrite(t *testing.T) {
 			return nil
 		})
 	}
+	// Kafka's snapshot scenarios hold ACLs, SCRAM credentials, tokens,
+	// quotas and configs, which the corpus barely has.
+	for _, sc := range sharedtest.Scenarios(t) {
+		snaps, _ := filepath.Glob(filepath.Join(sc, "__cluster_metadata-0", "*.checkpoint"))
+		for _, path := range snaps {
+			n++
+			t.Run("scenario/"+filepath.Base(sc), func(t *testing.T) {
+				check(t, func() (*record.SnapshotReader, error) { return record.OpenSnapshot(path) })
+			})
+		}
+	}
 	if n == 0 {
 		t.Fatal("no corpus snapshot found")
 	}
@@ -97,6 +110,10 @@ func (p *lastUpdate) Name() string            { return "last" }
 func (p *lastUpdate) OnUpdate(u Update) error { p.u, p.n = u, p.n+1; return nil }
 func (p *lastUpdate) Close() error            { return nil }
 
+func sortedACLs(acls []delta.ACLChange) []delta.ACLChange {
+	return slices.SortedFunc(slices.Values(acls), func(a, b delta.ACLChange) int { return bytes.Compare(a.ID[:], b.ID[:]) })
+}
+
 // changesSummary is everything Changes reports of u, in a comparable form.
 func changesSummary(u Update) map[string]any {
 	c := u.Changes
@@ -104,12 +121,20 @@ func changesSummary(u Update) map[string]any {
 	out := map[string]any{
 		"base-empty": c.Base().IsEmpty(), "mv": mv, "mvok": mvok,
 		"topics": c.Topics(), "growth": c.PartitionGrowth(), "brokers": c.Brokers(),
+		"configs": c.Configs(), "quotas": c.ClientQuotas(), "scram": c.Scram(), "tokens": c.Tokens(),
+		"features": c.Features(), "controllers": c.Controllers(),
+		// A full delta adds every ACL; the order of the adds follows the
+		// records (the snapshot's, or the image writer's), and an
+		// authorizer built from them is the same either way.
+		"acls": sortedACLs(c.ACLs()),
 	}
 	for t := range u.Image.Topics().All() {
 		out["partitions "+t.Name()] = c.ChangedPartitions(t.ID())
 	}
 	for b := range u.Image.Cluster().Brokers() {
 		out[fmt.Sprint("local ", b.ID())] = c.LocalChanges(b.ID())
+		out[fmt.Sprint("replicas ", b.ID())] = c.ReplicaChanges(b.ID(), false)
+		out[fmt.Sprint("coordinators ", b.ID())] = c.Coordinators(b.ID())
 	}
 	return out
 }
