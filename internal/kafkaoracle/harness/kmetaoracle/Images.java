@@ -149,7 +149,7 @@ final class Images {
     /**
      * Kafka's MetadataLoader with the high watermark at last + 1 and one publisher keeping the newest image it is
      * handed. await returns once that image holds offset last, or, when no image ever does (a transaction still open
-     * at the end of the input), once the loader has been idle for a while.
+     * at the end of the input), once the loader is quiet.
      */
     static final class Loader implements AutoCloseable {
         final long last;
@@ -186,20 +186,25 @@ final class Images {
         }
 
         MetadataImage await() throws Exception {
-            long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(10);
-            long idleSince = System.nanoTime();
-            long seen = Long.MIN_VALUE;
-            while (System.nanoTime() < deadline) {
+            // MetadataLoader runs its events in order: once a publisher installed now is installed, everything fed
+            // before it has run. A first publication schedules one more event (the publisher's initialization), so
+            // a quiet loader is one whose image did not move across two such rounds.
+            MetadataImage before = null;
+            for (int round = 0, quiet = 0; quiet < 2 && round < 100_000; round++) {
                 MetadataImage img = newest.get();
                 if (img != null && img.provenance().lastContainedOffset() >= last) return img;
-                long applied = loader.lastAppliedOffset();
-                if (applied != seen) {
-                    seen = applied;
-                    idleSince = System.nanoTime();
-                } else if (System.nanoTime() - idleSince > TimeUnit.MILLISECONDS.toNanos(500)) {
-                    break;
+                MetadataPublisher marker = new MetadataPublisher() {
+                    @Override public String name() { return "kmetaoracle-marker"; }
+                    @Override public void onMetadataUpdate(MetadataDelta d, MetadataImage i, LoaderManifest m) { }
+                };
+                loader.installPublishers(List.of(marker)).get(10, TimeUnit.MINUTES);
+                loader.removeAndClosePublisher(marker).get(10, TimeUnit.MINUTES);
+                MetadataImage after = newest.get();
+                quiet = (after == before && after == img) ? quiet + 1 : 0;
+                before = after;
+                if (after == null || after.provenance().lastContainedOffset() < last) {
+                    synchronized (changed) { changed.wait(5); }
                 }
-                synchronized (changed) { changed.wait(5); }
             }
             MetadataImage img = newest.get();
             if (img == null) {
