@@ -1,0 +1,108 @@
+package proxy
+
+import (
+	"context"
+	"errors"
+	"log"
+	"net"
+	"time"
+
+	"github.com/kmeta-go/kmeta/epoch/clientview"
+)
+
+// ForwarderConfig configures a Forwarder.
+type ForwarderConfig struct {
+	// Seeds are the upstream bootstrap addresses, HOST:PORT.
+	Seeds []string
+	// Host is the host the broker ports listen on and are advertised at.
+	Host string
+	// BrokerBase, if positive, puts broker id N's port at BrokerBase+N
+	// (PortOffset); else each id gets a free port, kept for the life of
+	// the forwarder.
+	BrokerBase int
+	// Timeout bounds each upstream dial, write and wait for an answer
+	// (request.timeout.ms); 30 s if zero.
+	Timeout time.Duration
+	// Shaper, if set, gives each client its own view of the broker list.
+	Shaper Shaper
+	// Limits bound what clients and upstream can make the forwarder hold;
+	// DefaultLimits where a field is zero.
+	Limits Limits
+	// Observer, if set, sees connections, requests and upstream latency.
+	Observer Observer
+	// Dial dials upstream; a net.Dialer's DialContext if nil.
+	Dial func(ctx context.Context, network, addr string) (net.Conn, error)
+}
+
+// NewForwarder returns a forwarder for cfg. It opens no listener and dials
+// nothing until Start.
+func NewForwarder(cfg ForwarderConfig) *Forwarder {
+	if cfg.Timeout <= 0 {
+		cfg.Timeout = 30 * time.Second
+	}
+	var f *Forwarder
+	ports := newBrokerPorts(cfg.Host, cfg.BrokerBase, func(ln net.Listener, id int32) { f.serveBrokerPort(ln, id) })
+	f = newForwarder(cfg.Seeds, cfg.Timeout, ports)
+	f.rw.Shaper = cfg.Shaper
+	f.obs = observer(cfg.Observer)
+	f.setLimits(cfg.Limits)
+	if cfg.Dial != nil {
+		f.dial = cfg.Dial
+	}
+	return f
+}
+
+// Start asks upstream for its ApiVersions and a first view of the
+// cluster, and opens the port of every broker in it.
+func (f *Forwarder) Start(ctx context.Context) error { return f.start(ctx) }
+
+// View is the forwarder's current view of the upstream cluster.
+func (f *Forwarder) View() *clientview.View { return f.ref.View() }
+
+// Stats are the forwarder's counters.
+func (f *Forwarder) Stats() *FwdStats { return &f.stats }
+
+// BrokerAddrs are the listening addresses of the broker ports, by broker id.
+func (f *Forwarder) BrokerAddrs() map[int32]string { return f.ports.Addrs() }
+
+// Serve serves clients on ln (the bootstrap port: requests go to any
+// broker) and keeps the view fresh, until ctx is done or ln is closed; it
+// returns nil then. It returns an error, with ln closed, only when
+// accepting fails in a way waiting does not cure. Call Start first.
+func (f *Forwarder) Serve(ctx context.Context, ln net.Listener) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	go f.refreshLoop(ctx)
+	go func() {
+		<-ctx.Done()
+		ln.Close()
+	}()
+	done := make(chan error, 1)
+	go func() { done <- f.serveBroker(ln, -1) }()
+	var err error
+	select {
+	case err = <-done:
+	case err = <-f.fatal: // a broker port failed for good
+		ln.Close()
+		<-done
+	}
+	if errors.Is(err, net.ErrClosed) {
+		return nil
+	}
+	ln.Close()
+	return err
+}
+
+// Close closes every broker port. Connections being served end as their
+// clients or upstream end them.
+func (f *Forwarder) Close() error {
+	f.ports.Close()
+	return nil
+}
+
+// LogStats logs what the forwarder did, the line starting with prefix.
+func (f *Forwarder) LogStats(prefix string) {
+	s := &f.stats
+	log.Printf("proxy: %s%d forwarded, %d rewritten, %d answered from the view, %d refused, %d upstream failures, %d refreshes",
+		prefix, s.Forwarded.Load(), s.Rewritten.Load(), s.Local.Load(), s.Refused.Load(), s.UpstreamFails.Load(), s.Refreshes.Load())
+}
