@@ -193,12 +193,17 @@ func (r *reader) arrayLen(flexible, nullable bool) (n int32, null bool) {
 // its size is checked and its bytes skipped. A count that is negative as a
 // 32-bit int reads no field, as Kafka's loop over it does; any other count
 // is bounded by the bytes left, since each field takes at least two.
-func (r *reader) tags(field string) {
+func (r *reader) tags(field string) { r.tagsFunc(field, nil) }
+
+// tagsFunc is tags calling f (if not nil) with each tag and its bytes.
+func (r *reader) tagsFunc(field string, f func(tag int32, b []byte)) {
 	r.field = field
 	n := r.uvarint()
 	for i := int32(0); i < n && !r.failed; i++ {
-		r.uvarint() // tag
-		size := r.uvarint()
-		r.span(size)
+		tag := r.uvarint()
+		b := r.span(r.uvarint())
+		if f != nil && !r.failed {
+			f(tag, b)
+		}
 	}
 }

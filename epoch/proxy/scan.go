@@ -2,7 +2,6 @@ package proxy
 
 import (
 	"encoding/binary"
-	"fmt"
 )
 
 // Summary is what ScanProduce and ScanFetch found in an answer.
@@ -16,126 +15,53 @@ type Summary struct {
 	NodeEndpoints bool
 }
 
-type scanner struct {
-	b   []byte
-	off int
-	bad bool
-}
+// The scans read answers with the request decoder's reader (reader.go):
+// one bounds-checked byte reader for everything the proxy reads. The
+// methods below only skip, so that a scan allocates nothing.
 
-func (s *scanner) need(n int) bool {
-	if s.bad || n < 0 || len(s.b)-s.off < n {
-		s.bad = true
-		return false
-	}
-	return true
-}
+// skip skips n bytes.
+func (r *reader) skip(n int) { r.span(int32(n)) }
 
-func (s *scanner) skip(n int) {
-	if s.need(n) {
-		s.off += n
+// skipString skips a string or nullable string.
+func (r *reader) skipString(flexible bool) {
+	if n := r.strLen(flexible); n > 0 {
+		r.span(n)
 	}
 }
 
-func (s *scanner) i16() int16 {
-	if !s.need(2) {
-		return 0
-	}
-	v := int16(binary.BigEndian.Uint16(s.b[s.off:]))
-	s.off += 2
-	return v
-}
-
-func (s *scanner) i32() int32 {
-	if !s.need(4) {
-		return 0
-	}
-	v := int32(binary.BigEndian.Uint32(s.b[s.off:]))
-	s.off += 4
-	return v
-}
-
-func (s *scanner) uvarint() uint64 {
-	if s.bad {
-		return 0
-	}
-	v, n := binary.Uvarint(s.b[s.off:])
-	if n <= 0 {
-		s.bad = true
-		return 0
-	}
-	s.off += n
-	return v
-}
-
-// length reads an array, string or bytes length: compact (uvarint, minus
-// one) when flexible, else int16 (strings) or int32; -1 is null.
-func (s *scanner) length(flexible, short bool) int {
+// skipBytes skips a bytes or nullable bytes field (records): int32
+// length, or compact (uvarint minus one) when flexible; negative is null.
+func (r *reader) skipBytes(flexible bool) {
+	var n int32
 	if flexible {
-		v := s.uvarint()
-		if v > uint64(len(s.b)) {
-			s.bad = true
-			return 0
-		}
-		return int(v) - 1
+		n = r.uvarint() - 1
+	} else {
+		n = r.int32()
 	}
-	if short {
-		return int(s.i16())
-	}
-	return int(s.i32())
-}
-
-func (s *scanner) str(flexible bool) {
-	if n := s.length(flexible, true); n > 0 {
-		s.skip(n)
+	if n > 0 {
+		r.span(n)
 	}
 }
 
-func (s *scanner) bytes(flexible bool) {
-	if n := s.length(flexible, false); n > 0 {
-		s.skip(n)
-	}
-}
-
-// array returns an array's length (0 for null) and checks it against the
-// bytes left (each element takes at least min bytes).
-func (s *scanner) array(flexible bool, min int) int {
-	n := s.length(flexible, false)
-	if n < 0 {
+// elements reads an array count (0 for null) and checks it against the
+// bytes left, each element taking at least min bytes.
+func (r *reader) elements(flexible bool, min int) int {
+	n, _ := r.arrayLen(flexible, true)
+	if !r.need(int(n) * min) {
 		return 0
 	}
-	if !s.need(n * min) {
-		return 0
-	}
-	return n
+	return int(n)
 }
 
-// tags skips a tagged-field section, calling f (if not nil) with each tag
-// and its bytes.
-func (s *scanner) tags(f func(tag uint64, b []byte)) {
-	n := s.uvarint()
-	for i := uint64(0); i < n && !s.bad; i++ {
-		tag := s.uvarint()
-		size := s.uvarint()
-		if size > uint64(len(s.b)) {
-			s.bad = true
-			return
-		}
-		if !s.need(int(size)) {
-			return
-		}
-		if f != nil {
-			f(tag, s.b[s.off:s.off+int(size)])
-		}
-		s.off += int(size)
+// done is the scan's error: the reader's failure, or bytes left over after
+// the body (an answer must end where its schema does).
+func (r *reader) done() error {
+	if r.failed {
+		return r.err
 	}
-}
-
-func (s *scanner) done(api string, version int16) error {
-	if s.bad {
-		return fmt.Errorf("proxy: %s v%d answer: %w near byte %d of %d", api, version, ErrTruncated, s.off, len(s.b))
-	}
-	if s.off != len(s.b) {
-		return fmt.Errorf("proxy: %s v%d answer: %d bytes left over at byte %d", api, version, len(s.b)-s.off, s.off)
+	if r.off != len(r.b) {
+		r.fail(ErrInvalid, "%d bytes left over", len(r.b)-r.off)
+		return r.err
 	}
 	return nil
 }
@@ -153,17 +79,17 @@ func nodeEndpoints(b []byte) bool {
 // not allocate.
 func ScanProduce(version int16, body []byte) (Summary, error) {
 	var sum Summary
-	s := scanner{b: body}
+	s := reader{b: body, key: 0, ver: version}
 	flex := version >= 9
-	for range s.array(flex, 2) {
+	for range s.elements(flex, 2) {
 		if version <= 12 {
-			s.str(flex)
+			s.skipString(flex)
 		} else {
 			s.skip(16)
 		}
-		for range s.array(flex, 14) {
+		for range s.elements(flex, 14) {
 			s.skip(4)
-			if s.i16() != 0 {
+			if s.int16() != 0 {
 				sum.Errors++
 			}
 			s.skip(8)
@@ -174,59 +100,59 @@ func ScanProduce(version int16, body []byte) (Summary, error) {
 				s.skip(8)
 			}
 			if version >= 8 {
-				for range s.array(flex, 5) {
+				for range s.elements(flex, 5) {
 					s.skip(4)
-					s.str(flex)
+					s.skipString(flex)
 					if flex {
-						s.tags(nil)
+						s.tags("")
 					}
 				}
-				s.str(flex)
+				s.skipString(flex)
 			}
 			if flex {
-				s.tags(nil)
+				s.tags("")
 			}
 		}
 		if flex {
-			s.tags(nil)
+			s.tags("")
 		}
 	}
 	if version >= 1 {
 		s.skip(4)
 	}
 	if flex {
-		s.tags(func(tag uint64, b []byte) {
+		s.tagsFunc("", func(tag int32, b []byte) {
 			if tag == 0 && nodeEndpoints(b) {
 				sum.NodeEndpoints = true
 			}
 		})
 	}
-	return sum, s.done("Produce", version)
+	return sum, s.done()
 }
 
 // ScanFetch is ScanProduce for a Fetch answer (Kafka's FetchResponse.json).
 func ScanFetch(version int16, body []byte) (Summary, error) {
 	var sum Summary
-	s := scanner{b: body}
+	s := reader{b: body, key: 1, ver: version}
 	flex := version >= 12
 	if version >= 1 {
 		s.skip(4)
 	}
 	if version >= 7 {
-		if s.i16() != 0 {
+		if s.int16() != 0 {
 			sum.Errors++
 		}
 		s.skip(4)
 	}
-	for range s.array(flex, 2) {
+	for range s.elements(flex, 2) {
 		if version <= 12 {
-			s.str(flex)
+			s.skipString(flex)
 		} else {
 			s.skip(16)
 		}
-		for range s.array(flex, 16) {
+		for range s.elements(flex, 16) {
 			s.skip(4)
-			if s.i16() != 0 {
+			if s.int16() != 0 {
 				sum.Errors++
 			}
 			s.skip(8)
@@ -237,31 +163,31 @@ func ScanFetch(version int16, body []byte) (Summary, error) {
 				s.skip(8)
 			}
 			if version >= 4 {
-				for range s.array(flex, 16) {
+				for range s.elements(flex, 16) {
 					s.skip(16)
 					if flex {
-						s.tags(nil)
+						s.tags("")
 					}
 				}
 			}
 			if version >= 11 {
 				s.skip(4)
 			}
-			s.bytes(flex)
+			s.skipBytes(flex)
 			if flex {
-				s.tags(nil)
+				s.tags("")
 			}
 		}
 		if flex {
-			s.tags(nil)
+			s.tags("")
 		}
 	}
 	if flex {
-		s.tags(func(tag uint64, b []byte) {
+		s.tagsFunc("", func(tag int32, b []byte) {
 			if tag == 0 && nodeEndpoints(b) {
 				sum.NodeEndpoints = true
 			}
 		})
 	}
-	return sum, s.done("Fetch", version)
+	return sum, s.done()
 }
