@@ -544,7 +544,8 @@ func (c *fconn) decode(it pending, body []byte) (kmsg.Response, error) {
 // once the answer is written (releaseBudget). An answer over its share of
 // the budget, or whose bytes the budget cannot give within the upstream
 // timeout, is skipped (read and discarded, so that the answers after it
-// stay in step) and refused with errAnswerRefused. The wait for its first
+// stay in step; one larger than the whole budget ends the upstream
+// connection instead) and refused with errAnswerRefused. The wait for its first
 // byte and for the rest are each bounded by the upstream timeout.
 func (c *fconn) readAnswer() ([]byte, error) {
 	c.up.SetReadDeadline(time.Now().Add(c.f.timeout))
@@ -562,6 +563,11 @@ func (c *fconn) readAnswer() ([]byte, error) {
 	if 4+n > cap(c.upBuf) {
 		c.dropBuffer() // the kept one, too small
 		if err := c.charge(4+n, &c.bufCharge); err != nil {
+			if n > c.f.lim.UpstreamBufferBytes {
+				// Larger than the whole budget: not worth reading to
+				// skip; the upstream connection is closed.
+				return nil, fmt.Errorf("%w (not skipped: the connection is closed)", err)
+			}
 			c.up.SetReadDeadline(time.Now().Add(c.f.timeout))
 			if _, derr := io.CopyN(io.Discard, c.up, int64(n)); derr != nil {
 				return nil, fmt.Errorf("%w; skipping it: %w", err, derr)

@@ -119,3 +119,9 @@ func loadDemo(l *publisher.Loader) error {
 	l.SetHighWatermark(sim.NextOffset())
 	return nil
 }
+
+func newMetadataV12Response() *kmsg.MetadataResponse {
+	r := kmsg.NewPtrMetadataResponse()
+	r.Version = 12
+	return r
+}

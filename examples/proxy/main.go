@@ -66,6 +66,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 
 	"github.com/kmeta-go/kmeta/delta/deltatest"
@@ -80,6 +81,21 @@ func main() {
 	if err := run(os.Args[1:], nil); err != nil {
 		log.Print("proxy: ", err)
 		os.Exit(1)
+	}
+}
+
+// memOverhead is the memory the proxy may use beyond its budgets (the
+// upstream answer budget and the Metadata answer cache): the runtime, the
+// image or view, and each connection's fixed buffers.
+const memOverhead = 64 << 20
+
+// setMemoryLimit sets the runtime's soft memory limit to the proxy's
+// budgets plus memOverhead, so that the collector runs before the heap
+// grows past them (GOGC alone lets it reach twice the live heap), unless
+// GOMEMLIMIT says otherwise.
+func setMemoryLimit(lim proxy.Limits) {
+	if os.Getenv("GOMEMLIMIT") == "" {
+		debug.SetMemoryLimit(int64(lim.UpstreamBufferBytes) + int64(lim.MemoBytes) + memOverhead)
 	}
 }
 
@@ -99,6 +115,7 @@ func run(args []string, ready chan<- net.Addr) error {
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
+	setMemoryLimit(*lim)
 	if up.seeds != "" {
 		return runUpstream(*listen, up, *lim, ready)
 	}

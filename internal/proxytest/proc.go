@@ -41,11 +41,22 @@ func ProcStat(tb testing.TB, pid int) (ticks int64, rssKiB int64) {
 // process, its listening address, and its log so far.
 func StartProcess(t testing.TB, args ...string) (*exec.Cmd, string, *Lines) {
 	t.Helper()
+	return StartProcessNoFile(t, 0, args...)
+}
+
+// StartProcessNoFile is StartProcess with the process's descriptor limit
+// (RLIMIT_NOFILE) lowered to nofile, if positive (through the shell's
+// ulimit, which then execs the proxy: the process is the proxy's).
+func StartProcessNoFile(t testing.TB, nofile int, args ...string) (*exec.Cmd, string, *Lines) {
+	t.Helper()
 	bin := filepath.Join(t.TempDir(), "proxy")
 	if out, err := exec.Command("go", "build", "-o", bin, "github.com/kmeta-go/kmeta/examples/proxy").CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
 	cmd := exec.Command(bin, args...)
+	if nofile > 0 {
+		cmd = exec.Command("sh", append([]string{"-c", fmt.Sprintf(`ulimit -n %d && exec "$0" "$@"`, nofile), bin}, args...)...)
+	}
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)
