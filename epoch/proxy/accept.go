@@ -1,6 +1,8 @@
 package proxy
 
 import (
+	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"log"
@@ -32,18 +34,62 @@ type acceptor struct {
 	obs      Observer
 	log      *connLog
 
+	tls       *tls.Config      // nil: plaintext
+	mapper    *PrincipalMapper // ssl.principal.mapping.rules
+	handshake time.Duration    // bound on the TLS handshake
+
 	mu    sync.Mutex
 	perIP map[netip.Addr]int
 }
 
 func newAcceptor(lim Limits, obs Observer, l *connLog) *acceptor {
-	return &acceptor{slots: make(chan struct{}, lim.MaxConnections), maxPerIP: lim.MaxConnectionsPerIP, obs: observer(obs), log: l, perIP: map[netip.Addr]int{}}
+	hs := lim.RequestTimeout
+	if hs <= 0 {
+		hs = 10 * time.Second
+	}
+	return &acceptor{slots: make(chan struct{}, lim.MaxConnections), maxPerIP: lim.MaxConnectionsPerIP, obs: observer(obs), log: l, perIP: map[netip.Addr]int{}, handshake: hs}
+}
+
+// session is what the proxy knows of a client connection once it is
+// accepted (and its TLS handshake done): its principal (KafkaPrincipal
+// as "Type:name") and its address, as the authorizer takes them.
+type session struct {
+	principal string
+	host      string // the client's IP address
+	tls       bool
+}
+
+// open makes the session of an accepted connection: a TLS handshake
+// first, bounded by the request timeout (10 s if none), on a TLS
+// listener; the principal from the client certificate, else
+// User:ANONYMOUS. An error ends the connection.
+func (a *acceptor) open(conn net.Conn) (net.Conn, *session, error) {
+	s := &session{principal: Anonymous}
+	if ap, err := netip.ParseAddrPort(conn.RemoteAddr().String()); err == nil {
+		s.host = ap.Addr().Unmap().String()
+	}
+	if a.tls == nil {
+		return conn, s, nil
+	}
+	tc := tls.Server(conn, a.tls)
+	ctx, cancel := context.WithTimeout(context.Background(), a.handshake)
+	defer cancel()
+	if err := tc.HandshakeContext(ctx); err != nil {
+		return nil, nil, fmt.Errorf("TLS handshake: %w", err)
+	}
+	st := tc.ConnectionState()
+	p, err := TLSPrincipal(&st, a.mapper)
+	if err != nil {
+		return nil, nil, fmt.Errorf("TLS principal: %w", err)
+	}
+	s.principal, s.tls = p, true
+	return tc, s, nil
 }
 
 // serve accepts connections on ln until it is closed (net.ErrClosed) or
 // accepting fails for good (any other error), serving each on a goroutine
 // of its own with handle.
-func (a *acceptor) serve(ln net.Listener, handle func(net.Conn)) error {
+func (a *acceptor) serve(ln net.Listener, handle func(net.Conn, *session)) error {
 	backoff := time.Duration(0)
 	for {
 		a.slots <- struct{}{}
@@ -81,7 +127,14 @@ func (a *acceptor) serve(ln net.Listener, handle func(net.Conn)) error {
 				a.release(ip)
 				<-a.slots
 			}()
-			handle(conn)
+			c, sess, err := a.open(conn)
+			if err != nil {
+				a.log.printf("proxy: %v: closed: %v", conn.RemoteAddr(), err)
+				a.obs.ConnClosed(conn.RemoteAddr(), err)
+				conn.Close()
+				return
+			}
+			handle(c, sess)
 		}()
 	}
 }

@@ -56,6 +56,7 @@ func (s *Server) Serve(ln net.Listener) error {
 func (s *Server) acceptor() *acceptor {
 	s.accOnce.Do(func() {
 		s.acc = newAcceptor(s.limits(), s.counting(), &s.connLog)
+		s.acc.tls, s.acc.mapper = s.tlsCfg, s.mapper
 		s.fatal = make(fatalErrs, 1)
 	})
 	return s.acc
@@ -93,7 +94,7 @@ func (o statsObserver) UpstreamLatency(k, v int16, d time.Duration) { o.next.Ups
 // serveConn answers the requests of one connection until it ends or a
 // request cannot be served, then closes it. A panic is recovered here,
 // logged once with the remote address, and counted.
-func (s *Server) serveConn(conn net.Conn) {
+func (s *Server) serveConn(conn net.Conn, sess *session) {
 	var why error
 	defer func() { s.counting().ConnClosed(conn.RemoteAddr(), why) }()
 	defer conn.Close()

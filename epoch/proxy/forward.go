@@ -43,7 +43,8 @@ type pending struct {
 type fconn struct {
 	f      *Forwarder
 	conn   net.Conn
-	broker int32 // -1: the bootstrap port (any broker)
+	broker int32    // -1: the bootstrap port (any broker)
+	sess   *session // the client's principal and address
 
 	up        net.Conn
 	upAddr    string   // the upstream address c.up was dialled to
@@ -64,7 +65,7 @@ type fconn struct {
 // through the forwarder's acceptor, until ln is closed (net.ErrClosed) or
 // accepting fails for good.
 func (f *Forwarder) serveBroker(ln net.Listener, id int32) error {
-	return f.acc.serve(ln, func(conn net.Conn) { f.serveConn(conn, id) })
+	return f.acc.serve(ln, func(conn net.Conn, sess *session) { f.serveConn(conn, id, sess) })
 }
 
 // serveBrokerPort serves a broker port opened by brokerPorts; a port that
@@ -76,8 +77,8 @@ func (f *Forwarder) serveBrokerPort(ln net.Listener, id int32) {
 	}
 }
 
-func (f *Forwarder) serveConn(conn net.Conn, broker int32) {
-	c := &fconn{f: f, conn: conn, broker: broker}
+func (f *Forwarder) serveConn(conn net.Conn, broker int32, sess *session) {
+	c := &fconn{f: f, conn: conn, broker: broker, sess: sess}
 	items := make(chan pending, maxInFlight)
 	done := make(chan struct{})
 	go func() {

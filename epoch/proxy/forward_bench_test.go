@@ -205,6 +205,12 @@ func benchRoundTrips(b *testing.B, addr string, frame []byte) {
 func BenchmarkForwardProduce(b *testing.B) {
 	u := newFakeUpstream(b, 0)
 	_, addr := benchForwarder(b, u)
+	benchRoundTrips(b, addr, fwdRequestFrame(benchProduceRequest()))
+}
+
+// benchProduceRequest is a Produce v11 for one partition with 1 KiB of
+// records, acks=all.
+func benchProduceRequest() *kmsg.ProduceRequest {
 	req := kmsg.NewPtrProduceRequest()
 	req.Version, req.Acks, req.TimeoutMillis = 11, -1, 30000
 	rt := kmsg.NewProduceRequestTopic()
@@ -213,7 +219,7 @@ func BenchmarkForwardProduce(b *testing.B) {
 	rp.Records = make([]byte, 1024)
 	rt.Partitions = append(rt.Partitions, rp)
 	req.Topics = append(req.Topics, rt)
-	benchRoundTrips(b, addr, fwdRequestFrame(req))
+	return req
 }
 
 // BenchmarkForwardFetch is BenchmarkForwardProduce for a Fetch (v16) whose
@@ -221,6 +227,12 @@ func BenchmarkForwardProduce(b *testing.B) {
 func BenchmarkForwardFetch(b *testing.B) {
 	u := newFakeUpstream(b, 64<<10)
 	_, addr := benchForwarder(b, u)
+	benchRoundTrips(b, addr, fwdRequestFrame(benchFetchRequest()))
+}
+
+// benchFetchRequest is a Fetch v16 for one partition of the topic with id
+// 1, 1 MiB at most.
+func benchFetchRequest() *kmsg.FetchRequest {
 	req := kmsg.NewPtrFetchRequest()
 	req.Version, req.MaxBytes = 16, 1<<20
 	rt := kmsg.NewFetchRequestTopic()
@@ -229,7 +241,7 @@ func BenchmarkForwardFetch(b *testing.B) {
 	rp.PartitionMaxBytes = 1 << 20
 	rt.Partitions = append(rt.Partitions, rp)
 	req.Topics = append(req.Topics, rt)
-	benchRoundTrips(b, addr, fwdRequestFrame(req))
+	return req
 }
 
 // BenchmarkMetadata1000Clients is the metadata path under 1000 concurrent

@@ -2,7 +2,9 @@ package proxy
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
+	"fmt"
 	"log"
 	"net"
 	"time"
@@ -32,6 +34,14 @@ type ForwarderConfig struct {
 	Observer Observer
 	// Dial dials upstream; a net.Dialer's DialContext if nil.
 	Dial func(ctx context.Context, network, addr string) (net.Conn, error)
+	// TLS, if set, makes every client port a TLS listener (ListenerTLS);
+	// PrincipalMapper maps client certificates to principals (nil:
+	// DEFAULT).
+	TLS             *tls.Config
+	PrincipalMapper *PrincipalMapper
+	// UpstreamTLS, if set, is used for every connection to the cluster
+	// (UpstreamTLS); its ServerName, if empty, is each broker's host.
+	UpstreamTLS *tls.Config
 }
 
 // NewForwarder returns a forwarder for cfg. It opens no listener and dials
@@ -48,6 +58,10 @@ func NewForwarder(cfg ForwarderConfig) *Forwarder {
 	f.setLimits(cfg.Limits)
 	if cfg.Dial != nil {
 		f.dial = cfg.Dial
+	}
+	f.acc.tls, f.acc.mapper = cfg.TLS, cfg.PrincipalMapper
+	if cfg.UpstreamTLS != nil {
+		f.dial = tlsDialer(f.dial, cfg.UpstreamTLS)
 	}
 	return f
 }
@@ -105,4 +119,28 @@ func (f *Forwarder) LogStats(prefix string) {
 	s := &f.stats
 	log.Printf("proxy: %s%d forwarded, %d rewritten, %d answered from the view, %d refused, %d upstream failures, %d refreshes",
 		prefix, s.Forwarded.Load(), s.Rewritten.Load(), s.Local.Load(), s.Refused.Load(), s.UpstreamFails.Load(), s.Refreshes.Load())
+}
+
+// tlsDialer wraps dial with a TLS client handshake under cfg, bounded by
+// the dial's context; the server name is the address's host unless cfg
+// names one.
+func tlsDialer(dial func(ctx context.Context, network, addr string) (net.Conn, error), cfg *tls.Config) func(ctx context.Context, network, addr string) (net.Conn, error) {
+	return func(ctx context.Context, network, addr string) (net.Conn, error) {
+		c, err := dial(ctx, network, addr)
+		if err != nil {
+			return nil, err
+		}
+		cc := cfg
+		if cfg.ServerName == "" {
+			host, _, _ := net.SplitHostPort(addr)
+			cc = cfg.Clone()
+			cc.ServerName = host
+		}
+		tc := tls.Client(c, cc)
+		if err := tc.HandshakeContext(ctx); err != nil {
+			c.Close()
+			return nil, fmt.Errorf("TLS to %s: %w", addr, err)
+		}
+		return tc, nil
+	}
 }

@@ -1,6 +1,7 @@
 package proxy
 
 import (
+	"crypto/tls"
 	"log"
 	"net"
 	"strconv"
@@ -32,6 +33,8 @@ type Server struct {
 	accOnce   sync.Once
 	acc       *acceptor // see accept.go
 	fatal     fatalErrs // the first listener that failed for good
+	tlsCfg    *tls.Config
+	mapper    *PrincipalMapper
 
 	// AdvertisePerBroker's ports and SetServeFenced (imagemode.go)
 	ports       *Map
@@ -64,6 +67,11 @@ func (s *Server) SetLimits(l Limits) {
 // leaderless partitions led by their first ISR (else eligible leader)
 // replica. Call it before the first image is published.
 func (s *Server) SetServeFenced(on bool) { s.serveFenced = on }
+
+// SetTLS makes every listener of the server a TLS listener with cfg
+// (ListenerTLS), client certificates mapped to principals by m (nil:
+// DEFAULT). Call it before serving.
+func (s *Server) SetTLS(cfg *tls.Config, m *PrincipalMapper) { s.tlsCfg, s.mapper = cfg, m }
 
 // SetObserver makes o see the server's connections and requests. Call it
 // before serving.
