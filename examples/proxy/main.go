@@ -110,6 +110,7 @@ func run(args []string, ready chan<- net.Addr) error {
 	demo := fs.Bool("demo", false, "serve a simulated three-broker cluster instead of a directory")
 	follow := fs.Bool("follow", false, "keep following the directory for new records")
 	lim := limitFlags(fs)
+	tlsf := newTLSFlags(fs)
 	up := upstreamFlags(fs) // -upstream: forward to a real cluster (upstream.go)
 	serveFenced := fs.Bool("serve-fenced", false, "answer as if every fenced broker were alive (an image of a stopped cluster): brokers unfenced, leaderless partitions led by their first ISR (else eligible leader) replica")
 	if err := fs.Parse(args); err != nil {
@@ -117,7 +118,7 @@ func run(args []string, ready chan<- net.Addr) error {
 	}
 	setMemoryLimit(*lim)
 	if up.seeds != "" {
-		return runUpstream(*listen, up, *lim, ready)
+		return runUpstream(*listen, up, *lim, tlsf, ready)
 	}
 	if *demo != (fs.NArg() == 0) || fs.NArg() > 1 {
 		return errors.New("usage: proxy -listen HOST:PORT [-advertise] [-listener NAME] [-cluster-id ID] [-follow] (METADATA_DIR | -demo)")
@@ -155,6 +156,11 @@ func run(args []string, ready chan<- net.Addr) error {
 	}
 	s := newImageServer(ln, *listener, *clusterID, *advertise, up.brokerBase, *serveFenced, *lim)
 	defer s.ClosePorts()
+	tlsCfg, mapper, err := tlsf.listener()
+	if err != nil {
+		return err
+	}
+	s.SetTLS(tlsCfg, mapper)
 	if err := relay.set(s); err != nil {
 		log.Printf("proxy: %v", err) // as the loader reports a publisher's fault
 	}

@@ -15,7 +15,15 @@ import (
 // to any broker), one port per upstream broker id, and the view refreshed by
 // the forwarder. It serves until SIGINT or SIGTERM (then returns nil, after
 // logging what it did) or until a listener fails for good (its error).
-func runUpstream(listen string, cfg *upstreamConfig, lim proxy.Limits, ready chan<- net.Addr) error {
+func runUpstream(listen string, cfg *upstreamConfig, lim proxy.Limits, tlsf *tlsFlags, ready chan<- net.Addr) error {
+	tlsCfg, mapper, err := tlsf.listener()
+	if err != nil {
+		return err
+	}
+	upTLS, err := tlsf.upstreamConfig()
+	if err != nil {
+		return err
+	}
 	host, _, err := net.SplitHostPort(listen)
 	if err != nil {
 		return err
@@ -28,6 +36,7 @@ func runUpstream(listen string, cfg *upstreamConfig, lim proxy.Limits, ready cha
 	f := proxy.NewForwarder(proxy.ForwarderConfig{
 		Seeds: splitSeeds(cfg.seeds), Host: host, BrokerBase: cfg.brokerBase,
 		Timeout: cfg.timeout, Shaper: cfg.shaper(), Limits: lim,
+		TLS: tlsCfg, PrincipalMapper: mapper, UpstreamTLS: upTLS,
 	})
 	defer f.Close()
 	var ver *proxy.Verifier
