@@ -9,6 +9,7 @@ import (
 	"math"
 	"net"
 	"net/netip"
+	"strconv"
 	"sync"
 	"syscall"
 	"time"
@@ -66,7 +67,7 @@ type session struct {
 func (a *acceptor) open(conn net.Conn) (net.Conn, *session, error) {
 	s := &session{principal: Anonymous}
 	if ap, err := netip.ParseAddrPort(conn.RemoteAddr().String()); err == nil {
-		s.host = ap.Addr().Unmap().String()
+		s.host = javaHostAddress(ap.Addr())
 	}
 	if a.tls == nil {
 		return conn, s, nil
@@ -196,3 +197,26 @@ func (f fatalErrs) report(err error) {
 
 // logAcceptFailure logs a listener that ended on a fatal error.
 func logAcceptFailure(err error) { log.Printf("proxy: %v", err) }
+
+// javaHostAddress is InetAddress.getHostAddress, the form the authorizer
+// compares ACL hosts with: dotted IPv4, or IPv6 as eight hexadecimal
+// groups without leading zeros and without "::" compression
+// ("0:0:0:0:0:0:0:1").
+func javaHostAddress(a netip.Addr) string {
+	a = a.Unmap()
+	if a.Is4() {
+		return a.String()
+	}
+	b := a.As16()
+	out := make([]byte, 0, 39)
+	for i := 0; i < 16; i += 2 {
+		if i > 0 {
+			out = append(out, ':')
+		}
+		out = strconv.AppendUint(out, uint64(b[i])<<8|uint64(b[i+1]), 16)
+	}
+	if z := a.Zone(); z != "" {
+		out = append(append(out, '%'), z...)
+	}
+	return string(out)
+}

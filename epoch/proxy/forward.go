@@ -156,6 +156,23 @@ func (c *fconn) readLoop(items chan<- pending) error {
 			items <- pending{local: out}
 			continue
 		}
+		if !c.f.passThrough {
+			d, err := c.authorizeRequest(h, frame)
+			if err != nil {
+				return err
+			}
+			if !d.forward {
+				c.f.stats.Denied.Add(int64(d.denied))
+				c.f.obs.AuthDenied(h.APIKey, h.APIVersion, c.sess.principal)
+				if h.APIKey == 0 && produceAcks(h, frame) == 0 {
+					// acks=0: no answer to carry the error; Kafka closes
+					// the connection (handleProduceRequest).
+					return fmt.Errorf("produce with acks=0 denied for %s", c.sess.principal)
+				}
+				items <- pending{local: d.out}
+				continue
+			}
+		}
 		if h.APIKey == 1 && h.APIVersion >= 11 && c.f.rw.Shaper != nil {
 			if r := fetchRack(h, frame); r != "" {
 				c.rack = r
@@ -215,12 +232,20 @@ func (c *fconn) local(ctx context.Context, h Header, frame []byte) ([]byte, erro
 	case *kmsg.ApiVersionsRequest:
 		resp = c.f.apiVersionsAnswer(r, c.broker)
 	case *kmsg.MetadataRequest:
-		resp = c.f.metadataAnswer(ctx, r, cl)
+		mr := c.f.metadataAnswer(ctx, r, cl)
+		c.filterMetadata(r, mr)
+		resp = mr
 	case *kmsg.DescribeClusterRequest:
 		resp = nilIfNone(c.f.describeClusterAnswer(ctx, r, cl))
 	case *kmsg.FindCoordinatorRequest:
+		if !c.f.passThrough {
+			return nil, nil // authorized as it is forwarded
+		}
 		resp = nilIfNone(c.f.findCoordinatorAnswer(ctx, r, cl))
 	case *kmsg.DescribeTopicPartitionsRequest:
+		if !c.f.passThrough {
+			return nil, nil
+		}
 		resp = nilIfNone(c.f.describeTopicPartitionsAnswer(ctx, r))
 	default:
 		return nil, fmt.Errorf("api %d not answered locally", h.APIKey)

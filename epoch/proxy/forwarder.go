@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/kmeta-go/kmeta/epoch/clientview"
+	"github.com/kmeta-go/kmeta/image/authz"
 )
 
 // ForwarderConfig configures a Forwarder.
@@ -39,6 +40,14 @@ type ForwarderConfig struct {
 	// DEFAULT).
 	TLS             *tls.Config
 	PrincipalMapper *PrincipalMapper
+	// Authorizer decides every request before it is forwarded, as a
+	// broker's authorizer would (image/authz's Standard over an image's
+	// ACLs); nil with PassThrough false denies everything.
+	Authorizer authz.Authorizer
+	// PassThrough forwards every request unauthorized, under the proxy's
+	// own identity upstream: every client gets what the proxy's principal
+	// may do. Off by default; NewForwarder logs a warning when it is on.
+	PassThrough bool
 	// UpstreamTLS, if set, is used for every connection to the cluster
 	// (UpstreamTLS); its ServerName, if empty, is each broker's host.
 	UpstreamTLS *tls.Config
@@ -60,6 +69,12 @@ func NewForwarder(cfg ForwarderConfig) *Forwarder {
 		f.dial = cfg.Dial
 	}
 	f.acc.tls, f.acc.mapper = cfg.TLS, cfg.PrincipalMapper
+	f.passThrough, f.authz = cfg.PassThrough, cfg.Authorizer
+	if f.passThrough {
+		log.Printf("proxy: WARNING: pass-through: requests are forwarded without authorization, every client acting as the proxy's own principal upstream")
+	} else if f.authz == nil {
+		f.authz = authz.New(nil, authz.Config{}) // no ACL: everything denied
+	}
 	if cfg.UpstreamTLS != nil {
 		f.dial = tlsDialer(f.dial, cfg.UpstreamTLS)
 	}

@@ -15,6 +15,7 @@ import (
 	"golang.org/x/sync/semaphore"
 
 	"github.com/kmeta-go/kmeta/epoch/clientview"
+	"github.com/kmeta-go/kmeta/image/authz"
 )
 
 // Forwarder is the proxy in front of a real cluster (-upstream). It keeps a
@@ -57,6 +58,9 @@ type Forwarder struct {
 	kept    atomic.Int64        // bytes of it in buffers kept between answers
 	fatal   fatalErrs
 	connLog connLog
+
+	authz       authz.Authorizer // nil: pass-through (ForwarderConfig.PassThrough)
+	passThrough bool
 }
 
 // setLimits sets the forwarder's limits (DefaultLimits where unset): its
@@ -119,6 +123,7 @@ type FwdStats struct {
 	Slow          atomic.Int64 // connections closed on a request or answer slower than the request timeout
 	BudgetRefused atomic.Int64 // upstream answers refused for the upstream budget
 	BadBrokers    atomic.Int64 // upstream brokers refused (invalid, or over MaxBrokers), counted per refresh
+	Denied        atomic.Int64 // resources denied by authorization (requests answered with authorization errors)
 }
 
 // newForwarder returns a forwarder for the seeds; ports opens the listeners
@@ -137,6 +142,7 @@ func newForwarder(seeds []string, timeout time.Duration, ports *brokerPorts) *Fo
 	})
 	f.obs = NopObserver{}
 	f.fatal = make(fatalErrs, 1)
+	f.passThrough = true // NewForwarder sets the configured authorization
 	f.setLimits(Limits{})
 	return f
 }
