@@ -153,7 +153,7 @@ func TestHostileUpstreamMemory(t *testing.T) {
 	}
 	u := newHostileUpstream(t, 12<<20)
 	u.brokers = hostileBrokers(10000, u.port())
-	cmd, addr, logs := proxytest.StartProcess(t, "-listen", "127.0.0.1:0", "-upstream", u.ln.Addr().String(),
+	cmd, addr, logs := proxytest.StartProcess(t, "-listen", "127.0.0.1:0", "-upstream", u.ln.Addr().String(), "-allow.everyone.if.no.acl.found",
 		"-upstream-timeout", "3s", "-upstream.buffer.max.bytes", strconv.Itoa(hostileBudget), "-max.brokers", "100")
 	var peak int64
 	stop := make(chan struct{})

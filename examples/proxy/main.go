@@ -89,14 +89,20 @@ func main() {
 // image or view, and each connection's fixed buffers.
 const memOverhead = 64 << 20
 
-// setMemoryLimit sets the runtime's soft memory limit to the proxy's
-// budgets plus memOverhead, so that the collector runs before the heap
+// setMemoryLimit sets the runtime's soft memory limit to the mode's budget
+// (the upstream answer budget, or the image mode's Metadata answer cache)
+// plus memOverhead, so that the collector runs before the heap
 // grows past them (GOGC alone lets it reach twice the live heap), unless
 // GOMEMLIMIT says otherwise.
-func setMemoryLimit(lim proxy.Limits) {
-	if os.Getenv("GOMEMLIMIT") == "" {
-		debug.SetMemoryLimit(int64(lim.UpstreamBufferBytes) + int64(lim.MemoBytes) + memOverhead)
+func setMemoryLimit(lim proxy.Limits, upstream bool) {
+	if os.Getenv("GOMEMLIMIT") != "" {
+		return
 	}
+	budget := int64(lim.MemoBytes) // the image mode's answer cache
+	if upstream {
+		budget = int64(lim.UpstreamBufferBytes)
+	}
+	debug.SetMemoryLimit(budget + memOverhead)
 }
 
 // run parses args, loads the image and serves until the listener fails. If
@@ -111,14 +117,15 @@ func run(args []string, ready chan<- net.Addr) error {
 	follow := fs.Bool("follow", false, "keep following the directory for new records")
 	lim := limitFlags(fs)
 	tlsf := newTLSFlags(fs)
+	azf := newAuthzFlags(fs)
 	up := upstreamFlags(fs) // -upstream: forward to a real cluster (upstream.go)
 	serveFenced := fs.Bool("serve-fenced", false, "answer as if every fenced broker were alive (an image of a stopped cluster): brokers unfenced, leaderless partitions led by their first ISR (else eligible leader) replica")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	setMemoryLimit(*lim)
+	setMemoryLimit(*lim, up.seeds != "")
 	if up.seeds != "" {
-		return runUpstream(*listen, up, *lim, tlsf, ready)
+		return runUpstream(*listen, up, *lim, tlsf, azf, ready)
 	}
 	if *demo != (fs.NArg() == 0) || fs.NArg() > 1 {
 		return errors.New("usage: proxy -listen HOST:PORT [-advertise] [-listener NAME] [-cluster-id ID] [-follow] (METADATA_DIR | -demo)")

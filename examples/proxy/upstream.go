@@ -15,7 +15,11 @@ import (
 // to any broker), one port per upstream broker id, and the view refreshed by
 // the forwarder. It serves until SIGINT or SIGTERM (then returns nil, after
 // logging what it did) or until a listener fails for good (its error).
-func runUpstream(listen string, cfg *upstreamConfig, lim proxy.Limits, tlsf *tlsFlags, ready chan<- net.Addr) error {
+func runUpstream(listen string, cfg *upstreamConfig, lim proxy.Limits, tlsf *tlsFlags, azf *authzFlags, ready chan<- net.Addr) error {
+	a, err := azf.authorizer()
+	if err != nil {
+		return err
+	}
 	tlsCfg, mapper, err := tlsf.listener()
 	if err != nil {
 		return err
@@ -37,6 +41,7 @@ func runUpstream(listen string, cfg *upstreamConfig, lim proxy.Limits, tlsf *tls
 		Seeds: splitSeeds(cfg.seeds), Host: host, BrokerBase: cfg.brokerBase,
 		Timeout: cfg.timeout, Shaper: cfg.shaper(), Limits: lim,
 		TLS: tlsCfg, PrincipalMapper: mapper, UpstreamTLS: upTLS,
+		Authorizer: a, PassThrough: azf.passThrough,
 	})
 	defer f.Close()
 	var ver *proxy.Verifier
