@@ -45,6 +45,13 @@
 // For request storms, Responder.AppendMetadata hands out a Metadata answer's
 // encoded bytes, built once per image and distinct request.
 //
+// The credentials' describe answers come from the same image:
+// DescribeUserSCRAMCredentials (ScramImage.describe), DescribeACLs
+// (StandardAuthorizer.acls) and DescribeDelegationToken
+// (DelegationTokenManager's filter, with a TokenRequest for the secret key
+// and the connection's security), replayed against Kafka 4.4's own answers
+// byte for byte; logging a client in is package image/credential's.
+//
 // Why a sub-package of image: answers need kmsg and the authorizer, which
 // the image itself does not; keeping them apart keeps image free of the
 // protocol library while answers read only image's exported API.

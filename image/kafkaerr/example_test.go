@@ -31,7 +31,11 @@ func TestCodesAreKafkas(t *testing.T) {
 		kafkaerr.InvalidRequest, kafkaerr.TransactionalIDAuthorizationFailed, kafkaerr.KafkaStorageError,
 		kafkaerr.ListenerNotFound, kafkaerr.FencedLeaderEpoch, kafkaerr.UnknownLeaderEpoch, kafkaerr.UnknownTopicID,
 		kafkaerr.InconsistentTopicID, kafkaerr.MismatchedEndpointType, kafkaerr.UnsupportedEndpointType,
-		kafkaerr.RebootstrapRequired}
+		kafkaerr.RebootstrapRequired, kafkaerr.UnsupportedSaslMechanism, kafkaerr.IllegalSaslState,
+		kafkaerr.SecurityDisabled, kafkaerr.SaslAuthenticationFailed, kafkaerr.DelegationTokenAuthDisabled,
+		kafkaerr.DelegationTokenNotFound, kafkaerr.DelegationTokenOwnerMismatch, kafkaerr.DelegationTokenRequestNotAllowed,
+		kafkaerr.DelegationTokenAuthorizationFailed, kafkaerr.DelegationTokenExpired, kafkaerr.ResourceNotFound,
+		kafkaerr.DuplicateResource}
 	names := map[string]kafkaerr.Code{}
 	for _, c := range codes {
 		n := c.String()

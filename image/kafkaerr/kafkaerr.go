@@ -40,6 +40,20 @@ const (
 	MismatchedEndpointType             Code = 114
 	UnsupportedEndpointType            Code = 115
 	RebootstrapRequired                Code = 129
+
+	// SASL, delegation tokens and the describe answers of credentials.
+	UnsupportedSaslMechanism           Code = 33
+	IllegalSaslState                   Code = 34
+	SecurityDisabled                   Code = 54
+	SaslAuthenticationFailed           Code = 58
+	DelegationTokenAuthDisabled        Code = 61
+	DelegationTokenNotFound            Code = 62
+	DelegationTokenOwnerMismatch       Code = 63
+	DelegationTokenRequestNotAllowed   Code = 64
+	DelegationTokenAuthorizationFailed Code = 65
+	DelegationTokenExpired             Code = 66
+	ResourceNotFound                   Code = 91
+	DuplicateResource                  Code = 92
 )
 
 // String is Kafka's name of the code (the Errors enum constant, e.g.
@@ -92,6 +106,30 @@ func (c Code) String() string {
 		return "UNSUPPORTED_ENDPOINT_TYPE"
 	case RebootstrapRequired:
 		return "REBOOTSTRAP_REQUIRED"
+	case UnsupportedSaslMechanism:
+		return "UNSUPPORTED_SASL_MECHANISM"
+	case IllegalSaslState:
+		return "ILLEGAL_SASL_STATE"
+	case SecurityDisabled:
+		return "SECURITY_DISABLED"
+	case SaslAuthenticationFailed:
+		return "SASL_AUTHENTICATION_FAILED"
+	case DelegationTokenAuthDisabled:
+		return "DELEGATION_TOKEN_AUTH_DISABLED"
+	case DelegationTokenNotFound:
+		return "DELEGATION_TOKEN_NOT_FOUND"
+	case DelegationTokenOwnerMismatch:
+		return "DELEGATION_TOKEN_OWNER_MISMATCH"
+	case DelegationTokenRequestNotAllowed:
+		return "DELEGATION_TOKEN_REQUEST_NOT_ALLOWED"
+	case DelegationTokenAuthorizationFailed:
+		return "DELEGATION_TOKEN_AUTHORIZATION_FAILED"
+	case DelegationTokenExpired:
+		return "DELEGATION_TOKEN_EXPIRED"
+	case ResourceNotFound:
+		return "RESOURCE_NOT_FOUND"
+	case DuplicateResource:
+		return "DUPLICATE_RESOURCE"
 	}
 	return "UNKNOWN(" + strconv.Itoa(int(c)) + ")"
 }
