@@ -44,7 +44,8 @@ type fconn struct {
 	f      *Forwarder
 	conn   net.Conn
 	broker int32    // -1: the bootstrap port (any broker)
-	sess   *session // the client's principal and address
+	sess   *session  // the client's principal and address
+	sasl   *saslConn // SASL state, on a SASL listener
 
 	up        net.Conn
 	upAddr    string   // the upstream address c.up was dialled to
@@ -79,6 +80,9 @@ func (f *Forwarder) serveBrokerPort(ln net.Listener, id int32) {
 
 func (f *Forwarder) serveConn(conn net.Conn, broker int32, sess *session) {
 	c := &fconn{f: f, conn: conn, broker: broker, sess: sess}
+	if f.sasl != nil {
+		c.sasl = &saslConn{}
+	}
 	items := make(chan pending, maxInFlight)
 	done := make(chan struct{})
 	go func() {
@@ -135,6 +139,15 @@ func (c *fconn) readLoop(items chan<- pending) error {
 		h, err := ParseHeader(frame)
 		if err != nil {
 			return err
+		}
+		if out, handled, err := c.saslGate(h, frame); handled || err != nil {
+			if out != nil {
+				items <- pending{local: out}
+			}
+			if err != nil {
+				return err
+			}
+			continue
 		}
 		if h.APIKey == 18 || answeredLocally(h.APIKey) && c.f.allowed(h.APIKey, h.APIVersion) {
 			out, err := c.local(ctx, h, frame)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/kmeta-go/kmeta/epoch/clientview"
 	"github.com/kmeta-go/kmeta/image/authz"
+	"github.com/kmeta-go/kmeta/image/credential"
 )
 
 // ForwarderConfig configures a Forwarder.
@@ -48,6 +49,9 @@ type ForwarderConfig struct {
 	// own identity upstream: every client gets what the proxy's principal
 	// may do. Off by default; NewForwarder logs a warning when it is on.
 	PassThrough bool
+	// SASL, if set, makes every client authenticate with one of its
+	// mechanisms first; the principal is then User:<name>.
+	SASL *SASLConfig
 	// UpstreamTLS, if set, is used for every connection to the cluster
 	// (UpstreamTLS); its ServerName, if empty, is each broker's host.
 	UpstreamTLS *tls.Config
@@ -70,6 +74,11 @@ func NewForwarder(cfg ForwarderConfig) *Forwarder {
 	}
 	f.acc.tls, f.acc.mapper = cfg.TLS, cfg.PrincipalMapper
 	f.passThrough, f.authz = cfg.PassThrough, cfg.Authorizer
+	if cfg.SASL != nil {
+		sc := *cfg.SASL
+		sc.tokens = credential.NewTokenCache(100_000)
+		f.sasl = &sc
+	}
 	if f.passThrough {
 		log.Printf("proxy: WARNING: pass-through: requests are forwarded without authorization, every client acting as the proxy's own principal upstream")
 	} else if f.authz == nil {

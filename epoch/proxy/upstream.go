@@ -61,6 +61,7 @@ type Forwarder struct {
 
 	authz       authz.Authorizer // nil: pass-through (ForwarderConfig.PassThrough)
 	passThrough bool
+	sasl        *SASLConfig // nil: no SASL on the client listeners
 }
 
 // setLimits sets the forwarder's limits (DefaultLimits where unset): its
