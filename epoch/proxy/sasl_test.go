@@ -16,7 +16,7 @@ import (
 // saslForwarder is a forwarder whose client ports require SASL (PLAIN
 // user alice/alice-secret; SCRAM-SHA-512 user bob/bob-secret from an
 // image), authorizing with a (nil: pass-through).
-func saslForwarder(t *testing.T, a authz.Authorizer, maxReauth time.Duration) (*Forwarder, string) {
+func saslForwarder(t testing.TB, a authz.Authorizer, maxReauth time.Duration) (*Forwarder, string) {
 	cred, err := credential.SHA512.CredentialFromPassword("bob-secret", []byte("salt-of-bob"), 4096)
 	require.NoError(t, err)
 	b := image.NewBuilder(nil)
