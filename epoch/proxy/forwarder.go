@@ -52,6 +52,9 @@ type ForwarderConfig struct {
 	// SASL, if set, makes every client authenticate with one of its
 	// mechanisms first; the principal is then User:<name>.
 	SASL *SASLConfig
+	// UpstreamSASL, if set, is the proxy's own login on every connection
+	// to the cluster.
+	UpstreamSASL *UpstreamSASL
 	// UpstreamTLS, if set, is used for every connection to the cluster
 	// (UpstreamTLS); its ServerName, if empty, is each broker's host.
 	UpstreamTLS *tls.Config
@@ -86,6 +89,9 @@ func NewForwarder(cfg ForwarderConfig) *Forwarder {
 	}
 	if cfg.UpstreamTLS != nil {
 		f.dial = tlsDialer(f.dial, cfg.UpstreamTLS)
+	}
+	if cfg.UpstreamSASL != nil {
+		f.dial = saslDialer(f.dial, *cfg.UpstreamSASL, cfg.Timeout)
 	}
 	return f
 }

@@ -1,6 +1,7 @@
 package proxy
 
 import (
+	"context"
 	"net"
 	"testing"
 	"time"
@@ -168,4 +169,21 @@ func TestSASLReauthentication(t *testing.T) {
 	time.Sleep(400 * time.Millisecond)
 	late.Write(requestFrame(metadataV12(), 3))
 	require.True(t, closedWithin(late, 5*time.Second), "served after the session expired")
+}
+
+// TestUpstreamSASL: the proxy's own PLAIN and SCRAM-SHA-512 logins
+// upstream, against a forwarder listening with SASL (as a cluster would):
+// each authenticates, a wrong password fails with the server's error.
+func TestUpstreamSASL(t *testing.T) {
+	_, addr := saslForwarder(t, nil, 0)
+	for _, s := range []UpstreamSASL{{Mechanism: "PLAIN", User: "alice", Password: "alice-secret"}, {Mechanism: "SCRAM-SHA-512", User: "bob", Password: "bob-secret"}} {
+		var d net.Dialer
+		c, err := saslDialer(d.DialContext, s, 5*time.Second)(context.Background(), "tcp", addr)
+		require.NoError(t, err, s.Mechanism)
+		require.NoError(t, roundTrip(c, metadataV12(), newMetadataV12Response(), 9))
+		c.Close()
+		s.Password = "wrong"
+		_, err = saslDialer(d.DialContext, s, 5*time.Second)(context.Background(), "tcp", addr)
+		require.ErrorContains(t, err, "error 58", s.Mechanism)
+	}
 }

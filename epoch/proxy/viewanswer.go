@@ -2,6 +2,7 @@ package proxy
 
 import (
 	"context"
+	"slices"
 
 	"github.com/twmb/franz-go/pkg/kmsg"
 
@@ -153,8 +154,27 @@ func (f *Forwarder) apiVersionsAnswer(req *kmsg.ApiVersionsRequest, broker int32
 	default:
 		*resp = *f.versions.Load()
 		resp.Version = req.Version
+		resp.ApiKeys = f.withSASLVersions(resp.ApiKeys)
 	}
 	return resp
+}
+
+// withSASLVersions is keys with the proxy's own SASL APIs: on a SASL
+// listener SaslHandshake v1 and SaslAuthenticate v0-2 (answered by the
+// proxy, whatever upstream offers); elsewhere they are left out (answered
+// ILLEGAL_SASL_STATE, never forwarded).
+func (f *Forwarder) withSASLVersions(keys []kmsg.ApiVersionsResponseApiKey) []kmsg.ApiVersionsResponseApiKey {
+	out := make([]kmsg.ApiVersionsResponseApiKey, 0, len(keys)+2)
+	for _, k := range keys {
+		if k.ApiKey != 17 && k.ApiKey != 36 {
+			out = append(out, k)
+		}
+	}
+	if f.sasl != nil {
+		out = append(out, kmsg.ApiVersionsResponseApiKey{ApiKey: 17, MinVersion: 1, MaxVersion: 1}, kmsg.ApiVersionsResponseApiKey{ApiKey: 36, MinVersion: 0, MaxVersion: 2})
+		slices.SortFunc(out, func(a, b kmsg.ApiVersionsResponseApiKey) int { return int(a.ApiKey) - int(b.ApiKey) })
+	}
+	return out
 }
 
 // isNode reports whether a client expecting node id of cluster clusterID

@@ -118,6 +118,7 @@ func run(args []string, ready chan<- net.Addr) error {
 	lim := limitFlags(fs)
 	tlsf := newTLSFlags(fs)
 	azf := newAuthzFlags(fs)
+	saslf := newSASLFlags(fs)
 	up := upstreamFlags(fs) // -upstream: forward to a real cluster (upstream.go)
 	serveFenced := fs.Bool("serve-fenced", false, "answer as if every fenced broker were alive (an image of a stopped cluster): brokers unfenced, leaderless partitions led by their first ISR (else eligible leader) replica")
 	if err := fs.Parse(args); err != nil {
@@ -125,7 +126,7 @@ func run(args []string, ready chan<- net.Addr) error {
 	}
 	setMemoryLimit(*lim, up.seeds != "")
 	if up.seeds != "" {
-		return runUpstream(*listen, up, *lim, tlsf, azf, ready)
+		return runUpstream(*listen, up, *lim, tlsf, azf, saslf, ready)
 	}
 	if *demo != (fs.NArg() == 0) || fs.NArg() > 1 {
 		return errors.New("usage: proxy -listen HOST:PORT [-advertise] [-listener NAME] [-cluster-id ID] [-follow] (METADATA_DIR | -demo)")

@@ -9,14 +9,36 @@ import (
 	"syscall"
 
 	"github.com/kmeta-go/kmeta/epoch/proxy"
+	"github.com/kmeta-go/kmeta/image"
+	"github.com/kmeta-go/kmeta/publisher"
 )
 
 // runUpstream is the -upstream mode: a bootstrap port on listen (requests
 // to any broker), one port per upstream broker id, and the view refreshed by
 // the forwarder. It serves until SIGINT or SIGTERM (then returns nil, after
 // logging what it did) or until a listener fails for good (its error).
-func runUpstream(listen string, cfg *upstreamConfig, lim proxy.Limits, tlsf *tlsFlags, azf *authzFlags, ready chan<- net.Addr) error {
+func runUpstream(listen string, cfg *upstreamConfig, lim proxy.Limits, tlsf *tlsFlags, azf *authzFlags, saslf *saslFlags, ready chan<- net.Addr) error {
 	a, err := azf.authorizer()
+	if err != nil {
+		return err
+	}
+	imgFn := func() *image.Image { return nil }
+	if azf.metadataDir != "" {
+		ia, stop, err := followForAuthz(azf)
+		if err != nil {
+			return err
+		}
+		defer stop()
+		imgFn = ia.image
+		if !azf.passThrough {
+			a = ia
+		}
+	}
+	saslCfg, err := saslf.config(imgFn)
+	if err != nil {
+		return err
+	}
+	upSASL, err := saslf.upstream()
 	if err != nil {
 		return err
 	}
@@ -42,6 +64,7 @@ func runUpstream(listen string, cfg *upstreamConfig, lim proxy.Limits, tlsf *tls
 		Timeout: cfg.timeout, Shaper: cfg.shaper(), Limits: lim,
 		TLS: tlsCfg, PrincipalMapper: mapper, UpstreamTLS: upTLS,
 		Authorizer: a, PassThrough: azf.passThrough,
+		SASL: saslCfg, UpstreamSASL: upSASL,
 	})
 	defer f.Close()
 	var ver *proxy.Verifier
@@ -65,4 +88,23 @@ func runUpstream(listen string, cfg *upstreamConfig, lim proxy.Limits, tlsf *tls
 		ver.Summary()
 	}
 	return err
+}
+
+// followForAuthz follows -metadata.dir for its ACLs and credentials: the
+// first image loaded (or waited for) before it returns.
+func followForAuthz(azf *authzFlags) (*imageAuthz, func(), error) {
+	ia := &imageAuthz{cfg: azf.config()}
+	loader := publisher.NewLoader(publisher.Config{})
+	first := newFirstImage()
+	if err := loader.Install(first, ia); err != nil {
+		loader.Close()
+		return nil, nil, err
+	}
+	stop, err := loadSource(loader, first, azf.metadataDir, false, true)
+	if err != nil {
+		stop()
+		loader.Close()
+		return nil, nil, err
+	}
+	return ia, func() { stop(); loader.Close() }, nil
 }

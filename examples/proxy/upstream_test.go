@@ -80,7 +80,7 @@ func (u *hostileUpstream) serveConn(c net.Conn) {
 		case 18:
 			av := kmsg.NewPtrApiVersionsResponse()
 			av.Version = ver
-			for _, k := range []struct{ key, max int16 }{{0, 11}, {1, 16}, {3, 12}, {18, 3}} {
+			for _, k := range []struct{ key, max int16 }{{0, 11}, {1, 16}, {3, 12}, {18, 3}, {20, 6}} {
 				ak := kmsg.NewApiVersionsResponseApiKey()
 				ak.ApiKey, ak.MaxVersion = k.key, k.max
 				av.ApiKeys = append(av.ApiKeys, ak)
