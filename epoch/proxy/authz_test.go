@@ -72,6 +72,14 @@ func vectorRequest(op, rt, name string) kmsg.Request {
 			return a
 		}
 		return r
+	}
+	return otherVectorRequest(op, rt, name)
+}
+
+// otherVectorRequest is vectorRequest for groups, transactional ids and
+// the cluster.
+func otherVectorRequest(op, rt, name string) kmsg.Request {
+	switch rt + " " + op {
 	case "GROUP READ":
 		r := kmsg.NewPtrHeartbeatRequest()
 		r.Version, r.Group = 4, name

@@ -81,6 +81,47 @@ func requestChecks(req kmsg.Request, names func([16]byte) (string, bool)) ([]che
 			}
 			out = append(out, topicByNameOrID(opDescribe, name, t.TopicID, names))
 		}
+	case *kmsg.JoinGroupRequest:
+		out = append(out, groupCheck(opRead, r.Group, true))
+	case *kmsg.HeartbeatRequest:
+		out = append(out, groupCheck(opRead, r.Group, true))
+	case *kmsg.LeaveGroupRequest:
+		out = append(out, groupCheck(opRead, r.Group, true))
+	case *kmsg.SyncGroupRequest:
+		out = append(out, groupCheck(opRead, r.Group, true))
+	case *kmsg.DescribeGroupsRequest:
+		for _, g := range r.Groups {
+			out = append(out, groupCheck(opDescribe, g, false))
+		}
+	case *kmsg.ListGroupsRequest, *kmsg.ListTransactionsRequest:
+		// Kafka lists what the principal may DESCRIBE; the proxy does not
+		// filter upstream's list, so it asks DESCRIBE on the cluster
+		// (which lists everything in Kafka too): stricter, never wider.
+		return []check{clusterCheck(opDescribe)}, true
+	case *kmsg.DescribeTopicPartitionsRequest: // handleDescribeTopicPartitionsRequest
+		if len(r.Topics) == 0 {
+			return []check{clusterCheck(opDescribe)}, true // all topics: not filtered here, so the cluster
+		}
+		for _, t := range r.Topics {
+			out = append(out, topicCheck(opDescribe, t.Topic))
+		}
+	case *kmsg.DescribeClusterRequest,
+		*kmsg.SASLHandshakeRequest, *kmsg.SASLAuthenticateRequest, *kmsg.ApiVersionsRequest,
+		*kmsg.GetTelemetrySubscriptionsRequest, *kmsg.PushTelemetryRequest:
+		// No ACL (lists are filtered in the answer: filterAnswer).
+	default:
+		if out, known, handled := offsetChecks(req, names); handled {
+			return out, known
+		}
+		return adminChecks(req, names)
+	}
+	return out, true
+}
+
+// offsetChecks is requestChecks for OffsetCommit, OffsetFetch and
+// FindCoordinator; handled is false for other requests.
+func offsetChecks(req kmsg.Request, names func([16]byte) (string, bool)) (out []check, known, handled bool) {
+	switch r := req.(type) {
 	case *kmsg.OffsetCommitRequest: // handleOffsetCommitRequest
 		out = append(out, groupCheck(opRead, r.Group, true))
 		for _, t := range r.Topics {
@@ -119,39 +160,11 @@ func requestChecks(req kmsg.Request, names func([16]byte) (string, bool)) ([]che
 			case 0:
 				out = append(out, groupCheck(opDescribe, k, r.Version < 4))
 			default: // share groups and others: not in the table
-				return nil, false
+				return nil, false, true
 			}
 		}
-	case *kmsg.JoinGroupRequest:
-		out = append(out, groupCheck(opRead, r.Group, true))
-	case *kmsg.HeartbeatRequest:
-		out = append(out, groupCheck(opRead, r.Group, true))
-	case *kmsg.LeaveGroupRequest:
-		out = append(out, groupCheck(opRead, r.Group, true))
-	case *kmsg.SyncGroupRequest:
-		out = append(out, groupCheck(opRead, r.Group, true))
-	case *kmsg.DescribeGroupsRequest:
-		for _, g := range r.Groups {
-			out = append(out, groupCheck(opDescribe, g, false))
-		}
-	case *kmsg.ListGroupsRequest, *kmsg.ListTransactionsRequest:
-		// Kafka lists what the principal may DESCRIBE; the proxy does not
-		// filter upstream's list, so it asks DESCRIBE on the cluster
-		// (which lists everything in Kafka too): stricter, never wider.
-		return []check{clusterCheck(opDescribe)}, true
-	case *kmsg.DescribeTopicPartitionsRequest: // handleDescribeTopicPartitionsRequest
-		if len(r.Topics) == 0 {
-			return []check{clusterCheck(opDescribe)}, true // all topics: not filtered here, so the cluster
-		}
-		for _, t := range r.Topics {
-			out = append(out, topicCheck(opDescribe, t.Topic))
-		}
-	case *kmsg.DescribeClusterRequest,
-		*kmsg.SASLHandshakeRequest, *kmsg.SASLAuthenticateRequest, *kmsg.ApiVersionsRequest,
-		*kmsg.GetTelemetrySubscriptionsRequest, *kmsg.PushTelemetryRequest:
-		// No ACL (lists are filtered in the answer: filterAnswer).
 	default:
-		return adminChecks(req, names)
+		return nil, false, false
 	}
-	return out, true
+	return out, true, true
 }

@@ -38,38 +38,6 @@ func adminChecks(req kmsg.Request, names func([16]byte) (string, bool)) ([]check
 		for _, t := range r.Topics {
 			out = append(out, topicCheck(opDescribe, t.Topic))
 		}
-	case *kmsg.InitProducerIDRequest: // handleInitProducerIdRequest
-		if r.TransactionalID != nil {
-			return []check{txnCheck(*r.TransactionalID)}, true
-		}
-		return []check{{op: authz.OpIdempotentWrite, rt: rtCluster, name: clusterName, code: errClusterAuthorizationFailed, whole: true, orWriteAnyTopic: true}}, true
-	case *kmsg.AddPartitionsToTxnRequest:
-		if r.Version >= 4 {
-			return []check{clusterCheck(opClusterAction)}, true // the brokers' verification batches
-		}
-		out = append(out, txnCheck(r.TransactionalID))
-		for _, t := range r.Topics {
-			out = append(out, topicCheck(opWrite, t.Topic))
-		}
-	case *kmsg.AddOffsetsToTxnRequest:
-		out = append(out, txnCheck(r.TransactionalID), groupCheck(opRead, r.Group, true))
-	case *kmsg.EndTxnRequest:
-		out = append(out, txnCheck(r.TransactionalID))
-	case *kmsg.TxnOffsetCommitRequest:
-		out = append(out, txnCheck(r.TransactionalID), groupCheck(opRead, r.Group, true))
-		for _, t := range r.Topics {
-			out = append(out, topicCheck(opRead, t.Topic))
-		}
-	case *kmsg.DescribeTransactionsRequest:
-		for _, id := range r.TransactionalIDs {
-			c := txnCheck(id)
-			c.op, c.whole = opDescribe, false
-			out = append(out, c)
-		}
-	case *kmsg.DescribeProducersRequest:
-		for _, t := range r.Topics {
-			out = append(out, topicCheck(opRead, t.Topic))
-		}
 	case *kmsg.DeleteGroupsRequest:
 		for _, g := range r.Groups {
 			out = append(out, groupCheck(opDelete, g, false))
@@ -112,6 +80,49 @@ func adminChecks(req kmsg.Request, names func([16]byte) (string, bool)) ([]check
 		return []check{clusterCheck(opDescribeConfigs)}, true
 	case *kmsg.AlterClientQuotasRequest:
 		return []check{clusterCheck(opAlterConfigs)}, true
+	default:
+		return txnChecks(req)
+	}
+	return out, true
+}
+
+// txnChecks is adminChecks for the transactional APIs, InitProducerId and
+// DescribeProducers.
+func txnChecks(req kmsg.Request) ([]check, bool) {
+	var out []check
+	switch r := req.(type) {
+	case *kmsg.InitProducerIDRequest: // handleInitProducerIdRequest
+		if r.TransactionalID != nil {
+			return []check{txnCheck(*r.TransactionalID)}, true
+		}
+		return []check{{op: authz.OpIdempotentWrite, rt: rtCluster, name: clusterName, code: errClusterAuthorizationFailed, whole: true, orWriteAnyTopic: true}}, true
+	case *kmsg.AddPartitionsToTxnRequest:
+		if r.Version >= 4 {
+			return []check{clusterCheck(opClusterAction)}, true // the brokers' verification batches
+		}
+		out = append(out, txnCheck(r.TransactionalID))
+		for _, t := range r.Topics {
+			out = append(out, topicCheck(opWrite, t.Topic))
+		}
+	case *kmsg.AddOffsetsToTxnRequest:
+		out = append(out, txnCheck(r.TransactionalID), groupCheck(opRead, r.Group, true))
+	case *kmsg.EndTxnRequest:
+		out = append(out, txnCheck(r.TransactionalID))
+	case *kmsg.TxnOffsetCommitRequest:
+		out = append(out, txnCheck(r.TransactionalID), groupCheck(opRead, r.Group, true))
+		for _, t := range r.Topics {
+			out = append(out, topicCheck(opRead, t.Topic))
+		}
+	case *kmsg.DescribeTransactionsRequest:
+		for _, id := range r.TransactionalIDs {
+			c := txnCheck(id)
+			c.op, c.whole = opDescribe, false
+			out = append(out, c)
+		}
+	case *kmsg.DescribeProducersRequest:
+		for _, t := range r.Topics {
+			out = append(out, topicCheck(opRead, t.Topic))
+		}
 	default:
 		return nil, false
 	}

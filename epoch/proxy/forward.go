@@ -43,7 +43,7 @@ type pending struct {
 type fconn struct {
 	f      *Forwarder
 	conn   net.Conn
-	broker int32    // -1: the bootstrap port (any broker)
+	broker int32     // -1: the bootstrap port (any broker)
 	sess   *session  // the client's principal and address
 	sasl   *saslConn // SASL state, on a SASL listener
 
