@@ -69,10 +69,6 @@ func metadataV12() *kmsg.MetadataRequest { return proxytest.MetadataV12() }
 
 func validFrames() [][]byte { return proxytest.ValidFrames() }
 
-func hdr(key, v int16) []byte { return proxytest.Hdr(key, v) }
-
-func withSize(b []byte) []byte { return proxytest.WithSize(b) }
-
 // lockedLog captures the standard logger's lines for one test.
 type lockedLog struct {
 	mu  sync.Mutex

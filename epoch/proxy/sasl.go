@@ -246,20 +246,20 @@ func (c *fconn) saslDone(h Header, resp *kmsg.SASLAuthenticateResponse, principa
 func (c *fconn) plainLogin(msg []byte) (string, error) {
 	parts := bytes.Split(msg, []byte{0})
 	if len(parts) != 3 {
-		return "", fmt.Errorf("Invalid SASL/PLAIN response: expected 3 tokens, got %d", len(parts))
+		return "", saslFailure(fmt.Sprintf("Invalid SASL/PLAIN response: expected 3 tokens, got %d", len(parts)))
 	}
 	authzID, user, pass := string(parts[0]), string(parts[1]), string(parts[2])
 	switch {
 	case user == "":
-		return "", errors.New("Authentication failed: username not specified")
+		return "", saslFailure("Authentication failed: username not specified")
 	case pass == "":
-		return "", errors.New("Authentication failed: password not specified")
+		return "", saslFailure("Authentication failed: password not specified")
 	case authzID != "" && authzID != user:
-		return "", errors.New("Authentication failed: Client requested an authorization id that is different from username")
+		return "", saslFailure("Authentication failed: Client requested an authorization id that is different from username")
 	}
 	want, ok := c.f.sasl.PlainUsers[user]
 	if !ok || subtle.ConstantTimeCompare([]byte(want), []byte(pass)) != 1 {
-		return "", errors.New("Authentication failed: Invalid username or password")
+		return "", saslFailure("Authentication failed: Invalid username or password")
 	}
 	return user, nil
 }
@@ -280,3 +280,9 @@ func (c *fconn) saslGate(h Header, frame []byte) ([]byte, bool, error) {
 	}
 	return out, true, nil
 }
+
+// saslFailure is an authentication failure whose message is Kafka's, sent
+// to the client as it is (a SaslAuthenticationException's).
+type saslFailure string
+
+func (e saslFailure) Error() string { return string(e) }
