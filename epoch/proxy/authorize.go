@@ -86,6 +86,13 @@ type decision struct {
 	forward bool
 	out     []byte
 	denied  int // checks denied
+
+	// A Produce or Fetch whose topics are partly denied is forwarded
+	// without them (frame: the request frame to forward instead) and
+	// merge's entries are added to upstream's answer, as KafkaApis
+	// merges its unauthorized and authorized partitions.
+	frame []byte
+	merge kmsg.Response
 }
 
 // authorizeRequest authorizes a request that is to be forwarded, as
@@ -93,9 +100,11 @@ type decision struct {
 // request names, with the operation Kafka checks, for the session's
 // principal and host. All allowed: forwarded. Otherwise answered here with
 // Kafka's authorization errors (denyResponse) and nothing reaches
-// upstream; a request mixing allowed and denied resources is refused
-// whole (each entry with its resource's error), which denies no less than
-// Kafka. An API the table does not know is refused with
+// upstream. A Produce or Fetch mixing allowed and denied topics is
+// forwarded without the denied ones, whose errors are merged into the
+// answer (partial), as KafkaApis does; any other request mixing them is
+// refused whole (each entry with its resource's error), which denies no
+// less than Kafka. An API the table does not know is refused with
 // CLUSTER_AUTHORIZATION_FAILED where its answer has a top-level error
 // code, else its connection is closed.
 func (c *fconn) authorizeRequest(h Header, frame []byte) (decision, error) {
@@ -119,6 +128,11 @@ func (c *fconn) authorizeRequest(h Header, frame []byte) (decision, error) {
 	res, whole := evaluate(a, ctx, checks)
 	if len(res) == 0 && whole == 0 {
 		return decision{forward: true}, nil
+	}
+	if whole == 0 {
+		if d, ok := c.partial(h, frame, req, res); ok {
+			return d, nil
+		}
 	}
 	return decision{out: denyResponse(h, req, res, whole), denied: max(len(res), 1)}, nil
 }

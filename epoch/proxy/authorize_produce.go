@@ -1,6 +1,8 @@
 package proxy
 
 import (
+	"github.com/twmb/franz-go/pkg/kmsg"
+
 	"encoding/binary"
 	"unsafe"
 
@@ -88,6 +90,8 @@ func (c *fconn) authorizeProduce(a authz.Authorizer, ctx authz.Context, h Header
 	}
 	if whole != 0 {
 		denied = nil // every partition: TRANSACTIONAL_ID_AUTHORIZATION_FAILED
+	} else if d, ok := c.partial(h, frame, req, denied); ok {
+		return d, nil
 	}
 	return decision{out: denyResponse(h, req, denied, whole), denied: max(len(denied), 1)}, nil
 }
@@ -119,4 +123,60 @@ func (f *Forwarder) topicName(id [16]byte) (string, bool) {
 		return "", false
 	}
 	return t.Name(), true
+}
+
+// partial splits a Produce or Fetch whose topics are partly denied: the
+// request frame with only the allowed topics (the header as the client
+// sent it), and the answer entries of the denied ones. ok is false for
+// other requests, and when every topic is denied.
+func (c *fconn) partial(h Header, frame []byte, req kmsg.Request, denied map[resKey]int16) (decision, bool) {
+	name := func(topic string, id [16]byte) string {
+		if topic == "" && id != ([16]byte{}) {
+			if n, ok := c.f.topicName(id); ok {
+				return n
+			}
+		}
+		return topic
+	}
+	isDenied := func(topic string, id [16]byte) bool {
+		n := name(topic, id)
+		_, d := denied[resKey{rtTopic, n}]
+		return d || n == "" && id != ([16]byte{})
+	}
+	var kept, gone kmsg.Request
+	switch r := req.(type) {
+	case *kmsg.ProduceRequest:
+		k, g := *r, *r
+		k.Topics, g.Topics = nil, nil
+		for _, t := range r.Topics {
+			if isDenied(t.Topic, t.TopicID) {
+				g.Topics = append(g.Topics, t)
+			} else {
+				k.Topics = append(k.Topics, t)
+			}
+		}
+		if len(k.Topics) == 0 {
+			return decision{}, false
+		}
+		kept, gone = &k, &g
+	case *kmsg.FetchRequest:
+		k, g := *r, *r
+		k.Topics, g.Topics = nil, nil
+		for _, t := range r.Topics {
+			if isDenied(t.Topic, t.TopicID) {
+				g.Topics = append(g.Topics, t)
+			} else {
+				k.Topics = append(k.Topics, t)
+			}
+		}
+		if len(k.Topics) == 0 {
+			return decision{}, false
+		}
+		kept, gone = &k, &g
+	default:
+		return decision{}, false
+	}
+	out := append([]byte(nil), frame[:h.Size]...)
+	out = kept.AppendTo(out)
+	return decision{forward: true, frame: out, merge: denyAnswer(h, gone, denied, 0), denied: len(denied)}, true
 }

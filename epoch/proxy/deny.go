@@ -16,6 +16,19 @@ import (
 // transactional ids), named as in the request, each with its resource's
 // error code from denied or, failing that, the whole request's.
 func denyResponse(h Header, req kmsg.Request, denied map[resKey]int16, whole int16) []byte {
+	resp := denyAnswer(h, req, denied, whole)
+	out := binary.BigEndian.AppendUint32(nil, 0)
+	out = binary.BigEndian.AppendUint32(out, uint32(h.CorrelationID))
+	if flexibleResponseHeader(h.APIKey, h.APIVersion) {
+		out = append(out, 0)
+	}
+	out = resp.AppendTo(out)
+	binary.BigEndian.PutUint32(out, uint32(len(out)-4))
+	return out
+}
+
+// denyAnswer is denyResponse's answer, decoded.
+func denyAnswer(h Header, req kmsg.Request, denied map[resKey]int16, whole int16) kmsg.Response {
 	resp := req.ResponseKind()
 	resp.SetVersion(h.APIVersion)
 	fallback := whole
@@ -33,14 +46,7 @@ func denyResponse(h Header, req kmsg.Request, denied map[resKey]int16, whole int
 		}
 	}
 	d.mirror(qv, rv, 0)
-	out := binary.BigEndian.AppendUint32(nil, 0)
-	out = binary.BigEndian.AppendUint32(out, uint32(h.CorrelationID))
-	if flexibleResponseHeader(h.APIKey, h.APIVersion) {
-		out = append(out, 0)
-	}
-	out = resp.AppendTo(out)
-	binary.BigEndian.PutUint32(out, uint32(len(out)-4))
-	return out
+	return resp
 }
 
 type denier struct {

@@ -32,8 +32,9 @@ type pending struct {
 	corr     int32 // the client's correlation id
 	upCorr   int32 // the id on the upstream connection
 	clientID string
-	rack     string    // client.rack of the connection's last Fetch (with a Shaper)
-	sent     time.Time // when it was written upstream
+	rack     string        // client.rack of the connection's last Fetch (with a Shaper)
+	sent     time.Time     // when it was written upstream
+	merge    kmsg.Response // denied entries to add to the answer (decision.merge)
 }
 
 // fconn is one client connection: requests are read in order, answered
@@ -136,6 +137,7 @@ func (c *fconn) readLoop(items chan<- pending) error {
 		if err != nil {
 			return err
 		}
+		var merge kmsg.Response
 		h, err := ParseHeader(frame)
 		if err != nil {
 			return err
@@ -185,6 +187,14 @@ func (c *fconn) readLoop(items chan<- pending) error {
 				items <- pending{local: d.out}
 				continue
 			}
+			if d.frame != nil {
+				if h.APIKey == 0 && produceAcks(h, frame) == 0 {
+					return fmt.Errorf("produce with acks=0 partly denied for %s", c.sess.principal)
+				}
+				c.f.stats.Denied.Add(int64(d.denied))
+				c.f.obs.AuthDenied(h.APIKey, h.APIVersion, c.sess.principal)
+				frame, merge = d.frame, d.merge
+			}
 		}
 		if h.APIKey == 1 && h.APIVersion >= 11 && c.f.rw.Shaper != nil {
 			if r := fetchRack(h, frame); r != "" {
@@ -200,7 +210,7 @@ func (c *fconn) readLoop(items chan<- pending) error {
 		if h.APIKey == 0 && produceAcks(h, frame) == 0 {
 			continue // acks=0: the broker sends no answer
 		}
-		items <- pending{key: h.APIKey, ver: h.APIVersion, corr: h.CorrelationID, upCorr: c.upCorr, clientID: h.ClientID, rack: c.rack, sent: time.Now()}
+		items <- pending{key: h.APIKey, ver: h.APIVersion, corr: h.CorrelationID, upCorr: c.upCorr, clientID: h.ClientID, rack: c.rack, sent: time.Now(), merge: merge}
 	}
 }
 
@@ -499,6 +509,9 @@ func (c *fconn) answer(it pending) ([]byte, error) {
 		return nil, err
 	}
 	body := frame[hsize:]
+	if it.merge != nil {
+		return c.merged(it, body, frame[4:hsize])
+	}
 	var resp kmsg.Response
 	switch it.key {
 	case 0, 1:
@@ -562,6 +575,23 @@ func (c *fconn) rewritten(it pending, resp kmsg.Response, tags []byte) ([]byte, 
 		c.f.onResponse(it.key, it.ver, body)
 	}
 	return out, nil
+}
+
+// merged is the answer of a partly denied Produce or Fetch: upstream's,
+// with the denied topics' entries added (decision.merge).
+func (c *fconn) merged(it pending, body, tags []byte) ([]byte, error) {
+	resp, err := c.decode(it, body)
+	if err != nil {
+		return nil, err
+	}
+	switch r := resp.(type) {
+	case *kmsg.ProduceResponse:
+		r.Topics = append(r.Topics, it.merge.(*kmsg.ProduceResponse).Topics...)
+	case *kmsg.FetchResponse:
+		r.Topics = append(r.Topics, it.merge.(*kmsg.FetchResponse).Topics...)
+	}
+	c.observe(resp)
+	return c.rewritten(it, resp, tags)
 }
 
 // decode decodes an answer to rewrite or observe it; a large one (over

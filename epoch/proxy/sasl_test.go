@@ -187,3 +187,30 @@ func TestUpstreamSASL(t *testing.T) {
 		require.ErrorContains(t, err, "error 58", s.Mechanism)
 	}
 }
+
+// TestProducePartlyDenied: a Produce for a topic bob may write and one he
+// may not is forwarded without the denied topic, and the answer carries
+// upstream's partition for the first and TOPIC_AUTHORIZATION_FAILED for
+// the second, as KafkaApis merges them.
+func TestProducePartlyDenied(t *testing.T) {
+	acls := []image.ACL{{ResourceType: int8(authz.ResourceTopic), ResourceName: "bench", PatternType: int8(authz.PatternLiteral), Principal: "User:alice", Host: "*", Operation: int8(authz.OpWrite), PermissionType: int8(authz.PermissionAllow)}}
+	acls[0].ID[15] = 1
+	b := image.NewBuilder(nil)
+	b.PutACLs(acls, nil)
+	f, addr := saslForwarder(t, authz.New(b.Image(image.EmptyProvenance).ACLs(), authz.Config{}), 0)
+	c := dialT(t, addr)
+	handshake(t, c, "PLAIN", 1)
+	require.Zero(t, authenticate(t, c, []byte("\x00alice\x00alice-secret"), 2).ErrorCode)
+	req := produceV9("bench")
+	req.Topics = append(req.Topics, produceV9("secret").Topics...)
+	resp := kmsg.NewPtrProduceResponse()
+	resp.Version = 9
+	require.NoError(t, roundTrip(c, req, resp, 3))
+	got := map[string]int16{}
+	for _, tp := range resp.Topics {
+		got[tp.Topic] = tp.Partitions[0].ErrorCode
+	}
+	require.Equal(t, map[string]int16{"bench": 0, "secret": errTopicAuthorizationFailed}, got)
+	require.Equal(t, int64(1), f.stats.Forwarded.Load())
+	require.Equal(t, int64(1), f.stats.Denied.Load())
+}
