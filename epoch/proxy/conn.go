@@ -1,6 +1,7 @@
 package proxy
 
 import (
+	"encoding/binary"
 	"errors"
 	"io"
 	"log"
@@ -138,6 +139,7 @@ func (s *Server) serveConn(conn net.Conn, sess *session) {
 			return
 		}
 		s.stats.Requests.Add(1)
+		s.counting().Request(int16(binary.BigEndian.Uint16(frame)), int16(binary.BigEndian.Uint16(frame[2:])), 0)
 		if lim.RequestTimeout > 0 {
 			conn.SetWriteDeadline(time.Now().Add(lim.RequestTimeout))
 		}

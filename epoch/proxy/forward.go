@@ -207,6 +207,7 @@ func (c *fconn) readLoop(items chan<- pending) error {
 			return fmt.Errorf("upstream for broker %d: %w", c.broker, err)
 		}
 		c.f.stats.Forwarded.Add(1)
+		c.f.obs.Request(h.APIKey, h.APIVersion, 0)
 		if h.APIKey == 0 && produceAcks(h, frame) == 0 {
 			continue // acks=0: the broker sends no answer
 		}
