@@ -137,7 +137,6 @@ func (c *fconn) readLoop(items chan<- pending) error {
 		if err != nil {
 			return err
 		}
-		var merge kmsg.Response
 		h, err := ParseHeader(frame)
 		if err != nil {
 			return err
@@ -171,30 +170,17 @@ func (c *fconn) readLoop(items chan<- pending) error {
 			items <- pending{local: out}
 			continue
 		}
+		var merge kmsg.Response
 		if !c.f.passThrough {
-			d, err := c.authorizeRequest(h, frame)
+			out, fwd, m, err := c.authorized(h, frame)
 			if err != nil {
 				return err
 			}
-			if !d.forward {
-				c.f.stats.Denied.Add(int64(d.denied))
-				c.f.obs.AuthDenied(h.APIKey, h.APIVersion, c.sess.principal)
-				if h.APIKey == 0 && produceAcks(h, frame) == 0 {
-					// acks=0: no answer to carry the error; Kafka closes
-					// the connection (handleProduceRequest).
-					return fmt.Errorf("produce with acks=0 denied for %s", c.sess.principal)
-				}
-				items <- pending{local: d.out}
+			if out != nil {
+				items <- pending{local: out}
 				continue
 			}
-			if d.frame != nil {
-				if h.APIKey == 0 && produceAcks(h, frame) == 0 {
-					return fmt.Errorf("produce with acks=0 partly denied for %s", c.sess.principal)
-				}
-				c.f.stats.Denied.Add(int64(d.denied))
-				c.f.obs.AuthDenied(h.APIKey, h.APIVersion, c.sess.principal)
-				frame, merge = d.frame, d.merge
-			}
+			frame, merge = fwd, m
 		}
 		if h.APIKey == 1 && h.APIVersion >= 11 && c.f.rw.Shaper != nil {
 			if r := fetchRack(h, frame); r != "" {
@@ -213,6 +199,32 @@ func (c *fconn) readLoop(items chan<- pending) error {
 		}
 		items <- pending{key: h.APIKey, ver: h.APIVersion, corr: h.CorrelationID, upCorr: c.upCorr, clientID: h.ClientID, rack: c.rack, sent: time.Now(), merge: merge}
 	}
+}
+
+// authorized authorizes a request to forward (authorizeRequest): out is
+// the answer of a denied one; else frame is what to forward (the request
+// without its denied topics, for a partly denied Produce or Fetch) and
+// merge the denied entries to add to its answer. An error closes the
+// connection: a Produce with acks=0 denied in whole or in part has no
+// answer to carry the error, and Kafka closes the connection
+// (handleProduceRequest).
+func (c *fconn) authorized(h Header, frame []byte) (out, fwd []byte, merge kmsg.Response, err error) {
+	d, err := c.authorizeRequest(h, frame)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	if d.forward && d.frame == nil {
+		return nil, frame, nil, nil
+	}
+	c.f.stats.Denied.Add(int64(d.denied))
+	c.f.obs.AuthDenied(h.APIKey, h.APIVersion, c.sess.principal)
+	if h.APIKey == 0 && produceAcks(h, frame) == 0 {
+		return nil, nil, nil, fmt.Errorf("produce with acks=0 denied for %s", c.sess.principal)
+	}
+	if !d.forward {
+		return d.out, nil, nil, nil
+	}
+	return nil, d.frame, d.merge, nil
 }
 
 // answeredLocally reports the APIs the proxy answers from its view when it
