@@ -207,7 +207,9 @@ func decodeRequest(h Header, frame []byte) (kmsg.Request, error) {
 // of an answer built from the view: a topic asked for by name that the
 // principal may not DESCRIBE is answered TOPIC_AUTHORIZATION_FAILED with
 // no partitions (and a zero topic id); of all topics, only those it may
-// DESCRIBE are listed.
+// DESCRIBE are listed; the topic (v8+) and cluster (v8-v10) authorized
+// operations asked for are computed for the principal
+// (AuthHelper.authorizedOperations).
 func (c *fconn) filterMetadata(req *kmsg.MetadataRequest, resp *kmsg.MetadataResponse) {
 	if c.f.passThrough || resp == nil {
 		return
@@ -220,6 +222,9 @@ func (c *fconn) filterMetadata(req *kmsg.MetadataRequest, resp *kmsg.MetadataRes
 			name = *t.Topic
 		}
 		if c.f.authz.Authorize(ctx, opDescribe, rtTopic, name) {
+			if req.IncludeTopicAuthorizedOperations && req.Version >= 8 {
+				t.AuthorizedOperations = authz.AuthorizedOperations(c.f.authz, ctx, rtTopic, name)
+			}
 			kept = append(kept, t)
 			continue
 		}
@@ -230,4 +235,7 @@ func (c *fconn) filterMetadata(req *kmsg.MetadataRequest, resp *kmsg.MetadataRes
 		kept = append(kept, t)
 	}
 	resp.Topics = kept
+	if req.IncludeClusterAuthorizedOperations && req.Version >= 8 && req.Version <= 10 {
+		resp.AuthorizedOperations = authz.AuthorizedOperations(c.f.authz, ctx, rtCluster, clusterName)
+	}
 }

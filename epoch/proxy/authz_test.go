@@ -270,3 +270,40 @@ func BenchmarkAuthorizeProduce(b *testing.B) {
 		c.authorizeRequest(h, frame)
 	}
 }
+
+// TestMetadataFilteredByDescribe: Metadata answered from the view lists,
+// of all topics, only those the principal may DESCRIBE; a named topic it
+// may not is TOPIC_AUTHORIZATION_FAILED without partitions; the
+// authorized operations asked for are the principal's.
+func TestMetadataFilteredByDescribe(t *testing.T) {
+	acl := image.ACL{ResourceType: int8(authz.ResourceTopic), ResourceName: "bench", PatternType: int8(authz.PatternLiteral), Principal: "User:ANONYMOUS", Host: "*", Operation: int8(authz.OpRead), PermissionType: int8(authz.PermissionAllow)}
+	acl.ID[15] = 1
+	b := image.NewBuilder(nil)
+	b.PutACLs([]image.ACL{acl}, nil)
+	a := authz.New(b.Image(image.EmptyProvenance).ACLs(), authz.Config{})
+	u := newFakeUpstream(t, 0)
+	_, addr := benchForwarderWith(t, u, func(f *Forwarder) { f.passThrough, f.authz = false, a })
+	c := dialT(t, addr)
+	all := newMetadataV12Response()
+	req := metadataV12()
+	req.IncludeTopicAuthorizedOperations = true
+	require.NoError(t, roundTrip(c, req, all, 1))
+	require.Len(t, all.Topics, 1)
+	require.Equal(t, "bench", *all.Topics[0].Topic)
+	require.Equal(t, authz.AuthorizedOperations(a, authz.Context{Principal: Anonymous, Host: "127.0.0.1"}, authz.ResourceTopic, "bench"), all.Topics[0].AuthorizedOperations)
+
+	b2 := image.NewBuilder(nil)
+	a2 := authz.New(b2.Image(image.EmptyProvenance).ACLs(), authz.Config{})
+	u2 := newFakeUpstream(t, 0)
+	_, addr2 := benchForwarderWith(t, u2, func(f *Forwarder) { f.passThrough, f.authz = false, a2 })
+	c2 := dialT(t, addr2)
+	named := metadataV12()
+	tp := kmsg.NewMetadataRequestTopic()
+	tp.Topic = kmsg.StringPtr("bench")
+	named.Topics = append(named.Topics, tp)
+	resp := newMetadataV12Response()
+	require.NoError(t, roundTrip(c2, named, resp, 1))
+	require.Len(t, resp.Topics, 1)
+	require.Equal(t, int16(errTopicAuthorizationFailed), resp.Topics[0].ErrorCode)
+	require.Empty(t, resp.Topics[0].Partitions)
+}
