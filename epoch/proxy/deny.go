@@ -88,6 +88,9 @@ func (d denier) mirror(qv, rv reflect.Value, depth int) {
 			if dm := e.Addr().MethodByName("Default"); dm.IsValid() {
 				dm.Call(nil)
 			}
+			if hw := e.FieldByName("HighWatermark"); hw.IsValid() && hw.Kind() == reflect.Int64 {
+				hw.SetInt(-1) // FetchResponse.INVALID_HIGH_WATERMARK, as partitionResponse sets it
+			}
 			s := src.Index(j)
 			if s.Kind() == reflect.String { // a list of names: the entry's name
 				setName(e, s.String())
