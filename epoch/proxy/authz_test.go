@@ -2,6 +2,7 @@ package proxy
 
 import (
 	"fmt"
+	"net"
 	"net/netip"
 	"os"
 	"path/filepath"
@@ -11,9 +12,11 @@ import (
 	"github.com/stretchr/testify/require"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
+	"github.com/kmeta-go/kmeta/delta/deltatest"
 	"github.com/kmeta-go/kmeta/image"
 	"github.com/kmeta-go/kmeta/image/authz"
 	"github.com/kmeta-go/kmeta/internal/sharedtest"
+	"github.com/kmeta-go/kmeta/publisher"
 )
 
 // vectorRequest is the request a client sends for one decision row of the
@@ -306,4 +309,32 @@ func TestMetadataFilteredByDescribe(t *testing.T) {
 	require.Len(t, resp.Topics, 1)
 	require.Equal(t, int16(errTopicAuthorizationFailed), resp.Topics[0].ErrorCode)
 	require.Empty(t, resp.Topics[0].Partitions)
+}
+
+// TestServerAuthorization: in image mode with SetAuthorization, the
+// image's own ACLs decide what Metadata lists for User:ANONYMOUS: only the
+// topic an ACL lets it DESCRIBE.
+func TestServerAuthorization(t *testing.T) {
+	sim := deltatest.MustCluster(3)
+	sim.MustCreateTopic("orders", 2, 3)
+	sim.MustCreateTopic("payments", 2, 3)
+	if _, err := sim.CreateACL(image.ACL{ResourceType: int8(authz.ResourceTopic), ResourceName: "orders", PatternType: int8(authz.PatternLiteral), Principal: Anonymous, Host: "*", Operation: int8(authz.OpDescribe), PermissionType: int8(authz.PermissionAllow)}); err != nil {
+		t.Fatal(err)
+	}
+	loader := publisher.NewLoader(publisher.Config{})
+	defer loader.Close()
+	require.NoError(t, loader.HandleCommit(simBatches(sim)...))
+	loader.SetHighWatermark(sim.NextOffset())
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	defer ln.Close()
+	s := NewServer(DefaultListener(loader.Image()), "c", ln.Addr().String())
+	s.SetAuthorization(authz.Config{})
+	require.NoError(t, loader.Install(s))
+	go s.Serve(ln)
+	c := dialT(t, ln.Addr().String())
+	resp := newMetadataV12Response()
+	require.NoError(t, roundTrip(c, metadataV12(), resp, 1))
+	require.Len(t, resp.Topics, 1)
+	require.Equal(t, "orders", *resp.Topics[0].Topic)
 }

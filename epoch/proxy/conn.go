@@ -109,6 +109,8 @@ func (s *Server) serveConn(conn net.Conn, sess *session) {
 		}
 	}()
 	lim := s.limits()
+	rq := s.rq
+	rq.Principal, rq.Host = sess.principal, sess.host
 	f := NewFrameReader(conn)
 	f.MaxBytes, f.IdleTimeout, f.ReadTimeout = lim.MaxRequestBytes, lim.IdleTimeout, lim.RequestTimeout
 	var out []byte
@@ -132,7 +134,7 @@ func (s *Server) serveConn(conn net.Conn, sess *session) {
 		default:
 			return // the client went away mid-frame
 		}
-		out, err = s.handle(out[:0], frame)
+		out, err = s.handleAs(out[:0], frame, rq)
 		if err != nil {
 			s.stats.Invalid.Add(1)
 			s.connLog.printf("proxy: %v: closed: %v", conn.RemoteAddr(), err)

@@ -10,6 +10,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/kmeta-go/kmeta/image"
+	"github.com/kmeta-go/kmeta/image/answer"
 	"github.com/kmeta-go/kmeta/image/kafkaerr"
 )
 
@@ -26,6 +27,13 @@ const (
 // does not know, an API or version the proxy does not serve (except
 // ApiVersions, which is answered at any version).
 func (s *Server) handle(out, frame []byte) ([]byte, error) {
+	return s.handleAs(out, frame, s.rq)
+}
+
+// handleAs is handle for the client rq names (its principal and host, for
+// the authorizer of SetAuthorization).
+func (s *Server) handleAs(out, frame []byte, rq answer.Request) ([]byte, error) {
+	ans := s.responder()
 	img := s.img.Load()
 	if img == nil {
 		return nil, errors.New("no image published yet")
@@ -49,13 +57,13 @@ func (s *Server) handle(out, frame []byte) ([]byte, error) {
 	case *kmsg.ApiVersionsRequest:
 		out = s.apiVersions(img, r).AppendTo(out)
 	case *kmsg.MetadataRequest:
-		out, _ = s.ans.AppendMetadata(out, img, r, s.rq)
+		out, _ = ans.AppendMetadata(out, img, r, rq)
 	case *kmsg.DescribeClusterRequest:
-		out = s.ans.DescribeCluster(img, r, s.rq).AppendTo(out)
+		out = ans.DescribeCluster(img, r, rq).AppendTo(out)
 	case *kmsg.DescribeTopicPartitionsRequest:
-		out = s.ans.DescribeTopicPartitions(img, r, s.rq).AppendTo(out)
+		out = ans.DescribeTopicPartitions(img, r, rq).AppendTo(out)
 	case *kmsg.FindCoordinatorRequest:
-		fr, _ := s.ans.FindCoordinator(img, r, s.rq)
+		fr, _ := ans.FindCoordinator(img, r, rq)
 		out = fr.AppendTo(out)
 	default:
 		return nil, fmt.Errorf("api %d not served", h.APIKey)

@@ -98,17 +98,7 @@ func loadDemo(l *publisher.Loader) error {
 	sim.MustCreateTopic("orders", 6, 3)
 	sim.MustCreateTopic("payments", 3, 3)
 	sim.MustCreateTopic("__consumer_offsets", 50, 3)
-	var batches []publisher.Batch
-	for _, b := range sim.Batches() {
-		pb := publisher.Batch{BaseOffset: b.BaseOffset, Epoch: b.LeaderEpoch, AppendTime: b.AppendTime}
-		for _, r := range b.Records {
-			pb.Records = append(pb.Records, r.Record)
-		}
-		if b.Control != nil {
-			pb.Control = []record.ControlRecord{b.Control}
-		}
-		batches = append(batches, pb)
-	}
+	batches := simBatches(sim)
 	if err := l.HandleCommit(batches...); err != nil {
 		return err
 	}
@@ -120,4 +110,20 @@ func newMetadataV12Response() *kmsg.MetadataResponse {
 	r := kmsg.NewPtrMetadataResponse()
 	r.Version = 12
 	return r
+}
+
+// simBatches are the simulator's batches as the loader takes them.
+func simBatches(sim *deltatest.Simulator) []publisher.Batch {
+	var batches []publisher.Batch
+	for _, b := range sim.Batches() {
+		pb := publisher.Batch{BaseOffset: b.BaseOffset, Epoch: b.LeaderEpoch, AppendTime: b.AppendTime}
+		for _, r := range b.Records {
+			pb.Records = append(pb.Records, r.Record)
+		}
+		if b.Control != nil {
+			pb.Control = []record.ControlRecord{b.Control}
+		}
+		batches = append(batches, pb)
+	}
+	return batches
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/kmeta-go/kmeta/image"
 	"github.com/kmeta-go/kmeta/image/answer"
+	"github.com/kmeta-go/kmeta/image/authz"
 	"github.com/kmeta-go/kmeta/publisher"
 )
 
@@ -35,6 +36,11 @@ type Server struct {
 	fatal     fatalErrs // the first listener that failed for good
 	tlsCfg    *tls.Config
 	mapper    *PrincipalMapper
+
+	// SetAuthorization's: the authorizer's configuration, and the
+	// Responder of the latest image with its authorizer.
+	authzCfg *authz.Config
+	authAns  atomic.Pointer[answer.Responder]
 
 	// AdvertisePerBroker's ports and SetServeFenced (imagemode.go)
 	ports       *Map
@@ -72,6 +78,24 @@ func (s *Server) SetServeFenced(on bool) { s.serveFenced = on }
 // (ListenerTLS), client certificates mapped to principals by m (nil:
 // DEFAULT). Call it before serving.
 func (s *Server) SetTLS(cfg *tls.Config, m *PrincipalMapper) { s.tlsCfg, s.mapper = cfg, m }
+
+// SetAuthorization makes the server answer as a broker with Kafka's
+// StandardAuthorizer over each image's own ACLs (cfg's super users and
+// allow.everyone.if.no.acl.found; the metadata.version the image's): the
+// Metadata topics a client may not DESCRIBE are left out or answered
+// TOPIC_AUTHORIZATION_FAILED, and the authorized operations asked for are
+// the client's (image/answer), for the principal of its TLS certificate
+// or User:ANONYMOUS. Call it before the first image is published.
+func (s *Server) SetAuthorization(cfg authz.Config) { s.authzCfg = &cfg }
+
+// responder is the Responder answering now: the latest image's, with its
+// authorizer, under SetAuthorization.
+func (s *Server) responder() *answer.Responder {
+	if a := s.authAns.Load(); a != nil {
+		return a
+	}
+	return s.ans
+}
 
 // SetObserver makes o see the server's connections and requests. Call it
 // before serving.
@@ -115,6 +139,15 @@ func (s *Server) OnUpdate(u publisher.Update) error {
 	img, err := s.prepare(u.Image) // imagemode.go
 	if err != nil {
 		return err
+	}
+	if s.authzCfg != nil {
+		cfg := *s.authzCfg
+		if mv, ok := u.Image.Features().MetadataVersion(); ok {
+			cfg.MetadataVersion = mv
+		}
+		acfg := s.ans.Config()
+		acfg.Authorizer = authz.New(u.Image.ACLs(), cfg)
+		s.authAns.Store(answer.New(acfg))
 	}
 	s.img.Store(img)
 	return nil

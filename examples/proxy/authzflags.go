@@ -17,6 +17,7 @@ type authzFlags struct {
 	metadataDir      string
 	allowEveryone    bool
 	passThrough      bool
+	imageAuthz       bool
 }
 
 func newAuthzFlags(fs *flag.FlagSet) *authzFlags {
@@ -25,6 +26,7 @@ func newAuthzFlags(fs *flag.FlagSet) *authzFlags {
 	fs.StringVar(&a.metadataDir, "metadata.dir", "", "a cluster's metadata directory (__cluster_metadata-0), followed: its ACLs authorize requests and its SCRAM credentials and tokens check SASL logins (-upstream)")
 	fs.StringVar(&a.superUsers, "super.users", "", "principals allowed everything, separated by ';' (Kafka's super.users)")
 	fs.BoolVar(&a.allowEveryone, "allow.everyone.if.no.acl.found", false, "allow a resource no ACL names (Kafka's allow.everyone.if.no.acl.found)")
+	fs.BoolVar(&a.imageAuthz, "authz", false, "image mode: answer as a broker with an authorizer over the image's own ACLs (Metadata lists what the client may DESCRIBE); with -upstream requests are always authorized")
 	fs.BoolVar(&a.passThrough, "authz.pass-through", false, "DANGEROUS: forward every request unauthorized, every client acting as the proxy's own principal upstream")
 	return a
 }

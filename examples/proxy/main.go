@@ -169,6 +169,9 @@ func run(args []string, ready chan<- net.Addr) error {
 		return err
 	}
 	s.SetTLS(tlsCfg, mapper)
+	if azf.imageAuthz {
+		s.SetAuthorization(azf.config())
+	}
 	if err := relay.set(s); err != nil {
 		log.Printf("proxy: %v", err) // as the loader reports a publisher's fault
 	}
