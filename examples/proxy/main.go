@@ -22,17 +22,17 @@
 // connections by address); the -listen address answers the same, as a
 // bootstrap address. With -serve-fenced an image of a stopped cluster
 // (every broker fenced) is answered as if its brokers were alive
-// (imagemode.go), and the output says so.
+// (proxy.Server.SetServeFenced), and the output says so.
 //
 // With -upstream HOST:PORT[,...] it is instead a forwarding proxy in front
-// of a real cluster (upstream.go, forward.go): its cluster view comes from
+// of a real cluster (proxy.Forwarder): its cluster view comes from
 // upstream Metadata answers (clientview.Refresher); ApiVersions, Metadata,
 // DescribeCluster, FindCoordinator and DescribeTopicPartitions are answered
-// from it where it holds the answer (viewanswer.go, viewcoord.go), and
+// from it where it holds the answer, and
 // every other request is forwarded to the broker whose port the client
 // dialled, with every broker address of the answers rewritten to the
-// proxy's ports (epoch/advertise). -rack-first and -client-host PREFIX=HOST
-// give each client its own view of the broker list (advertise.Shaper). The
+// proxy's ports (epoch/proxy's Rewriter). -rack-first and -client-host PREFIX=HOST
+// give each client its own view of the broker list (proxy.Shaper). The
 // cluster id is -cluster-id, else the cluster.id of meta.properties beside
 // the metadata directory, else "kmeta-proxy".
 //
@@ -41,8 +41,16 @@
 // would have written them) and implies -advertise, since the simulated brokers'
 // hosts do not exist.
 //
+// The listeners speak TLS with -tls.cert and -tls.key (ssl.client.auth,
+// ssl.principal.mapping.rules), and in upstream mode clients authenticate
+// with -sasl.enabled.mechanisms (PLAIN, SCRAM from -metadata.dir) and every
+// request is authorized against -acls or -metadata.dir's ACLs before it is
+// forwarded (-authz.pass-through turns that off, loudly); the proxy's own
+// identity upstream is -upstream.tls* and -upstream.sasl.*. See the
+// README's "What the proxy authenticates, authorizes and forwards".
+//
 // Nothing a network sends ends the proxy. Requests are read and decoded by
-// internal/wire (bounded framing, header and bodies; an undecodable request,
+// epoch/proxy (bounded framing, header and bodies; an undecodable request,
 // an unknown API key or an unserved API or version closes that connection,
 // as Kafka's SocketServer does; ApiVersions at an unknown version is
 // answered at v0 with UNSUPPORTED_VERSION). A panic while serving a
@@ -50,7 +58,7 @@
 // (lines about closed connections: at most 20 a second). The
 // limits are flags named after Kafka's broker configs:
 // -socket.request.max.bytes (100 MiB), -connections.max.idle.ms (10 min),
-// -max.connections (2147483647), plus -request.read.timeout.ms (30 s from a
+// -max.connections (2147483647), -max.connections.per.ip, plus -request.read.timeout.ms (30 s from a
 // request's first byte to its last, and for writing its answer) and
 // -metadata.cache.max.bytes (64 MiB of memoised Metadata answers, keys
 // included). A directory with nothing to load yet (missing, empty, or only a
