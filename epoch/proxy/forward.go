@@ -137,6 +137,16 @@ func (c *fconn) readLoop(items chan<- pending) error {
 		if err != nil {
 			return err
 		}
+		if c.sasl != nil && c.sasl.raw {
+			out, err := c.rawToken(frame)
+			if out != nil {
+				items <- pending{local: out}
+			}
+			if err != nil {
+				return err
+			}
+			continue
+		}
 		h, err := ParseHeader(frame)
 		if err != nil {
 			return err

@@ -1,6 +1,7 @@
 package proxy
 
 import (
+	"encoding/binary"
 	"bufio"
 	"bytes"
 	"crypto/subtle"
@@ -82,6 +83,7 @@ type saslConn struct {
 	reauth    bool      // the exchange is a re-authentication
 	expires   time.Time // the session's end; zero: none
 	principal string    // of the first authentication: re-authentication keeps it
+	raw       bool      // after a SaslHandshake v0: bare tokens
 }
 
 type saslState uint8
@@ -123,9 +125,6 @@ func (c *fconn) saslStep(h Header, frame []byte) (out []byte, handled bool, err 
 
 func (c *fconn) saslHandshake(h Header, frame []byte) ([]byte, bool, error) {
 	s, cfg := c.sasl, c.f.sasl
-	if h.APIVersion < 1 {
-		return nil, true, errors.New("SaslHandshake v0 (SASL tokens outside Kafka requests) is not supported")
-	}
 	req := kmsg.NewPtrSASLHandshakeRequest()
 	req.Version = h.APIVersion
 	if err := req.ReadFrom(frame[h.Size:]); err != nil {
@@ -147,6 +146,10 @@ func (c *fconn) saslHandshake(h Header, frame []byte) ([]byte, bool, error) {
 		return c.respond(h, resp.AppendTo(nil)), true, fmt.Errorf("re-authentication with %s, authenticated with %s", req.Mechanism, s.mech)
 	}
 	s.mech, s.state, s.reauth, s.scram = req.Mechanism, saslAuthenticate, s.principal != "", nil
+	// v0: the tokens that follow are sent bare, each with a 4-byte size
+	// and no Kafka header (SaslServerAuthenticator's handleSaslToken for
+	// a client without SaslAuthenticate); re-authentication needs v1.
+	s.raw = h.APIVersion == 0
 	if strings.HasPrefix(s.mech, "SCRAM-") {
 		var img *image.Image
 		if cfg.Image != nil {
@@ -286,3 +289,25 @@ func (c *fconn) saslGate(h Header, frame []byte) ([]byte, bool, error) {
 type saslFailure string
 
 func (e saslFailure) Error() string { return string(e) }
+
+// rawToken handles a bare SASL token after a SaslHandshake v0 (the frame
+// is the token itself): it goes through the SaslAuthenticate path as a v0
+// request would, and its answer is sent bare too (size, token). A failure
+// closes the connection, as Kafka closes it (a bare token has no error
+// field).
+func (c *fconn) rawToken(token []byte) ([]byte, error) {
+	req := kmsg.NewPtrSASLAuthenticateRequest()
+	req.SASLAuthBytes = token
+	out, _, err := c.saslAuthenticate(Header{APIKey: 36}, req.AppendTo(nil))
+	if err != nil {
+		return nil, err
+	}
+	resp := kmsg.NewPtrSASLAuthenticateResponse()
+	if err := resp.ReadFrom(out[8:]); err != nil { // after the size and correlation id
+		return nil, err
+	}
+	if c.sasl.state == saslAuthenticated {
+		c.sasl.raw = false
+	}
+	return append(binary.BigEndian.AppendUint32(nil, uint32(len(resp.SASLAuthBytes))), resp.SASLAuthBytes...), nil
+}

@@ -160,7 +160,7 @@ func (f *Forwarder) apiVersionsAnswer(req *kmsg.ApiVersionsRequest, broker int32
 }
 
 // withSASLVersions is keys with the proxy's own SASL APIs: on a SASL
-// listener SaslHandshake v1 and SaslAuthenticate v0-2 (answered by the
+// listener SaslHandshake v0-1 and SaslAuthenticate v0-2 (answered by the
 // proxy, whatever upstream offers); elsewhere they are left out (answered
 // ILLEGAL_SASL_STATE, never forwarded).
 func (f *Forwarder) withSASLVersions(keys []kmsg.ApiVersionsResponseApiKey) []kmsg.ApiVersionsResponseApiKey {
@@ -171,7 +171,7 @@ func (f *Forwarder) withSASLVersions(keys []kmsg.ApiVersionsResponseApiKey) []km
 		}
 	}
 	if f.sasl != nil {
-		out = append(out, kmsg.ApiVersionsResponseApiKey{ApiKey: 17, MinVersion: 1, MaxVersion: 1}, kmsg.ApiVersionsResponseApiKey{ApiKey: 36, MinVersion: 0, MaxVersion: 2})
+		out = append(out, kmsg.ApiVersionsResponseApiKey{ApiKey: 17, MinVersion: 0, MaxVersion: 1}, kmsg.ApiVersionsResponseApiKey{ApiKey: 36, MinVersion: 0, MaxVersion: 2})
 		slices.SortFunc(out, func(a, b kmsg.ApiVersionsResponseApiKey) int { return int(a.ApiKey) - int(b.ApiKey) })
 	}
 	return out
