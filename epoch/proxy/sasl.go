@@ -28,8 +28,8 @@ const (
 // SASLConfig is the SASL of a proxy's client listeners (Kafka's
 // sasl.enabled.mechanisms on a SASL_PLAINTEXT or SASL_SSL listener):
 // every client authenticates before any request but ApiVersions,
-// SaslHandshake (v1) and SaslAuthenticate is served, as Kafka's
-// SaslServerAuthenticator requires.
+// SaslHandshake (v0, then bare tokens, or v1) and SaslAuthenticate is
+// served, as Kafka's SaslServerAuthenticator requires.
 type SASLConfig struct {
 	// Mechanisms are the enabled mechanisms: PLAIN, SCRAM-SHA-256,
 	// SCRAM-SHA-512.

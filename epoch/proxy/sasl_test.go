@@ -2,6 +2,7 @@ package proxy
 
 import (
 	"context"
+	"io"
 	"net"
 	"testing"
 	"time"
@@ -213,4 +214,36 @@ func TestProducePartlyDenied(t *testing.T) {
 	require.Equal(t, map[string]int16{"bench": 0, "secret": errTopicAuthorizationFailed}, got)
 	require.Equal(t, int64(1), f.stats.Forwarded.Load())
 	require.Equal(t, int64(1), f.stats.Denied.Load())
+}
+
+// TestSASLHandshakeV0BareTokens: after a SaslHandshake v0 the tokens are
+// sent bare (a size, the token; no Kafka header), as clients without
+// SaslAuthenticate do: PLAIN's token is answered with an empty bare
+// token, then requests are served as User:alice; a wrong password closes
+// the connection.
+func TestSASLHandshakeV0BareTokens(t *testing.T) {
+	_, addr := saslForwarder(t, nil, 0)
+	for _, c := range []struct {
+		pass string
+		ok   bool
+	}{{"alice-secret", true}, {"wrong", false}} {
+		conn := dialT(t, addr)
+		req := kmsg.NewPtrSASLHandshakeRequest()
+		req.Version, req.Mechanism = 0, "PLAIN"
+		resp := kmsg.NewPtrSASLHandshakeResponse()
+		require.NoError(t, roundTrip(conn, req, resp, 1))
+		require.Zero(t, resp.ErrorCode)
+		tok := []byte("\x00alice\x00" + c.pass)
+		conn.Write(append([]byte{0, 0, 0, byte(len(tok))}, tok...))
+		if !c.ok {
+			require.True(t, closedWithin(conn, 5*time.Second))
+			continue
+		}
+		var empty [4]byte
+		conn.SetReadDeadline(time.Now().Add(5 * time.Second))
+		_, err := io.ReadFull(conn, empty[:])
+		require.NoError(t, err)
+		require.Equal(t, [4]byte{}, empty)
+		require.NoError(t, roundTrip(conn, metadataV12(), newMetadataV12Response(), 2))
+	}
 }
