@@ -1,10 +1,10 @@
 package proxy
 
 import (
-	"encoding/binary"
 	"bufio"
 	"bytes"
 	"crypto/subtle"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"os"
