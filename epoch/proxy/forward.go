@@ -137,27 +137,11 @@ func (c *fconn) readLoop(items chan<- pending) error {
 		if err != nil {
 			return err
 		}
-		if c.sasl != nil && c.sasl.raw {
-			out, err := c.rawToken(frame)
-			if out != nil {
-				items <- pending{local: out}
-			}
-			if err != nil {
-				return err
-			}
-			continue
-		}
-		h, err := ParseHeader(frame)
+		h, done, err := c.admit(items, frame)
 		if err != nil {
 			return err
 		}
-		if out, handled, err := c.saslGate(h, frame); handled || err != nil {
-			if out != nil {
-				items <- pending{local: out}
-			}
-			if err != nil {
-				return err
-			}
+		if done {
 			continue
 		}
 		if h.APIKey == 18 || answeredLocally(h.APIKey) && c.f.allowed(h.APIKey, h.APIVersion) {
@@ -209,6 +193,27 @@ func (c *fconn) readLoop(items chan<- pending) error {
 		}
 		items <- pending{key: h.APIKey, ver: h.APIVersion, corr: h.CorrelationID, upCorr: c.upCorr, clientID: h.ClientID, rack: c.rack, sent: time.Now(), merge: merge}
 	}
+}
+
+// admit parses a frame's header and runs its SASL steps (saslGate, and
+// the bare tokens after a SaslHandshake v0): done means it was answered
+// here (its answer queued on items); an error closes the connection.
+func (c *fconn) admit(items chan<- pending, frame []byte) (h Header, done bool, err error) {
+	if c.sasl != nil && c.sasl.raw {
+		out, err := c.rawToken(frame)
+		if out != nil {
+			items <- pending{local: out}
+		}
+		return h, true, err
+	}
+	if h, err = ParseHeader(frame); err != nil {
+		return h, true, err
+	}
+	out, handled, err := c.saslGate(h, frame)
+	if out != nil {
+		items <- pending{local: out}
+	}
+	return h, handled || err != nil, err
 }
 
 // authorized authorizes a request to forward (authorizeRequest): out is
