@@ -6,6 +6,9 @@
 // The producer is idempotent (KAFKAJS_IDEMPOTENT=0 turns it off), sends
 // with acks=-1 and one request in flight, with kafkajs' Java-compatible
 // murmur2 partitioner; KAFKAJS_METADATA_MAX_AGE sets metadataMaxAge (ms).
+// KAFKAJS_SSL_CA (a PEM file) turns TLS on; KAFKAJS_SASL_USER and
+// KAFKAJS_SASL_PASSWORD log in with SCRAM-SHA-512.
+const fs = require('fs');
 const readline = require('readline');
 const { Kafka, Partitioners, logLevel } = require('kafkajs');
 
@@ -14,6 +17,8 @@ const kafka = new Kafka({
   brokers: [process.argv[2]],
   logLevel: logLevel.WARN,
   retry: { retries: 30, initialRetryTime: 50, maxRetryTime: 1000 },
+  ssl: process.env.KAFKAJS_SSL_CA ? { ca: [fs.readFileSync(process.env.KAFKAJS_SSL_CA)], servername: '127.0.0.1' } : undefined,
+  sasl: process.env.KAFKAJS_SASL_USER ? { mechanism: 'scram-sha-512', username: process.env.KAFKAJS_SASL_USER, password: process.env.KAFKAJS_SASL_PASSWORD } : undefined,
 });
 const producer = kafka.producer({
   idempotent: process.env.KAFKAJS_IDEMPOTENT !== '0',

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"github.com/kmeta-go/kmeta/internal/proxytest"
 	"net"
 	"runtime"
 	"testing"
@@ -25,14 +26,14 @@ func BenchmarkConnections1000(b *testing.B) {
 	var perConn float64
 	for i := 0; i < b.N; i++ {
 		b.StopTimer()
-		cmd, addr, _ := startProxyProcess(b, "-listen", "127.0.0.1:0", "-demo")
+		cmd, addr, _ := proxytest.StartProcess(b, "-listen", "127.0.0.1:0", "-demo")
 		warm, err := net.Dial("tcp", addr)
 		if err != nil {
 			b.Fatal(err)
 		}
-		checkDemoMetadata(b, warm) // the answer cache and image warm
+		proxytest.CheckDemoMetadata(b, warm) // the answer cache and image warm
 		time.Sleep(200 * time.Millisecond)
-		_, before := procStat(b, cmd.Process.Pid)
+		_, before := proxytest.ProcStat(b, cmd.Process.Pid)
 		b.StartTimer()
 		conns := make([]net.Conn, 1000)
 		for j := range conns {
@@ -46,14 +47,14 @@ func BenchmarkConnections1000(b *testing.B) {
 			av.ClientSoftwareName, av.ClientSoftwareVersion = "bench", "1"
 			avr := kmsg.NewPtrApiVersionsResponse()
 			avr.Version = 3
-			if err := roundTrip(c, av, avr, 1); err != nil || avr.ErrorCode != 0 {
+			if err := proxytest.RoundTrip(c, av, avr, 1); err != nil || avr.ErrorCode != 0 {
 				b.Fatal(err, avr.ErrorCode)
 			}
-			checkDemoMetadata(b, c)
+			proxytest.CheckDemoMetadata(b, c)
 		}
 		b.StopTimer()
 		time.Sleep(200 * time.Millisecond)
-		_, with := procStat(b, cmd.Process.Pid)
+		_, with := proxytest.ProcStat(b, cmd.Process.Pid)
 		perConn += float64(with-before) * 1024 / 1000
 		for _, c := range conns {
 			c.Close()

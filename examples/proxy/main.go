@@ -22,17 +22,17 @@
 // connections by address); the -listen address answers the same, as a
 // bootstrap address. With -serve-fenced an image of a stopped cluster
 // (every broker fenced) is answered as if its brokers were alive
-// (imagemode.go), and the output says so.
+// (proxy.Server.SetServeFenced), and the output says so.
 //
 // With -upstream HOST:PORT[,...] it is instead a forwarding proxy in front
-// of a real cluster (upstream.go, forward.go): its cluster view comes from
+// of a real cluster (proxy.Forwarder): its cluster view comes from
 // upstream Metadata answers (clientview.Refresher); ApiVersions, Metadata,
 // DescribeCluster, FindCoordinator and DescribeTopicPartitions are answered
-// from it where it holds the answer (viewanswer.go, viewcoord.go), and
+// from it where it holds the answer, and
 // every other request is forwarded to the broker whose port the client
 // dialled, with every broker address of the answers rewritten to the
-// proxy's ports (epoch/advertise). -rack-first and -client-host PREFIX=HOST
-// give each client its own view of the broker list (advertise.Shaper). The
+// proxy's ports (epoch/proxy's Rewriter). -rack-first and -client-host PREFIX=HOST
+// give each client its own view of the broker list (proxy.Shaper). The
 // cluster id is -cluster-id, else the cluster.id of meta.properties beside
 // the metadata directory, else "kmeta-proxy".
 //
@@ -41,8 +41,16 @@
 // would have written them) and implies -advertise, since the simulated brokers'
 // hosts do not exist.
 //
+// The listeners speak TLS with -tls.cert and -tls.key (ssl.client.auth,
+// ssl.principal.mapping.rules), and in upstream mode clients authenticate
+// with -sasl.enabled.mechanisms (PLAIN, SCRAM from -metadata.dir) and every
+// request is authorized against -acls or -metadata.dir's ACLs before it is
+// forwarded (-authz.pass-through turns that off, loudly); the proxy's own
+// identity upstream is -upstream.tls* and -upstream.sasl.*. See the
+// README's "What the proxy authenticates, authorizes and forwards".
+//
 // Nothing a network sends ends the proxy. Requests are read and decoded by
-// internal/wire (bounded framing, header and bodies; an undecodable request,
+// epoch/proxy (bounded framing, header and bodies; an undecodable request,
 // an unknown API key or an unserved API or version closes that connection,
 // as Kafka's SocketServer does; ApiVersions at an unknown version is
 // answered at v0 with UNSUPPORTED_VERSION). A panic while serving a
@@ -50,7 +58,7 @@
 // (lines about closed connections: at most 20 a second). The
 // limits are flags named after Kafka's broker configs:
 // -socket.request.max.bytes (100 MiB), -connections.max.idle.ms (10 min),
-// -max.connections (2147483647), plus -request.read.timeout.ms (30 s from a
+// -max.connections (2147483647), -max.connections.per.ip, plus -request.read.timeout.ms (30 s from a
 // request's first byte to its last, and for writing its answer) and
 // -metadata.cache.max.bytes (64 MiB of memoised Metadata answers, keys
 // included). A directory with nothing to load yet (missing, empty, or only a
@@ -66,45 +74,43 @@ import (
 	"net"
 	"os"
 	"path/filepath"
-	"strconv"
+	"runtime/debug"
 	"strings"
-	"sync/atomic"
 
 	"github.com/kmeta-go/kmeta/delta/deltatest"
-	"github.com/kmeta-go/kmeta/epoch/advertise"
-	"github.com/kmeta-go/kmeta/image"
-	"github.com/kmeta-go/kmeta/image/answer"
+	"github.com/kmeta-go/kmeta/epoch/proxy"
 	"github.com/kmeta-go/kmeta/publisher"
 	"github.com/kmeta-go/kmeta/publisher/dirfollow"
 	"github.com/kmeta-go/kmeta/record"
 )
 
-// DefaultClusterID is the cluster id when neither -cluster-id nor
-// meta.properties gives one.
-const DefaultClusterID = "kmeta-proxy"
-
 func main() {
 	log.SetFlags(0)
 	if err := run(os.Args[1:], nil); err != nil {
-		log.Fatal("proxy: ", err)
+		log.Print("proxy: ", err)
+		os.Exit(1)
 	}
 }
 
-// Server answers clients from the latest image a loader published to it.
-// It is a publisher: install it in a publisher.Loader.
-type Server struct {
-	img       atomic.Pointer[image.Image] // as served (endpoints rewritten with -advertise)
-	ans       *answer.Responder           // built from the cluster id and Limits.MemoBytes
-	rq        answer.Request              // the listener every request is answered on
-	advertise string                      // the listen address, with -advertise
-	lim       Limits                      // see limits.go
-	stats     Stats                       // see conn.go
-	connLog   connLog
+// memOverhead is the memory the proxy may use beyond its budgets (the
+// upstream answer budget and the Metadata answer cache): the runtime, the
+// image or view, and each connection's fixed buffers.
+const memOverhead = 64 << 20
 
-	// -advertise's per-broker ports and -serve-fenced (imagemode.go)
-	ports       *advertise.Map
-	closePorts  func()
-	serveFenced bool
+// setMemoryLimit sets the runtime's soft memory limit to the mode's budget
+// (the upstream answer budget, or the image mode's Metadata answer cache)
+// plus memOverhead, so that the collector runs before the heap
+// grows past them (GOGC alone lets it reach twice the live heap), unless
+// GOMEMLIMIT says otherwise.
+func setMemoryLimit(lim proxy.Limits, upstream bool) {
+	if os.Getenv("GOMEMLIMIT") != "" {
+		return
+	}
+	budget := int64(lim.MemoBytes) // the image mode's answer cache
+	if upstream {
+		budget = int64(lim.UpstreamBufferBytes)
+	}
+	debug.SetMemoryLimit(budget + memOverhead)
 }
 
 // run parses args, loads the image and serves until the listener fails. If
@@ -114,17 +120,21 @@ func run(args []string, ready chan<- net.Addr) error {
 	listen := fs.String("listen", "127.0.0.1:9092", "address to listen on")
 	advertise := fs.Bool("advertise", false, "advertise each broker at a port of its own on the listen host (one listener per broker id; -broker-ports BASE for BASE+id)")
 	listener := fs.String("listener", "", "listener whose endpoints to answer with (default: first listener of the lowest broker id)")
-	clusterID := fs.String("cluster-id", "", "cluster id (default: meta.properties beside the directory, else "+DefaultClusterID+")")
+	clusterID := fs.String("cluster-id", "", "cluster id (default: meta.properties beside the directory, else "+proxy.DefaultClusterID+")")
 	demo := fs.Bool("demo", false, "serve a simulated three-broker cluster instead of a directory")
 	follow := fs.Bool("follow", false, "keep following the directory for new records")
 	lim := limitFlags(fs)
-	up := upstreamFlags(fs)  // -upstream: forward to a real cluster (upstream.go)
-	imgCfg := imageFlags(fs) // -serve-fenced (imagemode.go)
+	tlsf := newTLSFlags(fs)
+	azf := newAuthzFlags(fs)
+	saslf := newSASLFlags(fs)
+	up := upstreamFlags(fs) // -upstream: forward to a real cluster (upstream.go)
+	serveFenced := fs.Bool("serve-fenced", false, "answer as if every fenced broker were alive (an image of a stopped cluster): brokers unfenced, leaderless partitions led by their first ISR (else eligible leader) replica")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
+	setMemoryLimit(*lim, up.seeds != "")
 	if up.seeds != "" {
-		return runUpstream(*listen, up, ready)
+		return runUpstream(*listen, up, *lim, tlsf, azf, saslf, ready)
 	}
 	if *demo != (fs.NArg() == 0) || fs.NArg() > 1 {
 		return errors.New("usage: proxy -listen HOST:PORT [-advertise] [-listener NAME] [-cluster-id ID] [-follow] (METADATA_DIR | -demo)")
@@ -152,21 +162,31 @@ func run(args []string, ready chan<- net.Addr) error {
 		return err
 	}
 	if *clusterID == "" {
-		*clusterID = DefaultClusterID
+		*clusterID = proxy.DefaultClusterID
 		if dir != "" {
 			*clusterID = readClusterID(dir)
 		}
 	}
 	if *listener == "" && loader.Image() != nil {
-		*listener = defaultListener(loader.Image())
+		*listener = proxy.DefaultListener(loader.Image())
 	}
-	s := newImageServer(ln, *listener, *clusterID, *advertise, up.brokerBase, imgCfg, *lim)
-	defer s.stopPorts()
+	s := newImageServer(ln, *listener, *clusterID, *advertise, up.brokerBase, *serveFenced, *lim)
+	defer s.ClosePorts()
+	tlsCfg, mapper, err := tlsf.listener()
+	if err != nil {
+		return err
+	}
+	s.SetTLS(tlsCfg, mapper)
+	if azf.imageAuthz {
+		s.SetAuthorization(azf.config())
+	}
 	if err := relay.set(s); err != nil {
 		log.Printf("proxy: %v", err) // as the loader reports a publisher's fault
 	}
-	s.startEmpty(dir)
-	s.logStart(ln)
+	if s.ServeEmpty() {
+		log.Printf("proxy: %s holds no metadata snapshot or log yet: serving an empty cluster", dir)
+	}
+	s.LogStart(ln.Addr())
 	if ready != nil {
 		ready <- ln.Addr()
 	}
@@ -209,84 +229,19 @@ func loadSource(loader *publisher.Loader, first *firstImage, dir string, demo, f
 
 // newImageServer is the server of the image mode on ln: with advertise,
 // one port per broker id on ln's host (BASE+id with -broker-ports).
-func newImageServer(ln net.Listener, listener, clusterID string, advertise bool, base int, imgCfg *imageConfig, lim Limits) *Server {
+func newImageServer(ln net.Listener, listener, clusterID string, advertise bool, base int, serveFenced bool, lim proxy.Limits) *proxy.Server {
 	addr := ""
 	if advertise {
 		addr = ln.Addr().String()
 	}
-	s := NewServer(listener, clusterID, addr)
-	s.serveFenced = imgCfg.serveFenced
+	s := proxy.NewServer(listener, clusterID, addr)
+	s.SetServeFenced(serveFenced)
+	s.SetLimits(lim)
 	if advertise {
 		host, _, _ := net.SplitHostPort(addr)
-		s.advertisePerBroker(host, base)
+		s.AdvertisePerBroker(host, base)
 	}
-	s.setLimits(lim)
 	return s
-}
-
-// stopPorts closes the per-broker listeners of -advertise, if any.
-func (s *Server) stopPorts() {
-	if s.closePorts != nil {
-		s.closePorts()
-	}
-}
-
-// logStart says what the server serves, and that -serve-fenced's answers
-// are not the cluster's state.
-func (s *Server) logStart(ln net.Listener) {
-	img := s.img.Load()
-	log.Printf("proxy: %d brokers, %d topics, listener %q, cluster %q, on %s", img.Cluster().NumBrokers(), img.Topics().Len(), s.rq.Listener, s.ans.Config().ClusterID, ln.Addr())
-	if s.serveFenced {
-		log.Printf("proxy: -serve-fenced: fenced brokers are answered as alive and leaderless partitions as led by their first ISR (else eligible leader) replica; this is not the cluster's state")
-	}
-}
-
-// NewServer returns a server answering on listener for the cluster id; a
-// non-empty advertise address replaces every broker's endpoint on the
-// listener. It serves once a loader has published to it.
-func NewServer(listener, clusterID, advertise string) *Server {
-	return &Server{
-		ans:       answer.New(answer.Config{ClusterID: clusterID}),
-		rq:        answer.Request{Listener: listener},
-		advertise: advertise,
-	}
-}
-
-// setLimits sets the server's limits; the answers' Responder is rebuilt
-// with the Metadata cache bound (call it before serving).
-func (s *Server) setLimits(l Limits) {
-	s.lim = l
-	cfg := s.ans.Config()
-	cfg.MetadataCacheBytes = l.MemoBytes
-	s.ans = answer.New(cfg)
-}
-
-// Name, OnUpdate and Close make the server a publisher.
-func (s *Server) Name() string { return "proxy" }
-
-// OnUpdate takes the new image, rewritten with -advertise.
-func (s *Server) OnUpdate(u publisher.Update) error {
-	img, err := s.prepare(u.Image) // imagemode.go
-	if err != nil {
-		return err
-	}
-	s.img.Store(img)
-	return nil
-}
-
-// Close does nothing: the server's listener is closed by its owner.
-func (s *Server) Close() error { return nil }
-
-// defaultListener is the first listener name of the lowest broker id.
-func defaultListener(img *image.Image) string {
-	lowest := int32(-1)
-	name := ""
-	for b := range img.Cluster().Brokers() {
-		if b.NumListeners() > 0 && (lowest < 0 || b.ID() < lowest) {
-			lowest, name = b.ID(), b.ListenerAt(0).Name
-		}
-	}
-	return name
 }
 
 // loadDemo feeds the loader a simulated cluster: three brokers in three
@@ -316,7 +271,7 @@ func loadDemo(l *publisher.Loader) error {
 }
 
 // readClusterID reads cluster.id from meta.properties beside dir (in its
-// parent, where Kafka keeps it), or returns DefaultClusterID.
+// parent, where Kafka keeps it), or returns proxy.DefaultClusterID.
 func readClusterID(dir string) string {
 	for _, p := range []string{filepath.Join(filepath.Dir(filepath.Clean(dir)), "meta.properties"), filepath.Join(dir, "meta.properties")} {
 		data, err := os.ReadFile(p)
@@ -329,34 +284,5 @@ func readClusterID(dir string) string {
 			}
 		}
 	}
-	return DefaultClusterID
-}
-
-// rewrite returns img with every broker's endpoint on listener moved to addr.
-func rewrite(img *image.Image, listener, addr string) (*image.Image, error) {
-	host, portStr, err := net.SplitHostPort(addr)
-	if err != nil {
-		return nil, err
-	}
-	port, err := strconv.Atoi(portStr)
-	if err != nil {
-		return nil, err
-	}
-	changed := map[int32]*image.Broker{}
-	for b := range img.Cluster().Brokers() {
-		r := b.Record()
-		for i := range r.EndPoints {
-			if r.EndPoints[i].Name == listener {
-				r.EndPoints[i].Host, r.EndPoints[i].Port = host, uint16(port)
-			}
-		}
-		nb, err := image.NewBroker(r)
-		if err != nil {
-			return nil, err
-		}
-		changed[b.ID()] = nb
-	}
-	b := image.NewBuilder(img)
-	b.PutCluster(changed, nil)
-	return b.Image(img.Provenance()), nil
+	return proxy.DefaultClusterID
 }

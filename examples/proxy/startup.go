@@ -137,11 +137,3 @@ func waitFirst(ctx context.Context, first *firstImage, dir string) error {
 		return ctx.Err()
 	}
 }
-
-// startEmpty makes the server answer from an empty cluster when the loader
-// has published nothing yet, with a line saying so.
-func (s *Server) startEmpty(dir string) {
-	if s.img.CompareAndSwap(nil, image.Empty()) {
-		log.Printf("proxy: %s holds no metadata snapshot or log yet: serving an empty cluster", dir)
-	}
-}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"github.com/kmeta-go/kmeta/internal/proxytest"
 	"log"
 	"net"
 	"os"
@@ -66,7 +67,7 @@ func metadataAll(t *testing.T, addr string) *kmsg.MetadataResponse {
 	req.Version = 12
 	resp := kmsg.NewPtrMetadataResponse()
 	resp.Version = 12
-	if err := roundTrip(c, req, resp, 1); err != nil {
+	if err := proxytest.RoundTrip(c, req, resp, 1); err != nil {
 		t.Fatal(err)
 	}
 	return resp

@@ -34,7 +34,7 @@ var tourPackages = [...]string{
 	modulePath + "/epoch",
 	modulePath + "/epoch/clientview",
 	modulePath + "/epoch/partitioner",
-	modulePath + "/epoch/advertise",
+	modulePath + "/epoch/proxy",
 }
 
 // sketchErrors are the type errors a README snippet may have because it is

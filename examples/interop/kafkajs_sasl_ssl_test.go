@@ -1,0 +1,61 @@
+package interop
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kfake"
+
+	"github.com/kmeta-go/kmeta/internal/proxytest"
+)
+
+// TestForwardKafkajsSASLSSL is TestForwardFranzSASLSSL for kafkajs 2.2.4
+// (node): SCRAM-SHA-512 over TLS through the proxy, 10 000 messages
+// produced (idempotent, acks=-1) and consumed with a consumer group with
+// no loss, duplicate or reordering; the denied topic's produce fails with
+// TOPIC_AUTHORIZATION_FAILED; a wrong password does not connect (the proxy
+// logs the failed proof). Skipped where node or kafkajs is absent.
+func TestForwardKafkajsSASLSSL(t *testing.T) {
+	u := startUpstream(t, 3, kfake.SeedTopics(3, "sasl-orders", "sasl-secret"))
+	certs := proxytest.WriteCerts(t, t.TempDir())
+	p := startForwarder(t, u, "-metadata.dir", saslMetadataDir(t), "-tls.cert", certs.ServerCert, "-tls.key", certs.ServerKey,
+		"-sasl.enabled.mechanisms", "SCRAM-SHA-512")
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	env := []string{"KAFKAJS_SSL_CA=" + certs.CA, "KAFKAJS_SASL_USER=alice"}
+	k := startKafkajs(t, ctx, p.bootstrap, append(env, "KAFKAJS_SASL_PASSWORD=alice-pass")...)
+	msgs := workload(10000, 20)
+	for i := 0; i < len(msgs); i += 1000 {
+		if err := k.produce("sasl-orders", msgs[i:min(i+1000, len(msgs))]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	err := k.produce("sasl-secret", msgs[:1])
+	if err == nil || !strings.Contains(strings.ToLower(err.Error()), "authorization failed") {
+		t.Errorf("produce to the denied topic: %v, want TOPIC_AUTHORIZATION_FAILED", err)
+	}
+	got, err := k.consume("sasl-orders", int64(len(msgs)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkConsumed(t, "kafkajs SASL_SSL", msgs, got)
+
+	bad := startKafkajs(t, ctx, p.bootstrap, append(env, "KAFKAJS_SASL_PASSWORD=wrong")...)
+	if err := bad.produce("sasl-orders", msgs[:1]); err == nil {
+		t.Error("a wrong password produced")
+	}
+	p.mu.Lock()
+	refused := 0
+	for _, l := range p.lines {
+		if strings.Contains(l, "invalid proof") {
+			refused++
+		}
+	}
+	p.mu.Unlock()
+	if refused == 0 {
+		t.Error("no failed SCRAM proof logged for the wrong password")
+	}
+	p.stop(u)
+}
