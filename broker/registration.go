@@ -45,14 +45,12 @@ func RegistrationNeedsRefresh(mv image.MetadataVersion, reg *image.Broker) bool 
 // It fails with ErrNoMetadataVersion where Kafka throws.
 //
 // Kafka checks when the delta holds a change for the id
-// (ClusterDelta.changedBrokers): a change record that changes nothing is
-// not one, as here, but a registration identical to the current one, or a
-// change a later record of the same delta undoes, is; kmeta's Changes
-// compare the applied registration with the base image's, so in those two
-// cases Kafka checks and this does not.
+// (ClusterDelta.changedBrokers, BrokerChanges.Touched): a change record that
+// changes nothing is not one, but a registration identical to the current
+// one, or a change a later record of the same delta undoes, is.
 func TrackRegistration(c Changes, img *image.Image, id int32) (bool, error) {
 	_, mvChanged := c.MetadataVersionChanged()
-	if !mvChanged && !slices.Contains(c.Brokers().Changed, id) {
+	if !mvChanged && !slices.Contains(c.Brokers().Touched, id) {
 		return false, nil
 	}
 	mv, ok := img.Features().MetadataVersion()

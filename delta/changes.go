@@ -120,6 +120,13 @@ type BrokerChanges struct {
 	Unfenced []int32
 	// Changed: every broker id whose registration differs in any way.
 	Changed []int32
+	// Touched: every broker id the delta holds a registration or a removal
+	// for (ClusterDelta.changedBrokers' keys): Changed, plus brokers whose
+	// records end where the base image was (fenced then unfenced, or
+	// registered again exactly as before). Kafka's publishers that ask
+	// "did the delta change broker X" (BrokerRegistrationTracker) read
+	// these.
+	Touched []int32
 }
 
 // Brokers reports the broker changes of the delta.
@@ -133,6 +140,7 @@ func (d *Delta) Brokers() BrokerChanges {
 		ids = append(ids, id)
 	}
 	slices.Sort(ids)
+	c.Touched = ids
 	for _, id := range ids {
 		nb := d.brokers[id]
 		ob, had := d.base.Cluster().Broker(id)
