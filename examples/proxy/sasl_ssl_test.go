@@ -30,7 +30,7 @@ func TestSASLSSLCommand(t *testing.T) {
 	acls := filepath.Join(dir, "acls.jsonl")
 	os.WriteFile(acls, []byte(`{"type":"ACCESS_CONTROL_ENTRY_RECORD","version":0,"data":{"id":"AAAAAAAAAAAAAAAAAAAAAQ","resourceType":2,"resourceName":"orders","patternType":3,"principal":"User:alice","host":"*","operation":8,"permissionType":3}}`+"\n"), 0o600)
 	u := newHostileUpstream(t, 0)
-	u.brokers = hostileBrokers(1, u.port())
+	u.setBrokers(hostileBrokers(1, u.port()))
 	_, addr, logs := proxytest.StartProcess(t, "-listen", "127.0.0.1:0", "-upstream", u.ln.Addr().String(),
 		"-tls.cert", certs.ServerCert, "-tls.key", certs.ServerKey,
 		"-sasl.enabled.mechanisms", "PLAIN", "-sasl.plain.users", users, "-acls", acls)

@@ -28,8 +28,17 @@ import (
 //   - anything else: an empty Fetch answer.
 type hostileUpstream struct {
 	ln       net.Listener
-	brokers  []kmsg.MetadataResponseBroker
 	bigBytes int
+
+	mu      sync.Mutex // guards brokers, set by the test while serve runs
+	brokers []kmsg.MetadataResponseBroker
+}
+
+// setBrokers sets the brokers the upstream's Metadata answers list.
+func (u *hostileUpstream) setBrokers(b []kmsg.MetadataResponseBroker) {
+	u.mu.Lock()
+	u.brokers = b
+	u.mu.Unlock()
 }
 
 func newHostileUpstream(t *testing.T, bigBytes int) *hostileUpstream {
@@ -89,7 +98,9 @@ func (u *hostileUpstream) serveConn(c net.Conn) {
 		case 3:
 			md := kmsg.NewPtrMetadataResponse()
 			md.Version = ver
+			u.mu.Lock()
 			md.Brokers = u.brokers
+			u.mu.Unlock()
 			cid := "hostile"
 			md.ClusterID, md.ControllerID = &cid, 1
 			body = md.AppendTo(nil)
