@@ -21,8 +21,8 @@ import (
 // where the Go and node clients use SCRAM-SHA-512: librdkafka 2.0.2
 // (Debian 12's kcat) sends its own nonce before the server's in its
 // client-final message ("c=biws,r=<client nonce><client nonce><server
-// nonce>"), which the SCRAM server refuses as Kafka's does (wrong nonce);
-// see TestKcatScramNonce. 10 000
+// nonce>", a librdkafka bug fixed in 2.6.1), which the SCRAM server refuses
+// as Kafka 4.x's does (wrong nonce); see TestKcatScramNonce. 10 000
 // messages produced (acks=all, idempotent) and read back with no loss,
 // duplicate or reordering; the denied topic's produce fails with
 // TOPIC_AUTHORIZATION_FAILED ("Topic authorization failed"); a wrong
@@ -97,9 +97,15 @@ func plainUsers(t *testing.T) string {
 
 // TestKcatScramNonce records what librdkafka (kcat) does with SCRAM-SHA-512
 // through the proxy: the login fails with the proxy's SCRAM server
-// reporting a wrong nonce in the client-final message. It passes while
-// that is so, and fails (to be turned into a passing SCRAM test) the day
-// kcat logs in.
+// reporting a wrong nonce in the client-final message. librdkafka before
+// 2.6.1 appends its client nonce a second time to the nonce it echoes
+// ("r=<client nonce><client nonce><server nonce>", fixed by
+// confluentinc/librdkafka#4895), and Kafka 4.x's ScramSaslServer refuses
+// that as this does: it compares the echoed nonce with equals, as RFC 5802
+// requires, since the fix for CVE-2024-56128 (Kafka 3.8.1 had accepted it
+// with endsWith). Debian 12's kcat links librdkafka 2.0.2, so it cannot log
+// in with SCRAM to Kafka 4.x either. The test passes while that is so, and
+// fails (to be turned into a passing SCRAM test) the day kcat logs in.
 func TestKcatScramNonce(t *testing.T) {
 	needKcat(t)
 	u := startUpstream(t, 1, kfake.SeedTopics(1, "sasl-orders"))
