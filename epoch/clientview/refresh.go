@@ -465,7 +465,7 @@ func (r *Refresher) flight(ctx context.Context, force bool) (*View, error) {
 	next, rep := r.view.Load().Merge(resp, MergeOptions{AllTopics: r.cfg.AllTopics, Node: node, HasNode: node >= 0})
 	if rep.ErrorCode != 0 {
 		r.sched.Failed(now)
-		return next, &AnswerError{Code: kafkaerr.FromInt16(rep.ErrorCode)}
+		return next, &AnswerError{Code: rep.ErrorCode}
 	}
 	r.view.Store(next)
 	r.sched.Succeeded(now, rep)
