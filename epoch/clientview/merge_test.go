@@ -210,9 +210,9 @@ func TestMergeBadInput(t *testing.T) {
 		t.Fatalf("bad input: ok %v partitions %d invalid %d", ok, tp.NumPartitions(), rep.Invalid)
 	}
 	top := answer(13)
-	top.ErrorCode = 129
+	top.ErrorCode = kafkaerr.RebootstrapRequired.Int16()
 	v2, rep := v.Merge(top, MergeOptions{})
-	if v2 != v || rep.ErrorCode != 129 {
+	if v2 != v || rep.ErrorCode != kafkaerr.RebootstrapRequired {
 		t.Fatal("REBOOTSTRAP_REQUIRED answer merged")
 	}
 }
