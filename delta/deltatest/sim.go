@@ -9,6 +9,7 @@ import (
 
 	"github.com/kmeta-go/kmeta/delta"
 	"github.com/kmeta-go/kmeta/image"
+	"github.com/kmeta-go/kmeta/image/kafkaerr"
 	"github.com/kmeta-go/kmeta/record"
 )
 
@@ -171,30 +172,33 @@ func (b *Batch) Bytes() ([]byte, error) {
 	return bb.Build()
 }
 
-// Errors the simulator returns, named after the Kafka error code the
-// controller answers with; test them with errors.Is.
+// Errors the simulator returns: each is the kafkaerr.Code the controller
+// answers with (test them with errors.Is, on the variable or the code, or
+// read the code with kafkaerr.CodeOf). ErrDelegationTokenState stands for
+// two codes (DELEGATION_TOKEN_NOT_FOUND or DELEGATION_TOKEN_EXPIRED) and
+// stays a plain error.
 var (
-	ErrUnknownTopic         = errors.New("UNKNOWN_TOPIC_OR_PARTITION")
-	ErrTopicExists          = errors.New("TOPIC_ALREADY_EXISTS")
-	ErrInvalidTopic         = errors.New("INVALID_TOPIC_EXCEPTION")
-	ErrInvalidPartitions    = errors.New("INVALID_PARTITIONS")
-	ErrInvalidReplication   = errors.New("INVALID_REPLICATION_FACTOR")
-	ErrInvalidAssignment    = errors.New("INVALID_REPLICA_ASSIGNMENT")
-	ErrBrokerNotRegistered  = errors.New("BROKER_ID_NOT_REGISTERED")
-	ErrDuplicateBroker      = errors.New("DUPLICATE_BROKER_REGISTRATION")
-	ErrInvalidRequest       = errors.New("INVALID_REQUEST")
-	ErrIneligibleReplica    = errors.New("INELIGIBLE_REPLICA")
-	ErrElectionNotNeeded    = errors.New("ELECTION_NOT_NEEDED")
-	ErrLeaderNotAvailable   = errors.New("PREFERRED_LEADER_NOT_AVAILABLE")
-	ErrNoReassignment       = errors.New("NO_REASSIGNMENT_IN_PROGRESS")
-	ErrUnsupportedVersion   = errors.New("UNSUPPORTED_VERSION")
-	ErrPolicyViolation      = errors.New("POLICY_VIOLATION")
-	ErrInvalidConfig        = errors.New("INVALID_CONFIG")
-	ErrResourceNotFound     = errors.New("RESOURCE_NOT_FOUND")
-	ErrDelegationTokenState = errors.New("DELEGATION_TOKEN_ERROR")
+	ErrUnknownTopic         error = kafkaerr.UnknownTopicOrPartition
+	ErrTopicExists          error = kafkaerr.TopicAlreadyExists
+	ErrInvalidTopic         error = kafkaerr.InvalidTopic
+	ErrInvalidPartitions    error = kafkaerr.InvalidPartitions
+	ErrInvalidReplication   error = kafkaerr.InvalidReplicationFactor
+	ErrInvalidAssignment    error = kafkaerr.InvalidReplicaAssignment
+	ErrBrokerNotRegistered  error = kafkaerr.BrokerIDNotRegistered
+	ErrDuplicateBroker      error = kafkaerr.DuplicateBrokerRegistration
+	ErrInvalidRequest       error = kafkaerr.InvalidRequest
+	ErrIneligibleReplica    error = kafkaerr.IneligibleReplica
+	ErrElectionNotNeeded    error = kafkaerr.ElectionNotNeeded
+	ErrLeaderNotAvailable   error = kafkaerr.PreferredLeaderNotAvailable
+	ErrNoReassignment       error = kafkaerr.NoReassignmentInProgress
+	ErrUnsupportedVersion   error = kafkaerr.UnsupportedVersion
+	ErrPolicyViolation      error = kafkaerr.PolicyViolation
+	ErrInvalidConfig        error = kafkaerr.InvalidConfig
+	ErrResourceNotFound     error = kafkaerr.ResourceNotFound
+	ErrDelegationTokenState       = errors.New("DELEGATION_TOKEN_ERROR")
 	// ErrControllerNotRegistered is CONTROLLER_ID_NOT_REGISTERED (Kafka 4.4,
 	// KIP-1312).
-	ErrControllerNotRegistered = errors.New("CONTROLLER_ID_NOT_REGISTERED")
+	ErrControllerNotRegistered error = kafkaerr.ControllerIDNotRegistered
 )
 
 // maxRecordsPerBatch is QuorumController.DEFAULT_MAX_RECORDS_PER_BATCH and

@@ -8,6 +8,8 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/kmeta-go/kmeta/internal/typecheck"
+
+	"github.com/kmeta-go/kmeta/image/kafkaerr"
 )
 
 // plainValues are the exported struct types with exported fields that a
@@ -99,12 +101,12 @@ func TestViewCopiesAreTheCallers(t *testing.T) {
 		r.Brokers[0].Rack = &rack
 		return r
 	}
-	r := answer(12, topicAnswer("t", 1, part(0, 1, 5), withErr(part(1, -1, 5), errLeaderNotAvailable)))
+	r := answer(12, topicAnswer("t", 1, part(0, 1, 5), withErr(part(1, -1, 5), kafkaerr.LeaderNotAvailable.Int16())))
 	r.Topics[0].Partitions[0].OfflineReplicas = []int32{3}
 	v, _ := NewView(ViewConfig{}).Merge(withRack(r), MergeOptions{})
 	// A second incarnation, so that RetiredIDs has an entry.
 	v, _ = v.Merge(withRack(answer(12, topicAnswer("t", 2, part(0, 1, 0), part(1, 2, 0)))), MergeOptions{})
-	r = answer(12, topicAnswer("t", 2, part(0, 1, 0), withErr(part(1, -1, 0), errLeaderNotAvailable)))
+	r = answer(12, topicAnswer("t", 2, part(0, 1, 0), withErr(part(1, -1, 0), kafkaerr.LeaderNotAvailable.Int16())))
 	r.Topics[0].Partitions[0].OfflineReplicas = []int32{3}
 	v, _ = v.Merge(withRack(r), MergeOptions{})
 	before := dumpView(v)

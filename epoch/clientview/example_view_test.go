@@ -8,6 +8,8 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/kmeta-go/kmeta/epoch/clientview"
+
+	"github.com/kmeta-go/kmeta/image/kafkaerr"
 )
 
 // metadataAnswer is a Metadata v12 answer for one partition of "orders".
@@ -132,7 +134,7 @@ func ExampleView_ApplyProduce() {
 	t := kmsg.NewProduceResponseTopic()
 	t.Topic = "orders"
 	p := kmsg.NewProduceResponseTopicPartition()
-	p.Partition, p.ErrorCode = 0, 6 // NOT_LEADER_OR_FOLLOWER
+	p.Partition, p.ErrorCode = 0, kafkaerr.NotLeaderOrFollower.Int16()
 	p.CurrentLeader.LeaderID, p.CurrentLeader.LeaderEpoch = 3, 9
 	t.Partitions = append(t.Partitions, p)
 	resp.Topics = append(resp.Topics, t)

@@ -7,6 +7,8 @@ import (
 
 	"github.com/kmeta-go/kmeta/record"
 	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/kmeta-go/kmeta/image/kafkaerr"
 )
 
 // fuzzBytes hands out the fuzzer's bytes, zeros once they run out.
@@ -29,8 +31,8 @@ func (f *fuzzBytes) done() bool { return f.i >= len(f.b) }
 
 var (
 	fuzzNames      = []string{"a", "b", "c", ""}
-	fuzzTopicErrs  = []int16{0, 0, 0, errUnknownTopicOrPartition, errLeaderNotAvailable, errTopicAuthorization, errUnknownTopicID}
-	fuzzPartErrs   = []int16{0, 0, errLeaderNotAvailable, errNotLeaderOrFollower, errReplicaNotAvailable, errKafkaStorage}
+	fuzzTopicErrs  = []int16{0, 0, 0, kafkaerr.UnknownTopicOrPartition.Int16(), kafkaerr.LeaderNotAvailable.Int16(), kafkaerr.TopicAuthorizationFailed.Int16(), kafkaerr.UnknownTopicID.Int16()}
+	fuzzPartErrs   = []int16{0, 0, kafkaerr.LeaderNotAvailable.Int16(), kafkaerr.NotLeaderOrFollower.Int16(), kafkaerr.ReplicaNotAvailable.Int16(), kafkaerr.KafkaStorageError.Int16()}
 	fuzzVersions   = []int16{0, 1, 7, 8, 9, 10, 12, 12, 13}
 	fuzzTopLevel13 = []int16{0, 0, 0, 129}
 )
@@ -141,7 +143,7 @@ func FuzzMerge(f *testing.F) {
 			var next *View
 			var rep Report
 			if fb.pick(5) == 0 {
-				h := Hint{Topic: fuzzNames[fb.pick(3)], Partition: int32(fb.pick(6)), ErrorCode: errNotLeaderOrFollower,
+				h := Hint{Topic: fuzzNames[fb.pick(3)], Partition: int32(fb.pick(6)), ErrorCode: kafkaerr.NotLeaderOrFollower,
 					LeaderID: int32(fb.pick(5)) - 1, LeaderEpoch: int32(fb.pick(8)) - 1}
 				next, rep = v.ApplyHints([]Hint{h}, []Broker{NewBroker(h.LeaderID, "x", 1, nil)})
 			} else {

@@ -16,7 +16,7 @@ type Hint struct {
 	Topic     string
 	TopicID   record.UUID // used when Topic is empty (Produce v13+, Fetch v13+)
 	Partition int32
-	ErrorCode int16 // the partition's error in the answer
+	ErrorCode kafkaerr.Code // the partition's error in the answer
 	// LeaderID and LeaderEpoch are the KIP-951 CurrentLeader, -1 when the
 	// answer carries none.
 	LeaderID    int32
@@ -38,7 +38,7 @@ func (v *View) ApplyProduce(resp *kmsg.ProduceResponse) (*View, Report) {
 			if p.ErrorCode == 0 {
 				continue
 			}
-			hints = append(hints, Hint{Topic: t.Topic, TopicID: t.TopicID, Partition: p.Partition, ErrorCode: p.ErrorCode,
+			hints = append(hints, Hint{Topic: t.Topic, TopicID: t.TopicID, Partition: p.Partition, ErrorCode: kafkaerr.FromInt16(p.ErrorCode),
 				LeaderID: p.CurrentLeader.LeaderID, LeaderEpoch: p.CurrentLeader.LeaderEpoch})
 		}
 	}
@@ -66,7 +66,7 @@ func (v *View) ApplyFetch(resp *kmsg.FetchResponse) (*View, Report) {
 			if p.ErrorCode == 0 {
 				continue
 			}
-			hints = append(hints, Hint{Topic: t.Topic, TopicID: t.TopicID, Partition: p.Partition, ErrorCode: p.ErrorCode,
+			hints = append(hints, Hint{Topic: t.Topic, TopicID: t.TopicID, Partition: p.Partition, ErrorCode: kafkaerr.FromInt16(p.ErrorCode),
 				LeaderID: p.CurrentLeader.LeaderID, LeaderEpoch: p.CurrentLeader.LeaderEpoch})
 		}
 	}
@@ -166,7 +166,7 @@ func (a *hintApplier) apply(h Hint) {
 	}
 	p := *cur
 	took := a.take(&p, h, name)
-	if !took && epoch.InvalidMetadata(kafkaerr.Code(h.ErrorCode)) {
+	if !took && epoch.InvalidMetadata(h.ErrorCode) {
 		p.flags |= NeedsRefresh
 	}
 	if p.sameScalars(cur) {

@@ -4,6 +4,8 @@ import (
 	"testing"
 
 	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/kmeta-go/kmeta/image/kafkaerr"
 )
 
 func produceAnswer(topic string, p int32, code int16, leader, epoch int32, nodes ...int32) *kmsg.ProduceResponse {
@@ -34,13 +36,13 @@ func TestKIP951Hints(t *testing.T) {
 		needsRefresh bool
 		broker       int32 // a node that must be listed after, 0 = none
 	}{
-		{"newer epoch with its node is taken", produceAnswer("t", 0, errNotLeaderOrFollower, 7, 6, 7), 7, 6, false, 7},
-		{"newer epoch with a known node is taken", produceAnswer("t", 0, errNotLeaderOrFollower, 2, 6), 2, 6, false, 0},
-		{"equal epoch is not taken (strictly greater)", produceAnswer("t", 0, errNotLeaderOrFollower, 2, 5), 1, 5, true, 0},
-		{"older epoch is not taken", produceAnswer("t", 0, errNotLeaderOrFollower, 2, 4), 1, 5, true, 0},
-		{"unknown node is not taken", produceAnswer("t", 0, errNotLeaderOrFollower, 9, 6), 1, 5, true, 0},
-		{"no hint (-1/-1) marks refresh", produceAnswer("t", 0, errNotLeaderOrFollower, -1, -1), 1, 5, true, 0},
-		{"unknown partition is ignored", produceAnswer("t", 3, errNotLeaderOrFollower, 2, 9), 1, 5, false, 0},
+		{"newer epoch with its node is taken", produceAnswer("t", 0, kafkaerr.NotLeaderOrFollower.Int16(), 7, 6, 7), 7, 6, false, 7},
+		{"newer epoch with a known node is taken", produceAnswer("t", 0, kafkaerr.NotLeaderOrFollower.Int16(), 2, 6), 2, 6, false, 0},
+		{"equal epoch is not taken (strictly greater)", produceAnswer("t", 0, kafkaerr.NotLeaderOrFollower.Int16(), 2, 5), 1, 5, true, 0},
+		{"older epoch is not taken", produceAnswer("t", 0, kafkaerr.NotLeaderOrFollower.Int16(), 2, 4), 1, 5, true, 0},
+		{"unknown node is not taken", produceAnswer("t", 0, kafkaerr.NotLeaderOrFollower.Int16(), 9, 6), 1, 5, true, 0},
+		{"no hint (-1/-1) marks refresh", produceAnswer("t", 0, kafkaerr.NotLeaderOrFollower.Int16(), -1, -1), 1, 5, true, 0},
+		{"unknown partition is ignored", produceAnswer("t", 3, kafkaerr.NotLeaderOrFollower.Int16(), 2, 9), 1, 5, false, 0},
 		{"non-metadata error does not refresh", produceAnswer("t", 0, 87 /* INVALID_RECORD */, -1, -1), 1, 5, false, 0},
 	}
 	for _, c := range cases {
@@ -64,7 +66,7 @@ func TestKIP951Hints(t *testing.T) {
 		})
 	}
 	// A later stale Metadata answer does not undo a hint.
-	v, _ := base.ApplyProduce(produceAnswer("t", 0, errNotLeaderOrFollower, 2, 6))
+	v, _ := base.ApplyProduce(produceAnswer("t", 0, kafkaerr.NotLeaderOrFollower.Int16(), 2, 6))
 	v, _ = v.Merge(answer(12, topicAnswer("t", 1, part(0, 1, 5))), MergeOptions{})
 	if p := mustPart(t, v, "t", 0); p.leader != 2 || p.flags&Stale == 0 {
 		t.Fatalf("stale answer after a hint: %+v", *p)
@@ -78,7 +80,7 @@ func TestKIP951FetchHints(t *testing.T) {
 	ft := kmsg.NewFetchResponseTopic()
 	ft.TopicID = tid(1) // v13+: by id
 	fp := kmsg.NewFetchResponseTopicPartition()
-	fp.Partition, fp.ErrorCode = 0, errFencedLeaderEpoch
+	fp.Partition, fp.ErrorCode = 0, kafkaerr.FencedLeaderEpoch.Int16()
 	fp.CurrentLeader.LeaderID, fp.CurrentLeader.LeaderEpoch = 3, 8
 	ft.Partitions = append(ft.Partitions, fp)
 	r.Topics = append(r.Topics, ft)

@@ -10,20 +10,6 @@ import (
 	"github.com/kmeta-go/kmeta/record"
 )
 
-// Kafka error codes the client rules look at (org.apache.kafka.common.protocol.Errors),
-// as the int16 of kmsg's fields.
-const (
-	errUnknownTopicOrPartition = int16(kafkaerr.UnknownTopicOrPartition)
-	errLeaderNotAvailable      = int16(kafkaerr.LeaderNotAvailable)
-	errNotLeaderOrFollower     = int16(kafkaerr.NotLeaderOrFollower)
-	errReplicaNotAvailable     = int16(kafkaerr.ReplicaNotAvailable)
-	errInvalidTopic            = int16(kafkaerr.InvalidTopic)
-	errTopicAuthorization      = int16(kafkaerr.TopicAuthorizationFailed)
-	errKafkaStorage            = int16(kafkaerr.KafkaStorageError)
-	errFencedLeaderEpoch       = int16(kafkaerr.FencedLeaderEpoch)
-	errUnknownTopicID          = int16(kafkaerr.UnknownTopicID)
-)
-
 // merger is one Merge call: what it has made of the next view so far.
 type merger struct {
 	v       *View
@@ -88,7 +74,7 @@ func (v *View) Merge(resp *kmsg.MetadataResponse, opts MergeOptions) (*View, Rep
 		return v, Report{}
 	}
 	if resp.ErrorCode != 0 {
-		return v, Report{ErrorCode: resp.ErrorCode}
+		return v, Report{ErrorCode: kafkaerr.FromInt16(resp.ErrorCode)}
 	}
 	m := merger{v: v, opts: opts, version: resp.Version, rewind: v.cfg.rewindAfter(),
 		refreshing: v.refreshing, brokers: v.brokers, controller: v.controller, clusterID: v.clusterID,

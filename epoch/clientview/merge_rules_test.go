@@ -5,6 +5,8 @@ import (
 
 	"github.com/kmeta-go/kmeta/epoch/partitioner"
 	"github.com/kmeta-go/kmeta/record"
+
+	"github.com/kmeta-go/kmeta/image/kafkaerr"
 )
 
 // ruleWant is what a merge rule leaves in the partition it names.
@@ -243,7 +245,7 @@ var mergeRules = []mergeRule{
 		steps: []step{
 			st(answer(12, topicAnswer("t", 1, part(0, 1, 1), part(1, 2, 1), part(2, 3, 1)))),
 			st(answer(12, topicAnswer("t", 1, part(0, 1, 1), part(1, -1, 2),
-				withErr(part(2, 3, 1), errReplicaNotAvailable)))),
+				withErr(part(2, 3, 1), kafkaerr.ReplicaNotAvailable.Int16())))),
 		},
 		topic: "t", p: 1, want: ruleWant{leader: 2, epoch: 1, seen: 2, flags: NoLeader | NeedsRefresh},
 		check: func(t *testing.T, v *View, _ []Report) {
@@ -251,7 +253,7 @@ var mergeRules = []mergeRule{
 			if tp.NumPartitions() != 3 {
 				t.Fatalf("NumPartitions %d, want 3", tp.NumPartitions())
 			}
-			if p := mustPart(t, v, "t", 2); p.errorCode != errReplicaNotAvailable || p.leader != 3 {
+			if p := mustPart(t, v, "t", 2); p.errorCode != kafkaerr.ReplicaNotAvailable.Int16() || p.leader != 3 {
 				t.Fatalf("errored partition: %+v", *p)
 			}
 		},

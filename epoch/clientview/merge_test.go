@@ -6,6 +6,8 @@ import (
 	"unsafe"
 
 	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/kmeta-go/kmeta/image/kafkaerr"
 )
 
 // Builders for hand-written answers.
@@ -39,7 +41,7 @@ func part(p, leader, epoch int32) kmsg.MetadataResponseTopicPartition {
 	x.Replicas = []int32{1, 2, 3}
 	x.ISR = []int32{1, 2, 3}
 	if leader < 0 {
-		x.ErrorCode = errLeaderNotAvailable
+		x.ErrorCode = kafkaerr.LeaderNotAvailable.Int16()
 	}
 	return x
 }
@@ -140,7 +142,7 @@ func TestMergeIdenticalAnswerReturnsSameView(t *testing.T) {
 func TestMergeTopicErrors(t *testing.T) {
 	v, _ := NewView(ViewConfig{}).Merge(answer(12, topicAnswer("t", 1, part(0, 1, 1))), MergeOptions{})
 	unknown := topicAnswer("t", 0)
-	unknown.ErrorCode = errUnknownTopicOrPartition
+	unknown.ErrorCode = kafkaerr.UnknownTopicOrPartition.Int16()
 	// A lagging broker that does not know the topic yet: kept, refreshed.
 	v2, _ := v.Merge(answer(12, unknown), MergeOptions{})
 	if tp, ok := v2.Topic("t"); !ok || !tp.NeedsRefresh() || tp.NumPartitions() != 1 {
@@ -159,9 +161,9 @@ func TestMergeTopicErrors(t *testing.T) {
 		t.Fatal("deleted topic still needs refresh")
 	}
 	auth := topicAnswer("secret", 0)
-	auth.ErrorCode = errTopicAuthorization
+	auth.ErrorCode = kafkaerr.TopicAuthorizationFailed.Int16()
 	v4, _ := v.Merge(answer(12, auth), MergeOptions{})
-	if tp, ok := v4.Topic("secret"); !ok || tp.ErrorCode() != errTopicAuthorization || tp.NeedsRefresh() {
+	if tp, ok := v4.Topic("secret"); !ok || tp.ErrorCode() != kafkaerr.TopicAuthorizationFailed.Int16() || tp.NeedsRefresh() {
 		t.Fatal("authorization error not surfaced or refreshed")
 	}
 }
@@ -208,9 +210,9 @@ func TestMergeBadInput(t *testing.T) {
 		t.Fatalf("bad input: ok %v partitions %d invalid %d", ok, tp.NumPartitions(), rep.Invalid)
 	}
 	top := answer(13)
-	top.ErrorCode = 129
+	top.ErrorCode = kafkaerr.RebootstrapRequired.Int16()
 	v2, rep := v.Merge(top, MergeOptions{})
-	if v2 != v || rep.ErrorCode != 129 {
+	if v2 != v || rep.ErrorCode != kafkaerr.RebootstrapRequired {
 		t.Fatal("REBOOTSTRAP_REQUIRED answer merged")
 	}
 }

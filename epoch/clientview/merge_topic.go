@@ -5,6 +5,7 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kmsg"
 
+	"github.com/kmeta-go/kmeta/image/kafkaerr"
 	"github.com/kmeta-go/kmeta/record"
 )
 
@@ -50,13 +51,13 @@ func (m *merger) mergeTopic(rt *kmsg.MetadataResponseTopic, hint int32) bool {
 			old, m.slot = t.find(name)
 		}
 	}
-	switch rt.ErrorCode {
-	case errUnknownTopicOrPartition, errUnknownTopicID:
+	switch kafkaerr.FromInt16(rt.ErrorCode) {
+	case kafkaerr.UnknownTopicOrPartition, kafkaerr.UnknownTopicID:
 		if old != nil {
 			m.gone(name, old)
 		}
 		return known
-	case errTopicAuthorization, errInvalidTopic:
+	case kafkaerr.TopicAuthorizationFailed, kafkaerr.InvalidTopic:
 		// Surfaced to the embedder, not refreshed (Metadata.java records
 		// these and throws them to the caller).
 		if old == nil {

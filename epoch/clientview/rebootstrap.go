@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/kmeta-go/kmeta/image/kafkaerr"
 )
 
 // Defaults of RebootstrapConfig (Kafka's client defaults).
@@ -19,10 +21,6 @@ const (
 	DefaultReconnectBackoff    = 50 * time.Millisecond
 	DefaultReconnectBackoffMax = time.Second
 )
-
-// RebootstrapErrorCode is REBOOTSTRAP_REQUIRED (129, KIP-1102): a broker's
-// answer telling the client to go back to its bootstrap servers.
-const RebootstrapErrorCode = 129
 
 // SendFunc sends one Metadata request to one address ("host:port") and
 // returns the answer and the id of the broker that answered (-1 if
@@ -247,7 +245,7 @@ func (r *Rebootstrap) answered(resp *kmsg.MetadataResponse) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.failures, r.notBefore, r.stats.Backoff = 0, time.Time{}, 0
-	r.bootstrap = resp.ErrorCode == RebootstrapErrorCode
+	r.bootstrap = kafkaerr.FromInt16(resp.ErrorCode) == kafkaerr.RebootstrapRequired
 }
 
 func (r *Rebootstrap) failed() {

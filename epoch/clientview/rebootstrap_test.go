@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/kmeta-go/kmeta/image/kafkaerr"
 )
 
 // fakeCluster answers Metadata at the addresses where its nodes are, and at
@@ -210,11 +212,11 @@ func TestRebootstrapRequired(t *testing.T) {
 	if _, err := ref.Refresh(ctx); err != nil {
 		t.Fatal(err)
 	}
-	c.code = RebootstrapErrorCode
+	c.code = kafkaerr.RebootstrapRequired.Int16()
 	c.now = c.now.Add(time.Second)
 	_, err := ref.Refresh(ctx)
 	var ae *AnswerError
-	if !errors.As(err, &ae) || ae.Code != RebootstrapErrorCode || c.perAtt[1][0] != "n:1" {
+	if !errors.As(err, &ae) || ae.Code != kafkaerr.RebootstrapRequired || !errors.Is(err, kafkaerr.RebootstrapRequired) || c.perAtt[1][0] != "n:1" {
 		t.Fatalf("REBOOTSTRAP_REQUIRED answer: %v, dials %v", err, c.perAtt[1])
 	}
 	c.code = 0

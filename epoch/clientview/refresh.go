@@ -12,6 +12,8 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kmsg"
 	"golang.org/x/sync/singleflight"
+
+	"github.com/kmeta-go/kmeta/image/kafkaerr"
 )
 
 // Policy is when a client refreshes its metadata (Kafka's Metadata
@@ -472,7 +474,11 @@ func (r *Refresher) flight(ctx context.Context, force bool) (*View, error) {
 
 // AnswerError is a Metadata answer's top-level error (v13+,
 // REBOOTSTRAP_REQUIRED 129 from KIP-1102).
-type AnswerError struct{ Code int16 }
+type AnswerError struct{ Code kafkaerr.Code }
+
+// Unwrap is the code, so that errors.Is(err, kafkaerr.RebootstrapRequired)
+// and kafkaerr.CodeOf see it.
+func (e *AnswerError) Unwrap() error { return e.Code }
 
 // Error names the answer's error code.
 func (e *AnswerError) Error() string {

@@ -1,6 +1,9 @@
 package clientview
 
-import "github.com/kmeta-go/kmeta/record"
+import (
+	"github.com/kmeta-go/kmeta/image/kafkaerr"
+	"github.com/kmeta-go/kmeta/record"
+)
 
 // MergeOptions describe the request an answer replies to.
 type MergeOptions struct {
@@ -85,7 +88,7 @@ type Report struct {
 	Progress bool
 	// ErrorCode is the top-level error of a Metadata v13 answer
 	// (REBOOTSTRAP_REQUIRED, KIP-1102); such an answer is not merged.
-	ErrorCode int16
+	ErrorCode kafkaerr.Code
 	// Refused counts partitions whose answer was ignored (stale or suspect).
 	Refused int
 	// Invalid counts entries ignored as bad input (no topic name or id,

@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/kmeta-go/kmeta/image/kafkaerr"
 )
 
 // plainSettled is the settled-partition test written plainly, field by
@@ -43,7 +45,7 @@ func settledCase(rng *rand.Rand, n int) ([]Partition, []kmsg.MetadataResponseTop
 		ap := &aps[i]
 		ap.Partition, ap.Leader, ap.LeaderEpoch = int32(i), int32(rng.IntN(8)), int32(rng.IntN(4))
 		if rng.IntN(4) == 0 {
-			ap.ErrorCode = errReplicaNotAvailable
+			ap.ErrorCode = kafkaerr.ReplicaNotAvailable.Int16()
 		}
 		ap.Replicas, ap.ISR, ap.OfflineReplicas = randomList(rng), randomList(rng), randomList(rng)
 		parts[i] = Partition{id: int32(i), leader: ap.Leader, leaderEpoch: ap.LeaderEpoch, seenEpoch: ap.LeaderEpoch,
@@ -76,7 +78,7 @@ func mutate(rng *rand.Rand, p *Partition, ap *kmsg.MetadataResponseTopicPartitio
 	case 2:
 		ap.LeaderEpoch++
 	case 3:
-		ap.ErrorCode = errNotLeaderOrFollower
+		ap.ErrorCode = kafkaerr.NotLeaderOrFollower.Int16()
 	case 4:
 		p.flags = Flags(1) << rng.IntN(6)
 	case 5:

@@ -2,6 +2,8 @@ package proxy
 
 import (
 	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/kmeta-go/kmeta/image/kafkaerr"
 )
 
 // Rewriter rewrites the broker addresses of Kafka responses through a Map.
@@ -134,9 +136,6 @@ func (r *Rewriter) DescribeCluster(resp *kmsg.DescribeClusterResponse, c *Client
 	resp.Brokers = out
 }
 
-// Kafka error codes the rewriter sets (org.apache.kafka.common.protocol.Errors).
-const errCoordinatorNotAvailable = 15
-
 // FindCoordinator rewrites the coordinator of a FindCoordinator answer:
 // NodeID/Host/Port before v4, each of Coordinators from v4 (KIP-699). A
 // coordinator the Map cannot advertise becomes COORDINATOR_NOT_AVAILABLE
@@ -155,7 +154,7 @@ func (r *Rewriter) FindCoordinator(resp *kmsg.FindCoordinatorResponse, c *Client
 		}
 		e, ok := advertised(r.Map, *id, *host, *port, rack)
 		if !ok {
-			*code, *id, *host, *port = errCoordinatorNotAvailable, -1, "", -1
+			*code, *id, *host, *port = kafkaerr.CoordinatorNotAvailable.Int16(), -1, "", -1
 			m := "the proxy has no endpoint for the coordinator"
 			*msg = &m
 			return

@@ -18,6 +18,8 @@ import (
 	"github.com/kmeta-go/kmeta/internal/javahash"
 	"github.com/kmeta-go/kmeta/internal/kafkaoracle"
 	"github.com/kmeta-go/kmeta/record"
+
+	"github.com/kmeta-go/kmeta/image/kafkaerr"
 )
 
 // credDescribeVector is one line of cred_describe (harness CredDescribe):
@@ -152,7 +154,7 @@ func checkScramDescribe(t *testing.T, v *credDescribeVector) {
 	r := answer.New(answer.Config{Authorizer: setAuthorizer{cluster: v.Authorized}})
 	ours := r.DescribeUserSCRAMCredentials(img, req, answer.Request{Principal: "User:admin"})
 	if v.Response == nil {
-		if v.Authorized || ours.ErrorCode != 31 || len(ours.Results) != 0 {
+		if v.Authorized || ours.ErrorCode != kafkaerr.ClusterAuthorizationFailed.Int16() || len(ours.Results) != 0 {
 			t.Fatalf("null users, unauthorized: %+v", ours)
 		}
 		return
@@ -232,7 +234,7 @@ func checkACLsDescribe(t *testing.T, v *credDescribeVector) {
 		theirs.Version = ver
 		ours.Version = ver
 		sameBytes(t, "DescribeAcls v"+strconv.Itoa(int(ver)), ours, theirs, kafka, func(resp *kmsg.DescribeACLsResponse) {
-			if resp.ErrorCode == 31 && resp.ErrorMessage != nil && strings.HasSuffix(*resp.ErrorMessage, " needs DESCRIBE permission.") {
+			if resp.ErrorCode == kafkaerr.ClusterAuthorizationFailed.Int16() && resp.ErrorMessage != nil && strings.HasSuffix(*resp.ErrorMessage, " needs DESCRIBE permission.") {
 				resp.ErrorMessage = nil // runtime: Kafka prints its request object
 			}
 			for i := range resp.Resources {

@@ -35,7 +35,11 @@ func TestCodesAreKafkas(t *testing.T) {
 		kafkaerr.SecurityDisabled, kafkaerr.SaslAuthenticationFailed, kafkaerr.DelegationTokenAuthDisabled,
 		kafkaerr.DelegationTokenNotFound, kafkaerr.DelegationTokenOwnerMismatch, kafkaerr.DelegationTokenRequestNotAllowed,
 		kafkaerr.DelegationTokenAuthorizationFailed, kafkaerr.DelegationTokenExpired, kafkaerr.ResourceNotFound,
-		kafkaerr.DuplicateResource}
+		kafkaerr.DuplicateResource,
+		kafkaerr.TopicAlreadyExists, kafkaerr.InvalidPartitions, kafkaerr.InvalidReplicationFactor,
+		kafkaerr.InvalidReplicaAssignment, kafkaerr.InvalidConfig, kafkaerr.PolicyViolation, kafkaerr.PreferredLeaderNotAvailable,
+		kafkaerr.ElectionNotNeeded, kafkaerr.NoReassignmentInProgress, kafkaerr.DuplicateBrokerRegistration,
+		kafkaerr.BrokerIDNotRegistered, kafkaerr.IneligibleReplica, kafkaerr.ControllerIDNotRegistered}
 	names := map[string]kafkaerr.Code{}
 	for _, c := range codes {
 		n := c.String()
@@ -47,7 +51,8 @@ func TestCodesAreKafkas(t *testing.T) {
 		}
 		names[n] = c
 	}
-	want := map[kafkaerr.Code]string{6: "NOT_LEADER_OR_FOLLOWER", 35: "UNSUPPORTED_VERSION", 74: "FENCED_LEADER_EPOCH", 129: "REBOOTSTRAP_REQUIRED"}
+	want := map[kafkaerr.Code]string{6: "NOT_LEADER_OR_FOLLOWER", 35: "UNSUPPORTED_VERSION", 74: "FENCED_LEADER_EPOCH", 129: "REBOOTSTRAP_REQUIRED",
+		36: "TOPIC_ALREADY_EXISTS", 102: "BROKER_ID_NOT_REGISTERED", 136: "CONTROLLER_ID_NOT_REGISTERED"}
 	for c, n := range want {
 		if c.String() != n {
 			t.Errorf("code %d is %s, want %s", int16(c), c, n)

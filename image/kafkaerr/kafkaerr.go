@@ -1,13 +1,18 @@
-// Package kafkaerr holds the Kafka protocol error codes kmeta's answers and
-// checks produce, as one typed Code (org.apache.kafka.common.protocol.Errors),
-// with Kafka's name and default message for each.
+// Package kafkaerr holds the Kafka protocol error codes kmeta's answers,
+// checks and simulator produce, as one typed Code
+// (org.apache.kafka.common.protocol.Errors), with Kafka's name and default
+// message for each.
 //
-// A Code is a value carried in a response's ErrorCode field, not a Go error:
-// None (0) is success. Put it into a kmsg response with int16(code):
+// A Code is both the value carried in a response's ErrorCode field and a Go
+// error, in the spirit of franz-go's pkg/kerr: a function can return
+// kafkaerr.UnknownTopicOrPartition (or wrap it with fmt.Errorf("...: %w", c)),
+// and a caller tests it with errors.Is or pulls the code back out of a
+// wrapped chain with CodeOf. None (0) is success; Code.Err turns a code read
+// from the wire into nil for None. Put a code into a kmsg response with
+// Int16 and read one back with FromInt16:
 //
-//	part.ErrorCode = int16(kafkaerr.NotLeaderOrFollower)
-//
-// franz-go's pkg/kerr plays the same part on the client side.
+//	part.ErrorCode = kafkaerr.NotLeaderOrFollower.Int16()
+//	if err := kafkaerr.FromInt16(resp.ErrorCode).Err(); err != nil { ... }
 package kafkaerr
 
 import "strconv"
@@ -130,6 +135,9 @@ func (c Code) String() string {
 		return "RESOURCE_NOT_FOUND"
 	case DuplicateResource:
 		return "DUPLICATE_RESOURCE"
+	}
+	if n := controllerName(c); n != "" {
+		return n
 	}
 	return "UNKNOWN(" + strconv.Itoa(int(c)) + ")"
 }

@@ -6,13 +6,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/kmeta-go/kmeta/image"
-)
-
-// Error codes of DescribeClientQuotas answers (Errors).
-const (
-	codeClusterAuthorizationFailed int16 = 31
-	codeUnsupportedVersion         int16 = 35
-	codeInvalidRequest             int16 = 42
+	"github.com/kmeta-go/kmeta/image/kafkaerr"
 )
 
 // FilterError is a DescribeClientQuotas filter that ClientQuotasImage.describe
@@ -20,9 +14,13 @@ const (
 // UNSUPPORTED_VERSION for an entity type other than user, client-id and
 // ip) and its message.
 type FilterError struct {
-	Code    int16
+	Code    kafkaerr.Code
 	Message string
 }
+
+// Unwrap is the code, so that errors.Is(err, kafkaerr.InvalidRequest) and
+// kafkaerr.CodeOf see it.
+func (e *FilterError) Unwrap() error { return e.Code }
 
 // Error prints the message and the code.
 func (e *FilterError) Error() string {
@@ -43,7 +41,7 @@ type filter struct {
 func parseFilter(req *kmsg.DescribeClientQuotasRequest) (filter, error) {
 	f := filter{exact: map[string]*string{}, specified: map[string]bool{}, strict: req.Strict}
 	invalid := func(msg string) (filter, error) {
-		return filter{}, &FilterError{Code: codeInvalidRequest, Message: msg}
+		return filter{}, &FilterError{Code: kafkaerr.InvalidRequest, Message: msg}
 	}
 	for _, c := range req.Components {
 		t := c.EntityType
@@ -54,7 +52,7 @@ func parseFilter(req *kmsg.DescribeClientQuotasRequest) (filter, error) {
 		case dupExact || f.specified[t]:
 			return invalid("Entity type " + t + " cannot appear more than once in the filter.")
 		case t != EntityIP && t != EntityUser && t != EntityClientID:
-			return filter{}, &FilterError{Code: codeUnsupportedVersion, Message: "Unsupported entity type " + t}
+			return filter{}, &FilterError{Code: kafkaerr.UnsupportedVersion, Message: "Unsupported entity type " + t}
 		}
 		switch c.MatchType {
 		case 0: // MATCH_TYPE_EXACT
@@ -127,7 +125,7 @@ func DescribeClientQuotas(q *image.ClientQuotas, req *kmsg.DescribeClientQuotasR
 	if err != nil {
 		fe := err.(*FilterError)
 		msg := fe.Message
-		resp.ErrorCode, resp.ErrorMessage, resp.Entries = fe.Code, &msg, nil
+		resp.ErrorCode, resp.ErrorMessage, resp.Entries = fe.Code.Int16(), &msg, nil
 		return resp, err
 	}
 	empty := "" // the schema's default, which Kafka's answer keeps
@@ -161,7 +159,7 @@ func DescribeClientQuotas(q *image.ClientQuotas, req *kmsg.DescribeClientQuotasR
 func DescribeClientQuotasUnauthorized(version int16) *kmsg.DescribeClientQuotasResponse {
 	resp := kmsg.NewPtrDescribeClientQuotasResponse()
 	resp.Version = version
-	resp.ErrorCode = codeClusterAuthorizationFailed
+	resp.ErrorCode = kafkaerr.ClusterAuthorizationFailed.Int16()
 	resp.Entries = nil
 	return resp
 }

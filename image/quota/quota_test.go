@@ -130,7 +130,7 @@ func TestDescribeFilterErrors(t *testing.T) {
 		req.Components = tc.comps
 		resp, err := quota.DescribeClientQuotas(image.Empty().ClientQuotas(), req)
 		var fe *quota.FilterError
-		if !errors.As(err, &fe) || fe.Code != tc.code || resp.ErrorCode != tc.code || resp.Entries != nil ||
+		if !errors.As(err, &fe) || fe.Code.Int16() != tc.code || resp.ErrorCode != tc.code || resp.Entries != nil ||
 			resp.ErrorMessage == nil || *resp.ErrorMessage != fe.Message {
 			t.Errorf("%v: %v, answer %+v", tc.comps, err, resp)
 		}
