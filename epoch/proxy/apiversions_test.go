@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/kmeta-go/kmeta/image/kafkaerr"
 )
 
 // TestApiVersionsAsKafka44 answers ApiVersions v0 to v5, and above, as
@@ -36,17 +38,17 @@ func TestApiVersionsAsKafka44(t *testing.T) {
 		{"v3", 3, nil, want{0, all}},
 		{"v4", 4, nil, want{0, all}},
 		{"v5 without ids", 5, nil, want{0, all}},
-		{"v3 empty software name", 3, func(r *kmsg.ApiVersionsRequest) { r.ClientSoftwareName = "" }, want{errInvalidRequest, 0}},
-		{"v3 software version with a space", 3, func(r *kmsg.ApiVersionsRequest) { r.ClientSoftwareVersion = "1 0" }, want{errInvalidRequest, 0}},
-		{"v3 software name ends in a dash", 3, func(r *kmsg.ApiVersionsRequest) { r.ClientSoftwareName = "client-" }, want{errInvalidRequest, 0}},
-		{"v5 cluster id without node id", 5, func(r *kmsg.ApiVersionsRequest) { r.ClusterID = strp("demo-cluster") }, want{errInvalidRequest, 0}},
-		{"v5 node id without cluster id", 5, func(r *kmsg.ApiVersionsRequest) { r.NodeID = 1 }, want{errInvalidRequest, 0}},
+		{"v3 empty software name", 3, func(r *kmsg.ApiVersionsRequest) { r.ClientSoftwareName = "" }, want{kafkaerr.InvalidRequest.Int16(), 0}},
+		{"v3 software version with a space", 3, func(r *kmsg.ApiVersionsRequest) { r.ClientSoftwareVersion = "1 0" }, want{kafkaerr.InvalidRequest.Int16(), 0}},
+		{"v3 software name ends in a dash", 3, func(r *kmsg.ApiVersionsRequest) { r.ClientSoftwareName = "client-" }, want{kafkaerr.InvalidRequest.Int16(), 0}},
+		{"v5 cluster id without node id", 5, func(r *kmsg.ApiVersionsRequest) { r.ClusterID = strp("demo-cluster") }, want{kafkaerr.InvalidRequest.Int16(), 0}},
+		{"v5 node id without cluster id", 5, func(r *kmsg.ApiVersionsRequest) { r.NodeID = 1 }, want{kafkaerr.InvalidRequest.Int16(), 0}},
 		{"v5 matching ids", 5, func(r *kmsg.ApiVersionsRequest) { r.ClusterID, r.NodeID = strp("demo-cluster"), 2 }, want{0, all}},
-		{"v5 other cluster", 5, func(r *kmsg.ApiVersionsRequest) { r.ClusterID, r.NodeID = strp("other"), 2 }, want{errRebootstrapRequired, 0}},
-		{"v5 unknown node", 5, func(r *kmsg.ApiVersionsRequest) { r.ClusterID, r.NodeID = strp("demo-cluster"), 99 }, want{errRebootstrapRequired, 0}},
+		{"v5 other cluster", 5, func(r *kmsg.ApiVersionsRequest) { r.ClusterID, r.NodeID = strp("other"), 2 }, want{kafkaerr.RebootstrapRequired.Int16(), 0}},
+		{"v5 unknown node", 5, func(r *kmsg.ApiVersionsRequest) { r.ClusterID, r.NodeID = strp("demo-cluster"), 99 }, want{kafkaerr.RebootstrapRequired.Int16(), 0}},
 		{"v4 ignores ids it cannot carry", 4, func(r *kmsg.ApiVersionsRequest) { r.ClusterID, r.NodeID = strp("other"), 99 }, want{0, all}},
-		{"v6 unsupported", 6, nil, want{errUnsupportedVersion, 1}},
-		{"v32767 unsupported", 32767, nil, want{errUnsupportedVersion, 1}},
+		{"v6 unsupported", 6, nil, want{kafkaerr.UnsupportedVersion.Int16(), 1}},
+		{"v32767 unsupported", 32767, nil, want{kafkaerr.UnsupportedVersion.Int16(), 1}},
 	}
 	for i, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -67,7 +69,7 @@ func TestApiVersionsAsKafka44(t *testing.T) {
 			if resp.ErrorCode != c.want.code || len(resp.ApiKeys) != c.want.apiKeys {
 				t.Fatalf("got error %d with %d api keys, want %d with %d", resp.ErrorCode, len(resp.ApiKeys), c.want.code, c.want.apiKeys)
 			}
-			if c.want.code == errUnsupportedVersion {
+			if c.want.code == kafkaerr.UnsupportedVersion.Int16() {
 				if k := resp.ApiKeys[0]; k.ApiKey != 18 || k.MinVersion != 0 || k.MaxVersion != 5 {
 					t.Fatalf("unsupported answer lists %+v, want ApiVersions 0-5", k)
 				}

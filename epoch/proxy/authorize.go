@@ -10,16 +10,8 @@ import (
 
 	"github.com/kmeta-go/kmeta/image"
 	"github.com/kmeta-go/kmeta/image/authz"
+	"github.com/kmeta-go/kmeta/image/kafkaerr"
 	"github.com/kmeta-go/kmeta/record"
-)
-
-// Kafka's authorization error codes (Errors).
-const (
-	errTopicAuthorizationFailed           = 29
-	errGroupAuthorizationFailed           = 30
-	errClusterAuthorizationFailed         = 31
-	errTransactionalIDAuthorizationFailed = 53
-	errDelegationTokenAuthorizationFailed = 65
 )
 
 // clusterName is the CLUSTER resource's name (Resource.CLUSTER_NAME).
@@ -119,7 +111,7 @@ func (c *fconn) authorizeRequest(h Header, frame []byte) (decision, error) {
 	}
 	checks, known := requestChecks(req, c.f.topicName)
 	if !known {
-		out, ok := errorResponse(h.APIKey, h.APIVersion, h.CorrelationID, errClusterAuthorizationFailed)
+		out, ok := errorResponse(h.APIKey, h.APIVersion, h.CorrelationID, kafkaerr.ClusterAuthorizationFailed.Int16())
 		if !ok {
 			return decision{}, fmt.Errorf("api %d v%d: not authorized by the proxy and no error answer", h.APIKey, h.APIVersion)
 		}
@@ -231,7 +223,7 @@ func (c *fconn) filterMetadata(req *kmsg.MetadataRequest, resp *kmsg.MetadataRes
 		if req.Topics == nil {
 			continue // all topics: the unauthorized are left out
 		}
-		t.ErrorCode, t.Partitions, t.TopicID = errTopicAuthorizationFailed, nil, [16]byte{}
+		t.ErrorCode, t.Partitions, t.TopicID = kafkaerr.TopicAuthorizationFailed.Int16(), nil, [16]byte{}
 		kept = append(kept, t)
 	}
 	resp.Topics = kept

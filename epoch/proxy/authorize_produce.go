@@ -8,6 +8,7 @@ import (
 
 	"github.com/kmeta-go/kmeta/epoch/clientview"
 	"github.com/kmeta-go/kmeta/image/authz"
+	"github.com/kmeta-go/kmeta/image/kafkaerr"
 	"github.com/kmeta-go/kmeta/record"
 )
 
@@ -42,7 +43,7 @@ func (c *fconn) authorizeProduce(a authz.Authorizer, ctx authz.Context, h Header
 				name = t.Name()
 			} else {
 				known = false
-				denied = addDenied(denied, rtTopic, "", errUnknownTopicID)
+				denied = addDenied(denied, rtTopic, "", kafkaerr.UnknownTopicID.Int16())
 			}
 		} else if n := r.strLen(flex); n >= 0 {
 			name = bytesString(r.span(n))
@@ -72,14 +73,14 @@ func (c *fconn) authorizeProduce(a authz.Authorizer, ctx authz.Context, h Header
 			r.tags("")
 		}
 		if known && !a.Authorize(ctx, opWrite, rtTopic, name) {
-			denied = addDenied(denied, rtTopic, name, errTopicAuthorizationFailed)
+			denied = addDenied(denied, rtTopic, name, kafkaerr.TopicAuthorizationFailed.Int16())
 		}
 	}
 	if r.failed {
 		return decision{}, r.err
 	}
 	if transactional && (!hasTxnID || !a.Authorize(ctx, opWrite, rtTxn, txnID)) {
-		whole = errTransactionalIDAuthorizationFailed
+		whole = kafkaerr.TransactionalIDAuthorizationFailed.Int16()
 	}
 	if denied == nil && whole == 0 {
 		return decision{forward: true}, nil

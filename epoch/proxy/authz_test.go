@@ -15,6 +15,7 @@ import (
 	"github.com/kmeta-go/kmeta/delta/deltatest"
 	"github.com/kmeta-go/kmeta/image"
 	"github.com/kmeta-go/kmeta/image/authz"
+	"github.com/kmeta-go/kmeta/image/kafkaerr"
 	"github.com/kmeta-go/kmeta/internal/sharedtest"
 	"github.com/kmeta-go/kmeta/publisher"
 )
@@ -307,7 +308,7 @@ func TestMetadataFilteredByDescribe(t *testing.T) {
 	resp := newMetadataV12Response()
 	require.NoError(t, roundTrip(c2, named, resp, 1))
 	require.Len(t, resp.Topics, 1)
-	require.Equal(t, int16(errTopicAuthorizationFailed), resp.Topics[0].ErrorCode)
+	require.Equal(t, int16(kafkaerr.TopicAuthorizationFailed.Int16()), resp.Topics[0].ErrorCode)
 	require.Empty(t, resp.Topics[0].Partitions)
 }
 

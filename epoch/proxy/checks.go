@@ -4,6 +4,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/kmeta-go/kmeta/image/authz"
+	"github.com/kmeta-go/kmeta/image/kafkaerr"
 )
 
 // Short names for the table below.
@@ -13,31 +14,27 @@ const (
 	rtTopic, rtGroup, rtCluster, rtTxn                       = authz.ResourceTopic, authz.ResourceGroup, authz.ResourceCluster, authz.ResourceTransactionalID
 )
 
-// errUnknownTopicID is UNKNOWN_TOPIC_ID: a topic id the proxy's view
-// cannot name, so cannot authorize.
-const errUnknownTopicID = 100
-
 func topicCheck(op authz.Operation, name string) check {
-	return check{op: op, rt: rtTopic, name: name, code: errTopicAuthorizationFailed}
+	return check{op: op, rt: rtTopic, name: name, code: kafkaerr.TopicAuthorizationFailed.Int16()}
 }
 
 func groupCheck(op authz.Operation, name string, whole bool) check {
-	return check{op: op, rt: rtGroup, name: name, code: errGroupAuthorizationFailed, whole: whole}
+	return check{op: op, rt: rtGroup, name: name, code: kafkaerr.GroupAuthorizationFailed.Int16(), whole: whole}
 }
 
 func txnCheck(name string) check {
-	return check{op: opWrite, rt: rtTxn, name: name, code: errTransactionalIDAuthorizationFailed, whole: true}
+	return check{op: opWrite, rt: rtTxn, name: name, code: kafkaerr.TransactionalIDAuthorizationFailed.Int16(), whole: true}
 }
 
 func clusterCheck(op authz.Operation) check {
-	return check{op: op, rt: rtCluster, name: clusterName, code: errClusterAuthorizationFailed, whole: true}
+	return check{op: op, rt: rtCluster, name: clusterName, code: kafkaerr.ClusterAuthorizationFailed.Int16(), whole: true}
 }
 
 // unknownTopicID is a check no one passes: a topic id the view cannot
 // name is answered UNKNOWN_TOPIC_ID, as KafkaApis answers a topic id its
 // metadata cache does not hold.
 func unknownTopicID() check {
-	return check{op: authz.OpUnknown, rt: rtTopic, name: "", code: errUnknownTopicID}
+	return check{op: authz.OpUnknown, rt: rtTopic, name: "", code: kafkaerr.UnknownTopicID.Int16()}
 }
 
 // topicByNameOrID is the check of a topic named by name or (name empty) by

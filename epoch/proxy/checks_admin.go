@@ -4,6 +4,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/kmeta-go/kmeta/image/authz"
+	"github.com/kmeta-go/kmeta/image/kafkaerr"
 )
 
 // adminChecks is requestChecks for the admin and transactional APIs.
@@ -11,7 +12,7 @@ func adminChecks(req kmsg.Request, names func([16]byte) (string, bool)) ([]check
 	var out []check
 	switch r := req.(type) {
 	case *kmsg.CreateTopicsRequest: // handleCreateTopicsRequest: CREATE on the cluster, else on each topic
-		return []check{{op: opCreate, rt: rtCluster, name: clusterName, code: errTopicAuthorizationFailed, anyOf: topicNamesOf(r)}}, true
+		return []check{{op: opCreate, rt: rtCluster, name: clusterName, code: kafkaerr.TopicAuthorizationFailed.Int16(), anyOf: topicNamesOf(r)}}, true
 	case *kmsg.DeleteTopicsRequest:
 		for _, n := range r.TopicNames {
 			out = append(out, topicCheck(opDelete, n))
@@ -95,7 +96,7 @@ func txnChecks(req kmsg.Request) ([]check, bool) {
 		if r.TransactionalID != nil {
 			return []check{txnCheck(*r.TransactionalID)}, true
 		}
-		return []check{{op: authz.OpIdempotentWrite, rt: rtCluster, name: clusterName, code: errClusterAuthorizationFailed, whole: true, orWriteAnyTopic: true}}, true
+		return []check{{op: authz.OpIdempotentWrite, rt: rtCluster, name: clusterName, code: kafkaerr.ClusterAuthorizationFailed.Int16(), whole: true, orWriteAnyTopic: true}}, true
 	case *kmsg.AddPartitionsToTxnRequest:
 		if r.Version >= 4 {
 			return []check{clusterCheck(opClusterAction)}, true // the brokers' verification batches

@@ -15,6 +15,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/kmeta-go/kmeta/epoch/clientview"
+	"github.com/kmeta-go/kmeta/image/kafkaerr"
 )
 
 // errUpstreamMoved ends a client connection whose broker moved upstream.
@@ -260,7 +261,7 @@ func (c *fconn) local(ctx context.Context, h Header, frame []byte) ([]byte, erro
 	if IsUnsupportedApiVersions(h) {
 		c.f.stats.Local.Add(1)
 		resp := kmsg.NewPtrApiVersionsResponse()
-		resp.ErrorCode = errUnsupportedVersionCode
+		resp.ErrorCode = kafkaerr.UnsupportedVersion.Int16()
 		// ApiVersions' own range as the proxy offers it
 		// (ApiVersionsRequest.getErrorResponse, KIP-511).
 		for _, k := range c.f.versions.Load().ApiKeys {
@@ -331,7 +332,7 @@ func (c *fconn) respond(h Header, body []byte) []byte {
 // and the connection is closed, as Kafka closes it on a version it does
 // not know.
 func refusal(h Header) ([]byte, bool) {
-	return errorResponse(h.APIKey, h.APIVersion, h.CorrelationID, errUnsupportedVersionCode)
+	return errorResponse(h.APIKey, h.APIVersion, h.CorrelationID, kafkaerr.UnsupportedVersion.Int16())
 }
 
 // errorResponse is a whole response frame for api key at version with
@@ -516,7 +517,7 @@ func (c *fconn) answer(it pending) ([]byte, error) {
 	whole, err := c.readAnswer()
 	if err != nil {
 		if errors.Is(err, errAnswerRefused) {
-			if out, ok := errorResponse(it.key, it.ver, it.corr, errUnknownServerErrorCode); ok {
+			if out, ok := errorResponse(it.key, it.ver, it.corr, kafkaerr.UnknownServerError.Int16()); ok {
 				c.f.stats.BudgetRefused.Add(1)
 				c.f.connLog.printf("proxy: %v (broker %d port): api %d v%d: %v: answered with UNKNOWN_SERVER_ERROR", c.conn.RemoteAddr(), c.broker, it.key, it.ver, err)
 				return out, nil

@@ -10,6 +10,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/kmeta-go/kmeta/image/kafkaerr"
 )
 
 // readFrame reads one response frame (after its size).
@@ -72,7 +74,7 @@ func TestForwardPipelinedInOrder(t *testing.T) {
 			resp := kmsg.NewPtrDescribeQuorumResponse()
 			resp.Version = 1
 			require.NoError(t, resp.ReadFrom(frame[5:])) // flexible: response header v1
-			require.Equal(t, int16(errUnsupportedVersionCode), resp.ErrorCode)
+			require.Equal(t, int16(kafkaerr.UnsupportedVersion.Int16()), resp.ErrorCode)
 		}
 	}
 	require.Equal(t, int64(2), f.stats.Forwarded.Load()-forwardedBefore, "only the two Produce requests reached upstream")

@@ -14,13 +14,6 @@ import (
 	"github.com/kmeta-go/kmeta/image/kafkaerr"
 )
 
-// Kafka error codes the proxy answers with (Errors), as kmsg's int16.
-const (
-	errUnsupportedVersion  = int16(kafkaerr.UnsupportedVersion)
-	errInvalidRequest      = int16(kafkaerr.InvalidRequest)
-	errRebootstrapRequired = int16(kafkaerr.RebootstrapRequired)
-)
-
 // handle answers one request frame (the bytes after its size), appending the
 // whole response frame to out. An error means the connection is to be
 // closed, as Kafka closes it: a frame that cannot be decoded, an API key it
@@ -88,9 +81,9 @@ func (s *Server) apiVersions(img *image.Image, r *kmsg.ApiVersionsRequest) *kmsg
 	resp.Version = r.Version
 	switch {
 	case !apiVersionsValid(r):
-		resp.ErrorCode = errInvalidRequest
+		resp.ErrorCode = kafkaerr.InvalidRequest.Int16()
 	case r.Version >= 5 && r.ClusterID != nil && (*r.ClusterID != s.ans.Config().ClusterID || !s.servesNode(img, r.NodeID)):
-		resp.ErrorCode = errRebootstrapRequired
+		resp.ErrorCode = kafkaerr.RebootstrapRequired.Int16()
 	default:
 		for _, a := range Supported {
 			k := kmsg.NewApiVersionsResponseApiKey()
@@ -176,7 +169,7 @@ func (s *Server) servesNode(img *image.Image, id int32) bool {
 func unsupportedApiVersions() *kmsg.ApiVersionsResponse {
 	resp := kmsg.NewPtrApiVersionsResponse()
 	resp.Version = 0
-	resp.ErrorCode = errUnsupportedVersion
+	resp.ErrorCode = kafkaerr.UnsupportedVersion.Int16()
 	for _, a := range Supported {
 		if a.Key == 18 {
 			k := kmsg.NewApiVersionsResponseApiKey()

@@ -16,13 +16,7 @@ import (
 
 	"github.com/kmeta-go/kmeta/image"
 	"github.com/kmeta-go/kmeta/image/credential"
-)
-
-// Kafka's SASL error codes (Errors).
-const (
-	errUnsupportedSASLMechanism = 33
-	errIllegalSASLState         = 34
-	errSASLAuthenticationFailed = 58
+	"github.com/kmeta-go/kmeta/image/kafkaerr"
 )
 
 // SASLConfig is the SASL of a proxy's client listeners (Kafka's
@@ -135,14 +129,14 @@ func (c *fconn) saslHandshake(h Header, frame []byte) ([]byte, bool, error) {
 	resp.SupportedMechanisms = cfg.Mechanisms
 	switch {
 	case s.state == saslAuthenticate:
-		resp.ErrorCode = errIllegalSASLState
+		resp.ErrorCode = kafkaerr.IllegalSaslState.Int16()
 		return c.respond(h, resp.AppendTo(nil)), true, errors.New("SaslHandshake twice")
 	case !slices.Contains(cfg.Mechanisms, req.Mechanism):
-		resp.ErrorCode = errUnsupportedSASLMechanism
+		resp.ErrorCode = kafkaerr.UnsupportedSaslMechanism.Int16()
 		return c.respond(h, resp.AppendTo(nil)), true, fmt.Errorf("unsupported SASL mechanism %s", req.Mechanism)
 	case s.principal != "" && req.Mechanism != s.mech:
 		// SaslServerAuthenticator.ReauthInfo: the mechanism cannot change.
-		resp.ErrorCode = errIllegalSASLState
+		resp.ErrorCode = kafkaerr.IllegalSaslState.Int16()
 		return c.respond(h, resp.AppendTo(nil)), true, fmt.Errorf("re-authentication with %s, authenticated with %s", req.Mechanism, s.mech)
 	}
 	s.mech, s.state, s.reauth, s.scram = req.Mechanism, saslAuthenticate, s.principal != "", nil
@@ -177,7 +171,7 @@ func (c *fconn) saslAuthenticate(h Header, frame []byte) ([]byte, bool, error) {
 	resp := kmsg.NewPtrSASLAuthenticateResponse()
 	resp.Version = h.APIVersion
 	if s.state != saslAuthenticate {
-		resp.ErrorCode = errIllegalSASLState
+		resp.ErrorCode = kafkaerr.IllegalSaslState.Int16()
 		msg := "Unexpected SaslAuthenticate request: no SaslHandshake"
 		resp.ErrorMessage = &msg
 		return c.respond(h, resp.AppendTo(nil)), true, errors.New(msg)
@@ -210,7 +204,7 @@ func (c *fconn) saslAuthenticate(h Header, frame []byte) ([]byte, bool, error) {
 		user, fail = c.plainLogin(req.SASLAuthBytes)
 		if fail != nil {
 			msg := fail.Error()
-			resp.ErrorCode, resp.ErrorMessage = errSASLAuthenticationFailed, &msg
+			resp.ErrorCode, resp.ErrorMessage = kafkaerr.SaslAuthenticationFailed.Int16(), &msg
 			return c.respond(h, resp.AppendTo(nil)), true, fail
 		}
 	}
@@ -224,7 +218,7 @@ func (c *fconn) saslDone(h Header, resp *kmsg.SASLAuthenticateResponse, principa
 	s, cfg := c.sasl, c.f.sasl
 	if s.principal != "" && principal != s.principal {
 		msg := fmt.Sprintf("Cannot change principals during re-authentication from %s: %s", s.principal, principal)
-		resp.ErrorCode, resp.ErrorMessage, resp.SASLAuthBytes = errIllegalSASLState, &msg, nil
+		resp.ErrorCode, resp.ErrorMessage, resp.SASLAuthBytes = kafkaerr.IllegalSaslState.Int16(), &msg, nil
 		return c.respond(h, resp.AppendTo(nil)), true, errors.New(msg)
 	}
 	now := time.Now()
@@ -277,7 +271,7 @@ func (c *fconn) saslGate(h Header, frame []byte) ([]byte, bool, error) {
 	if h.APIKey != 17 && h.APIKey != 36 {
 		return nil, false, nil
 	}
-	out, ok := errorResponse(h.APIKey, h.APIVersion, h.CorrelationID, errIllegalSASLState)
+	out, ok := errorResponse(h.APIKey, h.APIVersion, h.CorrelationID, kafkaerr.IllegalSaslState.Int16())
 	if !ok {
 		return nil, true, fmt.Errorf("api %d v%d on a listener without SASL", h.APIKey, h.APIVersion)
 	}

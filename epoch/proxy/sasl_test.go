@@ -13,6 +13,7 @@ import (
 	"github.com/kmeta-go/kmeta/image"
 	"github.com/kmeta-go/kmeta/image/authz"
 	"github.com/kmeta-go/kmeta/image/credential"
+	"github.com/kmeta-go/kmeta/image/kafkaerr"
 )
 
 // saslForwarder is a forwarder whose client ports require SASL (PLAIN
@@ -86,7 +87,7 @@ func TestSASLPlain(t *testing.T) {
 		c := dialT(t, addr)
 		handshake(t, c, "PLAIN", 1)
 		r := authenticate(t, c, []byte(bad.msg), 2)
-		require.Equal(t, int16(errSASLAuthenticationFailed), r.ErrorCode)
+		require.Equal(t, int16(kafkaerr.SaslAuthenticationFailed.Int16()), r.ErrorCode)
 		require.Equal(t, bad.want, *r.ErrorMessage)
 		require.True(t, closedWithin(c, 5*time.Second))
 	}
@@ -96,7 +97,7 @@ func TestSASLPlain(t *testing.T) {
 
 	u := dialT(t, addr)
 	hr := handshake(t, u, "GSSAPI", 1)
-	require.Equal(t, int16(errUnsupportedSASLMechanism), hr.ErrorCode)
+	require.Equal(t, int16(kafkaerr.UnsupportedSaslMechanism.Int16()), hr.ErrorCode)
 	require.True(t, closedWithin(u, 5*time.Second))
 }
 
@@ -133,7 +134,7 @@ func TestSASLScramThenAuthorized(t *testing.T) {
 	pr = kmsg.NewPtrProduceResponse()
 	pr.Version = 9
 	require.NoError(t, roundTrip(c, produceV9("secret"), pr, 5))
-	require.Equal(t, int16(errTopicAuthorizationFailed), pr.Topics[0].Partitions[0].ErrorCode)
+	require.Equal(t, int16(kafkaerr.TopicAuthorizationFailed.Int16()), pr.Topics[0].Partitions[0].ErrorCode)
 	require.Equal(t, "secret", pr.Topics[0].Topic)
 	require.Equal(t, before+1, f.stats.Forwarded.Load(), "the denied Produce reached upstream")
 
@@ -143,7 +144,7 @@ func TestSASLScramThenAuthorized(t *testing.T) {
 	r = authenticate(t, w, cl.First(), 2)
 	final, _ = cl.Final(r.SASLAuthBytes)
 	r = authenticate(t, w, final, 3)
-	require.Equal(t, int16(errSASLAuthenticationFailed), r.ErrorCode)
+	require.Equal(t, int16(kafkaerr.SaslAuthenticationFailed.Int16()), r.ErrorCode)
 	require.Equal(t, "Authentication failed during authentication due to invalid credentials with SASL mechanism SCRAM-SHA-512", *r.ErrorMessage)
 }
 
@@ -211,7 +212,7 @@ func TestProducePartlyDenied(t *testing.T) {
 	for _, tp := range resp.Topics {
 		got[tp.Topic] = tp.Partitions[0].ErrorCode
 	}
-	require.Equal(t, map[string]int16{"bench": 0, "secret": errTopicAuthorizationFailed}, got)
+	require.Equal(t, map[string]int16{"bench": 0, "secret": kafkaerr.TopicAuthorizationFailed.Int16()}, got)
 	require.Equal(t, int64(1), f.stats.Forwarded.Load())
 	require.Equal(t, int64(1), f.stats.Denied.Load())
 }

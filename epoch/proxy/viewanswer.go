@@ -7,15 +7,8 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/kmeta-go/kmeta/epoch/clientview"
+	"github.com/kmeta-go/kmeta/image/kafkaerr"
 	"github.com/kmeta-go/kmeta/record"
-)
-
-// Kafka error codes of the forwarder's own answers (Errors).
-const (
-	errUnknownTopicOrPartition = 3
-	errLeaderNotAvailable      = 5
-	errUnsupportedVersionCode  = 35
-	errUnknownServerErrorCode  = -1
 )
 
 // metadataAnswer answers a Metadata request from the view, as a broker
@@ -64,7 +57,7 @@ func (f *Forwarder) metadataAnswer(ctx context.Context, req *kmsg.MetadataReques
 		}
 		if !ok {
 			mt := kmsg.NewMetadataResponseTopic()
-			mt.Topic, mt.TopicID, mt.ErrorCode = rt.Topic, rt.TopicID, errUnknownTopicOrPartition
+			mt.Topic, mt.TopicID, mt.ErrorCode = rt.Topic, rt.TopicID, kafkaerr.UnknownTopicOrPartition.Int16()
 			resp.Topics = append(resp.Topics, mt)
 			continue
 		}
@@ -93,7 +86,7 @@ func topicAnswer(t *clientview.Topic) kmsg.MetadataResponseTopic {
 		if !p.HasLeader() {
 			mp.Leader = -1
 			if mp.ErrorCode == 0 {
-				mp.ErrorCode = errLeaderNotAvailable
+				mp.ErrorCode = kafkaerr.LeaderNotAvailable.Int16()
 			}
 		}
 		mp.Replicas = p.Replicas()
@@ -148,9 +141,9 @@ func (f *Forwarder) apiVersionsAnswer(req *kmsg.ApiVersionsRequest, broker int32
 	resp.Version = req.Version
 	switch {
 	case !apiVersionsValid(req):
-		resp.ErrorCode = errInvalidRequest
+		resp.ErrorCode = kafkaerr.InvalidRequest.Int16()
 	case req.Version >= 5 && req.ClusterID != nil && !f.isNode(*req.ClusterID, req.NodeID, broker):
-		resp.ErrorCode = errRebootstrapRequired
+		resp.ErrorCode = kafkaerr.RebootstrapRequired.Int16()
 	default:
 		*resp = *f.versions.Load()
 		resp.Version = req.Version

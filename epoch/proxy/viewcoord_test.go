@@ -293,13 +293,13 @@ func TestForwardApiVersionsChecks(t *testing.T) {
 		{"v3", addr, 3, nil, 0, true},
 		{"v5 without ids", addr, 5, nil, 0, true},
 		{"v5 this broker", addr, 5, func(r *kmsg.ApiVersionsRequest) { r.ClusterID, r.NodeID = strp("bench"), 1 }, 0, true},
-		{"v5 another broker on this port", addr, 5, func(r *kmsg.ApiVersionsRequest) { r.ClusterID, r.NodeID = strp("bench"), 2 }, errRebootstrapRequired, false},
-		{"v5 another cluster", addr, 5, func(r *kmsg.ApiVersionsRequest) { r.ClusterID, r.NodeID = strp("other"), 1 }, errRebootstrapRequired, false},
-		{"v5 cluster without node", addr, 5, func(r *kmsg.ApiVersionsRequest) { r.ClusterID = strp("bench") }, errInvalidRequest, false},
-		{"v3 bad software name", addr, 3, func(r *kmsg.ApiVersionsRequest) { r.ClientSoftwareName = "-x" }, errInvalidRequest, false},
+		{"v5 another broker on this port", addr, 5, func(r *kmsg.ApiVersionsRequest) { r.ClusterID, r.NodeID = strp("bench"), 2 }, kafkaerr.RebootstrapRequired.Int16(), false},
+		{"v5 another cluster", addr, 5, func(r *kmsg.ApiVersionsRequest) { r.ClusterID, r.NodeID = strp("other"), 1 }, kafkaerr.RebootstrapRequired.Int16(), false},
+		{"v5 cluster without node", addr, 5, func(r *kmsg.ApiVersionsRequest) { r.ClusterID = strp("bench") }, kafkaerr.InvalidRequest.Int16(), false},
+		{"v3 bad software name", addr, 3, func(r *kmsg.ApiVersionsRequest) { r.ClientSoftwareName = "-x" }, kafkaerr.InvalidRequest.Int16(), false},
 		{"v5 bootstrap, a broker of the view", boot.Addr().String(), 5, func(r *kmsg.ApiVersionsRequest) { r.ClusterID, r.NodeID = strp("bench"), 3 }, 0, true},
-		{"v5 bootstrap, an unknown broker", boot.Addr().String(), 5, func(r *kmsg.ApiVersionsRequest) { r.ClusterID, r.NodeID = strp("bench"), 99 }, errRebootstrapRequired, false},
-		{"v6 unsupported", addr, 6, nil, errUnsupportedVersion, true},
+		{"v5 bootstrap, an unknown broker", boot.Addr().String(), 5, func(r *kmsg.ApiVersionsRequest) { r.ClusterID, r.NodeID = strp("bench"), 99 }, kafkaerr.RebootstrapRequired.Int16(), false},
+		{"v6 unsupported", addr, 6, nil, kafkaerr.UnsupportedVersion.Int16(), true},
 	}
 	for i, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -317,7 +317,7 @@ func TestForwardApiVersionsChecks(t *testing.T) {
 			require.NoError(t, roundTrip(dialT(t, c.addr), req, r, int32(i)))
 			require.Equal(t, c.code, r.ErrorCode)
 			require.Equal(t, c.hasAPI, len(r.ApiKeys) > 0)
-			if c.code == errUnsupportedVersion {
+			if c.code == kafkaerr.UnsupportedVersion.Int16() {
 				require.Len(t, r.ApiKeys, 1, "ApiVersions' own range only (KIP-511)")
 				require.Equal(t, int16(3), r.ApiKeys[0].MaxVersion, "as offered: upstream's 3 within the proxy's 5")
 				return

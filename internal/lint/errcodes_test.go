@@ -14,15 +14,7 @@ import (
 
 // allowedCodeFiles are the files, by "dir/file.go" path.Match pattern,
 // that may still declare their own error-code constants; each says why.
-var allowedCodeFiles = [...]string{
-	// The proxy's library code is being moved into a package of its own on
-	// another branch (issue 25, "A proxy you can put in front of a real
-	// cluster"), with its tests; its code blocks go to kafkaerr when that
-	// branch lands.
-	"examples/proxy/*.go",
-	"epoch/proxy/*.go",
-	"internal/proxytest/*.go",
-}
+var allowedCodeFiles = [...]string{}
 
 // codeName matches the names an error-code constant goes by (errFoo,
 // codeFoo, fooErrorCode, fooErrCode).
