@@ -126,6 +126,7 @@ func (s *Server) LogStart(addr net.Addr) {
 		img = image.Empty()
 	}
 	log.Printf("proxy: %d brokers, %d topics, listener %q, cluster %q, on %s", img.Cluster().NumBrokers(), img.Topics().Len(), s.rq.Listener, s.ans.Config().ClusterID, addr)
+	s.logFenced(img) // fenced.go
 	if s.serveFenced {
 		log.Printf("proxy: -serve-fenced: fenced brokers are answered as alive and leaderless partitions as led by their first ISR (else eligible leader) replica; this is not the cluster's state")
 	}
@@ -136,6 +137,9 @@ func (s *Server) Name() string { return "proxy" }
 
 // OnUpdate takes the new image, rewritten to the advertised addresses.
 func (s *Server) OnUpdate(u publisher.Update) error {
+	if old := s.img.Load(); old != nil && !allFenced(old) {
+		s.logFenced(u.Image) // fenced.go
+	}
 	img, err := s.prepare(u.Image) // imagemode.go
 	if err != nil {
 		return err

@@ -158,7 +158,9 @@ func (f *Forwarder) start(ctx context.Context) error {
 }
 
 // upstreamAddrs are the addresses to try for a request to any broker: the
-// brokers the view knows (upstream endpoints), then the seeds.
+// brokers the view knows (upstream endpoints), then the seeds, each address
+// once, so that one attempt never dials an address twice (a seed that is
+// also a known broker, or a seed listed twice).
 func (f *Forwarder) upstreamAddrs() []struct {
 	id   int32
 	addr string
@@ -167,17 +169,21 @@ func (f *Forwarder) upstreamAddrs() []struct {
 		id   int32
 		addr string
 	}
+	seen := map[string]bool{}
+	add := func(id int32, addr string) {
+		if !seen[addr] {
+			seen[addr] = true
+			out = append(out, struct {
+				id   int32
+				addr string
+			}{id, addr})
+		}
+	}
 	for _, b := range f.ref.View().Brokers() {
-		out = append(out, struct {
-			id   int32
-			addr string
-		}{b.NodeID(), Endpoint{Host: b.Host(), Port: b.Port()}.String()})
+		add(b.NodeID(), Endpoint{Host: b.Host(), Port: b.Port()}.String())
 	}
 	for _, s := range f.seeds {
-		out = append(out, struct {
-			id   int32
-			addr string
-		}{-1, s})
+		add(-1, s)
 	}
 	return out
 }
