@@ -43,17 +43,26 @@ func captureLog(t *testing.T) *lockedLog {
 // ends with the test binary).
 func startRun(t *testing.T, wait time.Duration, args ...string) (string, chan error) {
 	t.Helper()
+	addr, _, errc := startRunReady(t, wait, args...)
+	return addr, errc
+}
+
+// startRunReady is startRun that also returns the channel run signals ready
+// on, for a proxy that was not ready within wait: its address arrives there
+// later (a proxy following a directory that has no image yet).
+func startRunReady(t *testing.T, wait time.Duration, args ...string) (string, <-chan net.Addr, chan error) {
+	t.Helper()
 	ready := make(chan net.Addr, 1)
 	errc := make(chan error, 1)
 	go func() { errc <- run(append([]string{"-listen", "127.0.0.1:0"}, args...), ready) }()
 	select {
 	case addr := <-ready:
-		return addr.String(), errc
+		return addr.String(), ready, errc
 	case err := <-errc:
 		t.Fatalf("run: %v", err)
 	case <-time.After(wait):
 	}
-	return "", errc
+	return "", ready, errc
 }
 
 func metadataAll(t *testing.T, addr string) *kmsg.MetadataResponse {
@@ -119,7 +128,7 @@ func TestFollowWaitsForFirstImage(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			dir := t.TempDir()
 			logs := captureLog(t)
-			addr, errc := startRun(t, 1500*time.Millisecond, "-follow", dir)
+			addr, ready, errc := startRunReady(t, 1500*time.Millisecond, "-follow", dir)
 			if addr != "" {
 				t.Fatal("the proxy served before the directory had an image")
 			}
@@ -146,22 +155,16 @@ func TestFollowWaitsForFirstImage(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			// run signals ready on a channel startRun stopped reading: find
-			// the address in the start-up line.
-			deadline := time.Now().Add(20 * time.Second)
-			for !strings.Contains(logs.String(), "brokers,") && time.Now().Before(deadline) {
-				select {
-				case err := <-errc:
-					t.Fatalf("run: %v", err)
-				case <-time.After(50 * time.Millisecond):
-				}
+			// The address comes on the ready channel (the log is shared with
+			// other proxies still running in this test binary).
+			select {
+			case a := <-ready:
+				addr = a.String()
+			case err := <-errc:
+				t.Fatalf("run: %v", err)
+			case <-time.After(20 * time.Second):
+				t.Fatalf("the proxy did not start after Kafka wrote the directory:\n%s", logs)
 			}
-			line := logs.String()
-			i := strings.LastIndex(line, " on 127.0.0.1:")
-			if i < 0 {
-				t.Fatalf("the proxy did not start after Kafka wrote the directory:\n%s", line)
-			}
-			addr = strings.TrimSpace(line[i+4:])
 			if resp := metadataAll(t, addr); len(resp.Brokers) == 0 || len(resp.Topics) == 0 {
 				t.Fatalf("after Kafka wrote: %d brokers, %d topics", len(resp.Brokers), len(resp.Topics))
 			}
