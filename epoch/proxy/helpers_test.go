@@ -1,11 +1,7 @@
 package proxy
 
 import (
-	"bytes"
-	"log"
 	"net"
-	"os"
-	"sync"
 	"testing"
 	"time"
 
@@ -69,26 +65,7 @@ func metadataV12() *kmsg.MetadataRequest { return proxytest.MetadataV12() }
 
 func validFrames() [][]byte { return proxytest.ValidFrames() }
 
-// lockedLog captures the standard logger's lines for one test.
-type lockedLog struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (l *lockedLog) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.buf.Write(p)
-}
-
-func (l *lockedLog) String() string { l.mu.Lock(); defer l.mu.Unlock(); return l.buf.String() }
-
-func captureLog(t *testing.T) *lockedLog {
-	l := &lockedLog{}
-	log.SetOutput(l)
-	t.Cleanup(func() { log.SetOutput(os.Stderr) })
-	return l
-}
+func captureLog(t *testing.T) *proxytest.Log { return proxytest.CaptureLog(t) }
 
 // loadDemo feeds the loader a simulated cluster: three brokers in three
 // racks, and the topics orders (6 partitions), payments (3) and

@@ -1,42 +1,21 @@
 package main
 
 import (
-	"bytes"
-	"github.com/kmeta-go/kmeta/internal/proxytest"
-	"log"
 	"net"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
+
+	"github.com/kmeta-go/kmeta/internal/proxytest"
 
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/kmeta-go/kmeta/internal/sharedtest"
 )
 
-// lockedLog captures the standard logger's lines for one test.
-type lockedLog struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (l *lockedLog) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.buf.Write(p)
-}
-
-func (l *lockedLog) String() string { l.mu.Lock(); defer l.mu.Unlock(); return l.buf.String() }
-
-func captureLog(t *testing.T) *lockedLog {
-	l := &lockedLog{}
-	log.SetOutput(l)
-	t.Cleanup(func() { log.SetOutput(os.Stderr) })
-	return l
-}
+func captureLog(t *testing.T) *proxytest.Log { return proxytest.CaptureLog(t) }
 
 // startRun runs the proxy with args in-process and returns its address once
 // it listens and serves (run never returns while it serves; the goroutine
