@@ -144,7 +144,14 @@ func TestFollowWaitsForFirstImage(t *testing.T) {
 			case <-time.After(20 * time.Second):
 				t.Fatalf("the proxy did not start after Kafka wrote the directory:\n%s", logs)
 			}
-			if resp := metadataAll(t, addr); len(resp.Brokers) == 0 || len(resp.Topics) == 0 {
+			// A segment being written can be read half done (an image of
+			// its first batches, or of none); the whole arrives next.
+			resp := metadataAll(t, addr)
+			for end := time.Now().Add(20 * time.Second); (len(resp.Brokers) == 0 || len(resp.Topics) == 0) && time.Now().Before(end); {
+				time.Sleep(50 * time.Millisecond)
+				resp = metadataAll(t, addr)
+			}
+			if len(resp.Brokers) == 0 || len(resp.Topics) == 0 {
 				t.Fatalf("after Kafka wrote: %d brokers, %d topics", len(resp.Brokers), len(resp.Topics))
 			}
 		})
