@@ -77,7 +77,8 @@ func LoadACLFile(path string) (*image.ACLs, error) {
 type decision struct {
 	forward bool
 	out     []byte
-	denied  int // checks denied
+	denied  int   // checks denied
+	code    int16 // out's error code (Observer.Request), for a request denied whole
 
 	// A Produce or Fetch whose topics are partly denied is forwarded
 	// without them (frame: the request frame to forward instead) and
@@ -115,7 +116,7 @@ func (c *fconn) authorizeRequest(h Header, frame []byte) (decision, error) {
 		if !ok {
 			return decision{}, fmt.Errorf("api %d v%d: not authorized by the proxy and no error answer", h.APIKey, h.APIVersion)
 		}
-		return decision{out: out, denied: 1}, nil
+		return decision{out: out, denied: 1, code: kafkaerr.ClusterAuthorizationFailed.Int16()}, nil
 	}
 	res, whole := evaluate(a, ctx, checks)
 	if len(res) == 0 && whole == 0 {
@@ -126,7 +127,7 @@ func (c *fconn) authorizeRequest(h Header, frame []byte) (decision, error) {
 			return d, nil
 		}
 	}
-	return decision{out: denyResponse(h, req, res, whole), denied: max(len(res), 1)}, nil
+	return decision{out: denyResponse(h, req, res, whole), denied: max(len(res), 1), code: denyCode(res, whole)}, nil
 }
 
 // resKey names a resource in a denial.

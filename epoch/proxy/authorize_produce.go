@@ -94,7 +94,7 @@ func (c *fconn) authorizeProduce(a authz.Authorizer, ctx authz.Context, h Header
 	} else if d, ok := c.partial(h, frame, req, denied); ok {
 		return d, nil
 	}
-	return decision{out: denyResponse(h, req, denied, whole), denied: max(len(denied), 1)}, nil
+	return decision{out: denyResponse(h, req, denied, whole), denied: max(len(denied), 1), code: denyCode(denied, whole)}, nil
 }
 
 func addDenied(m map[resKey]int16, rt authz.ResourceType, name string, code int16) map[resKey]int16 {

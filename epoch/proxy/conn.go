@@ -1,7 +1,6 @@
 package proxy
 
 import (
-	"encoding/binary"
 	"errors"
 	"io"
 	"log"
@@ -9,6 +8,8 @@ import (
 	"runtime/debug"
 	"sync/atomic"
 	"time"
+
+	"github.com/kmeta-go/kmeta/image/kafkaerr"
 )
 
 // Stats counts what the server's connections ended with. The counters only
@@ -111,6 +112,7 @@ func (s *Server) serveConn(conn net.Conn, sess *session) {
 	lim := s.limits()
 	rq := s.rq
 	rq.Principal, rq.Host = sess.principal, sess.host
+	tr := traffic(s.obs)
 	f := NewFrameReader(conn)
 	f.MaxBytes, f.IdleTimeout, f.ReadTimeout = lim.MaxRequestBytes, lim.IdleTimeout, lim.RequestTimeout
 	var out []byte
@@ -134,14 +136,17 @@ func (s *Server) serveConn(conn net.Conn, sess *session) {
 		default:
 			return // the client went away mid-frame
 		}
+		key, ver := frameAPI(frame)
+		tr.BytesIn(key, ver, len(frame)+4)
 		out, err = s.handleAs(out[:0], frame, rq)
 		if err != nil {
 			s.stats.Invalid.Add(1)
+			s.counting().Request(key, ver, kafkaerr.InvalidRequest.Int16())
 			s.connLog.printf("proxy: %v: closed: %v", conn.RemoteAddr(), err)
 			return
 		}
 		s.stats.Requests.Add(1)
-		s.counting().Request(int16(binary.BigEndian.Uint16(frame)), int16(binary.BigEndian.Uint16(frame[2:])), 0)
+		s.counting().Request(key, ver, answerCode(key, ver))
 		if lim.RequestTimeout > 0 {
 			conn.SetWriteDeadline(time.Now().Add(lim.RequestTimeout))
 		}
@@ -151,6 +156,7 @@ func (s *Server) serveConn(conn net.Conn, sess *session) {
 			}
 			return
 		}
+		tr.BytesOut(key, ver, len(out))
 		if cap(out) > 64<<10 {
 			out = nil // keep no large answer's buffer on an idle connection
 		}

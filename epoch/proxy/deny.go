@@ -27,6 +27,21 @@ func denyResponse(h Header, req kmsg.Request, denied map[resKey]int16, whole int
 	return out
 }
 
+// denyCode is the error code a request denied whole is counted with
+// (Observer.Request): whole, or else the lowest of its denied resources'.
+func denyCode(denied map[resKey]int16, whole int16) int16 {
+	if whole != 0 {
+		return whole
+	}
+	code := int16(0)
+	for _, c := range denied {
+		if code == 0 || c < code {
+			code = c
+		}
+	}
+	return code
+}
+
 // denyAnswer is denyResponse's answer, decoded.
 func denyAnswer(h Header, req kmsg.Request, denied map[resKey]int16, whole int16) kmsg.Response {
 	resp := req.ResponseKind()

@@ -138,6 +138,7 @@ func (c *fconn) readLoop(items chan<- pending) error {
 		if err != nil {
 			return err
 		}
+		c.countIn(frame)
 		h, done, err := c.admit(items, frame)
 		if err != nil {
 			return err
@@ -151,7 +152,7 @@ func (c *fconn) readLoop(items chan<- pending) error {
 				return err
 			}
 			if out != nil {
-				items <- pending{local: out}
+				items <- c.answered(h, out, answerCode(h.APIKey, h.APIVersion))
 				continue
 			}
 			// The view cannot answer this one: forwarded.
@@ -160,19 +161,20 @@ func (c *fconn) readLoop(items chan<- pending) error {
 			c.f.stats.Refused.Add(1)
 			out, ok := refusal(h)
 			if !ok {
+				c.f.obs.Request(h.APIKey, h.APIVersion, kafkaerr.InvalidRequest.Int16())
 				return fmt.Errorf("api %d v%d is not offered and has no error answer at that version", h.APIKey, h.APIVersion)
 			}
-			items <- pending{local: out}
+			items <- c.answered(h, out, kafkaerr.UnsupportedVersion.Int16())
 			continue
 		}
 		var merge kmsg.Response
 		if !c.f.passThrough {
-			out, fwd, m, err := c.authorized(h, frame)
+			out, fwd, m, code, err := c.authorized(h, frame)
 			if err != nil {
 				return err
 			}
 			if out != nil {
-				items <- pending{local: out}
+				items <- c.answered(h, out, code)
 				continue
 			}
 			frame, merge = fwd, m
@@ -203,7 +205,7 @@ func (c *fconn) admit(items chan<- pending, frame []byte) (h Header, done bool, 
 	if c.sasl != nil && c.sasl.raw {
 		out, err := c.rawToken(frame)
 		if out != nil {
-			items <- pending{local: out}
+			items <- pending{local: out, key: -1, ver: -1}
 		}
 		return h, true, err
 	}
@@ -212,7 +214,7 @@ func (c *fconn) admit(items chan<- pending, frame []byte) (h Header, done bool, 
 	}
 	out, handled, err := c.saslGate(h, frame)
 	if out != nil {
-		items <- pending{local: out}
+		items <- c.answered(h, out, 0)
 	}
 	return h, handled || err != nil, err
 }
@@ -224,23 +226,23 @@ func (c *fconn) admit(items chan<- pending, frame []byte) (h Header, done bool, 
 // connection: a Produce with acks=0 denied in whole or in part has no
 // answer to carry the error, and Kafka closes the connection
 // (handleProduceRequest).
-func (c *fconn) authorized(h Header, frame []byte) (out, fwd []byte, merge kmsg.Response, err error) {
+func (c *fconn) authorized(h Header, frame []byte) (out, fwd []byte, merge kmsg.Response, code int16, err error) {
 	d, err := c.authorizeRequest(h, frame)
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, nil, nil, 0, err
 	}
 	if d.forward && d.frame == nil {
-		return nil, frame, nil, nil
+		return nil, frame, nil, 0, nil
 	}
 	c.f.stats.Denied.Add(int64(d.denied))
 	c.f.obs.AuthDenied(h.APIKey, h.APIVersion, c.sess.principal)
 	if h.APIKey == 0 && produceAcks(h, frame) == 0 {
-		return nil, nil, nil, fmt.Errorf("produce with acks=0 denied for %s", c.sess.principal)
+		return nil, nil, nil, 0, fmt.Errorf("produce with acks=0 denied for %s", c.sess.principal)
 	}
 	if !d.forward {
-		return d.out, nil, nil, nil
+		return d.out, nil, nil, d.code, nil
 	}
-	return nil, d.frame, d.merge, nil
+	return nil, d.frame, d.merge, 0, nil
 }
 
 // answeredLocally reports the APIs the proxy answers from its view when it
@@ -464,6 +466,8 @@ func (c *fconn) writeLoop(items <-chan pending) {
 			}
 			failed = true
 			c.close()
+		} else {
+			c.f.traffic.BytesOut(it.key, it.ver, len(out))
 		}
 		c.releaseBudget()
 	}

@@ -71,6 +71,7 @@ func NewForwarder(cfg ForwarderConfig) *Forwarder {
 	f = newForwarder(cfg.Seeds, cfg.Timeout, ports)
 	f.rw.Shaper = cfg.Shaper
 	f.obs = observer(cfg.Observer)
+	f.traffic = traffic(cfg.Observer)
 	f.setLimits(cfg.Limits)
 	if cfg.Dial != nil {
 		f.dial = cfg.Dial

@@ -52,6 +52,7 @@ type Forwarder struct {
 
 	lim     Limits
 	obs     Observer
+	traffic TrafficObserver     // obs, if it is one (observer.go)
 	acc     *acceptor           // the accept policy of every port (accept.go)
 	budget  *semaphore.Weighted // Limits.UpstreamBufferBytes, across connections
 	share   int                 // the most one answer may take of it
@@ -142,6 +143,7 @@ func newForwarder(seeds []string, timeout time.Duration, ports *brokerPorts) *Fo
 		RequestVersion: 12,
 	})
 	f.obs = NopObserver{}
+	f.traffic = nopTraffic{}
 	f.fatal = make(fatalErrs, 1)
 	f.passThrough = true // NewForwarder sets the configured authorization
 	f.setLimits(Limits{})

@@ -115,7 +115,11 @@ func setMemoryLimit(lim proxy.Limits, upstream bool) {
 
 // run parses args, loads the image and serves until the listener fails. If
 // ready is non-nil it receives the listening address (for tests).
-func run(args []string, ready chan<- net.Addr) error {
+func run(args []string, ready chan<- net.Addr) error { return runWith(args, ready, nil) }
+
+// runWith is run whose metricsReady, if non-nil, receives the address of
+// -metrics.addr's endpoint first (for tests).
+func runWith(args []string, ready, metricsReady chan<- net.Addr) error {
 	fs := flag.NewFlagSet("proxy", flag.ContinueOnError)
 	listen := fs.String("listen", "127.0.0.1:9092", "address to listen on")
 	advertise := fs.Bool("advertise", false, "advertise each broker at a port of its own on the listen host (one listener per broker id; -broker-ports BASE for BASE+id)")
@@ -128,13 +132,19 @@ func run(args []string, ready chan<- net.Addr) error {
 	azf := newAuthzFlags(fs)
 	saslf := newSASLFlags(fs)
 	up := upstreamFlags(fs) // -upstream: forward to a real cluster (upstream.go)
+	mf := newMetricsFlags(fs)
 	serveFenced := fs.Bool("serve-fenced", false, "answer as if every fenced broker were alive (an image of a stopped cluster): brokers unfenced, leaderless partitions led by their first ISR (else eligible leader) replica")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
 	setMemoryLimit(*lim, up.seeds != "")
+	mx, err := mf.start(metricsReady) // see metricsflags.go
+	if err != nil {
+		return err
+	}
+	defer mx.close()
 	if up.seeds != "" {
-		return runUpstream(*listen, up, *lim, tlsf, azf, saslf, ready)
+		return runUpstream(*listen, up, *lim, tlsf, azf, saslf, mx, ready)
 	}
 	if *demo != (fs.NArg() == 0) || fs.NArg() > 1 {
 		return errors.New("usage: proxy -listen HOST:PORT [-advertise] [-listener NAME] [-cluster-id ID] [-follow] (METADATA_DIR | -demo)")
@@ -144,9 +154,9 @@ func run(args []string, ready chan<- net.Addr) error {
 		return err
 	}
 	defer ln.Close()
-
 	loader := publisher.NewLoader(publisher.Config{})
 	defer loader.Close()
+	mx.loader(loader)
 	first := newFirstImage() // see startup.go
 	// The loader is single-goroutine and -follow feeds it from a goroutine
 	// of its own, so the server is reached through a relay installed now.
@@ -172,13 +182,9 @@ func run(args []string, ready chan<- net.Addr) error {
 	}
 	s := newImageServer(ln, *listener, *clusterID, *advertise, up.brokerBase, *serveFenced, *lim)
 	defer s.ClosePorts()
-	tlsCfg, mapper, err := tlsf.listener()
-	if err != nil {
+	mx.server(s)
+	if err := secure(s, tlsf, azf); err != nil {
 		return err
-	}
-	s.SetTLS(tlsCfg, mapper)
-	if azf.imageAuthz {
-		s.SetAuthorization(azf.config())
 	}
 	if err := relay.set(s); err != nil {
 		log.Printf("proxy: %v", err) // as the loader reports a publisher's fault
@@ -191,6 +197,19 @@ func run(args []string, ready chan<- net.Addr) error {
 		ready <- ln.Addr()
 	}
 	return s.Serve(ln)
+}
+
+// secure applies the TLS and authorization flags to the image mode's server.
+func secure(s *proxy.Server, tlsf *tlsFlags, azf *authzFlags) error {
+	tlsCfg, mapper, err := tlsf.listener()
+	if err != nil {
+		return err
+	}
+	s.SetTLS(tlsCfg, mapper)
+	if azf.imageAuthz {
+		s.SetAuthorization(azf.config())
+	}
+	return nil
 }
 
 // loadSource loads the demo cluster, or the directory dir (the partition

@@ -17,14 +17,14 @@ import (
 // to any broker), one port per upstream broker id, and the view refreshed by
 // the forwarder. It serves until SIGINT or SIGTERM (then returns nil, after
 // logging what it did) or until a listener fails for good (its error).
-func runUpstream(listen string, cfg *upstreamConfig, lim proxy.Limits, tlsf *tlsFlags, azf *authzFlags, saslf *saslFlags, ready chan<- net.Addr) error {
+func runUpstream(listen string, cfg *upstreamConfig, lim proxy.Limits, tlsf *tlsFlags, azf *authzFlags, saslf *saslFlags, mx *metrics, ready chan<- net.Addr) error {
 	a, err := azf.authorizer()
 	if err != nil {
 		return err
 	}
 	imgFn := func() *image.Image { return nil }
 	if azf.metadataDir != "" {
-		ia, stop, err := followForAuthz(azf)
+		ia, stop, err := followForAuthz(azf, mx)
 		if err != nil {
 			return err
 		}
@@ -64,9 +64,12 @@ func runUpstream(listen string, cfg *upstreamConfig, lim proxy.Limits, tlsf *tls
 		Timeout: cfg.timeout, Shaper: cfg.shaper(), Limits: lim,
 		TLS: tlsCfg, PrincipalMapper: mapper, UpstreamTLS: upTLS,
 		Authorizer: a, PassThrough: azf.passThrough,
-		SASL: saslCfg, UpstreamSASL: upSASL,
+		SASL: saslCfg, UpstreamSASL: upSASL, Observer: mx.observer(),
 	})
 	defer f.Close()
+	if mx.on() {
+		registerForwarderStats(mx.reg, f)
+	}
 	var ver *proxy.Verifier
 	if cfg.verify {
 		ver = proxy.NewVerifier(f, ln.Addr().String(), cfg.hosts)
@@ -91,10 +94,12 @@ func runUpstream(listen string, cfg *upstreamConfig, lim proxy.Limits, tlsf *tls
 }
 
 // followForAuthz follows -metadata.dir for its ACLs and credentials: the
-// first image loaded (or waited for) before it returns.
-func followForAuthz(azf *authzFlags) (*imageAuthz, func(), error) {
+// first image loaded (or waited for) before it returns. Its loader's Stats
+// are exported with -metrics.addr.
+func followForAuthz(azf *authzFlags, mx *metrics) (*imageAuthz, func(), error) {
 	ia := &imageAuthz{cfg: azf.config()}
 	loader := publisher.NewLoader(publisher.Config{})
+	mx.loader(loader)
 	first := newFirstImage()
 	if err := loader.Install(first, ia); err != nil {
 		loader.Close()
