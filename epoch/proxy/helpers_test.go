@@ -17,6 +17,13 @@ import (
 // (closed at the end of the test); it returns the server and its address.
 func demoServer(tb testing.TB, lim Limits) (*Server, string) {
 	tb.Helper()
+	return demoServerWith(tb, lim, nil)
+}
+
+// demoServerWith is demoServer with edit applied to the server before it
+// serves.
+func demoServerWith(tb testing.TB, lim Limits, edit func(*Server)) (*Server, string) {
+	tb.Helper()
 	loader := publisher.NewLoader(publisher.Config{})
 	tb.Cleanup(func() { loader.Close() })
 	if err := loadDemo(loader); err != nil {
@@ -28,6 +35,9 @@ func demoServer(tb testing.TB, lim Limits) (*Server, string) {
 	}
 	s := NewServer(DefaultListener(loader.Image()), "demo-cluster", ln.Addr().String())
 	s.SetLimits(lim)
+	if edit != nil {
+		edit(s)
+	}
 	if err := loader.Install(s); err != nil {
 		tb.Fatal(err)
 	}

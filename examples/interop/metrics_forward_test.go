@@ -2,8 +2,8 @@ package interop
 
 import (
 	"context"
-	"errors"
 	"encoding/binary"
+	"errors"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -77,31 +77,66 @@ func TestForwardMetricsFranz(t *testing.T) {
 	// is a super user.
 	p := startForwarder(t, u, "-metrics.addr", "127.0.0.1:0", "-metadata.dir", dir, "-super.users", "User:ANONYMOUS")
 	maddr := p.metricsAddr()
+	rc := produceCounted(t, p, "fwd-metrics")
+	fams := scrapeWhenIdle(t, maddr)
+	checkRequestCounts(t, fams, rc)
+	last := lastBatchOffset(t, data)
+	for name, want := range map[string]float64{
+		"kmeta_proxy_view_brokers":                                3,
+		"kmeta_proxy_connections_open":                            0,
+		"kafka_server_broker_metadata_last_applied_record_offset": float64(last),
+		"kafka_server_metadata_loader_offset_lag":                 0,
+		"kafka_server_metadata_loader_caught_up":                  1,
+	} {
+		if got := sumBy(fams, name, "", ""); got != want {
+			t.Errorf("%s = %v, want %v", name, got, want)
+		}
+	}
+	if sumBy(fams, "kmeta_proxy_view_refreshes_total", "", "") < 1 {
+		t.Error("no view refresh counted")
+	}
+	if n := len(fams["kmeta_proxy_authorization_denials_total"].GetMetric()); n != 0 {
+		t.Errorf("%d denial series for a super user", n)
+	}
+	lintFamilies(t, fams)
+	p.stop(u)
+	t.Run("denied", func(t *testing.T) { testForwardMetricsDenied(t, dir) })
+}
 
-	const topic, batches, perBatch = "fwd-metrics", 5, 20
+// produceCounted creates topic and produces 5 batches of 20 records to it
+// through the proxy with franz-go (acks=all), then closes the client; it
+// returns what the client's hooks counted.
+func produceCounted(t *testing.T, p *fwdProxy, topic string) *requestCounter {
+	t.Helper()
 	rc := &requestCounter{reqs: map[string]int{}, sent: map[string]int{}, recvd: map[string]int{}}
 	cl, err := kgo.NewClient(kgo.SeedBrokers(p.bootstrap), kgo.DefaultProduceTopic(topic), kgo.WithHooks(rc),
 		kgo.RequiredAcks(kgo.AllISRAcks()), kgo.MetadataMinAge(50*time.Millisecond))
 	if err != nil {
 		t.Fatal(err)
 	}
+	defer cl.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	if _, err := kadm.NewClient(cl).CreateTopic(ctx, 3, 1, nil, topic); err != nil {
 		t.Fatal(err)
 	}
-	for i := range batches {
+	for i := range 5 {
 		var rs []*kgo.Record
-		for j := range perBatch {
+		for j := range 20 {
 			rs = append(rs, &kgo.Record{Key: []byte{byte(j)}, Value: []byte{byte(i), byte(j)}})
 		}
 		if err := cl.ProduceSync(ctx, rs...).FirstErr(); err != nil {
 			t.Fatal(err)
 		}
 	}
-	cl.Close()
-	fams := scrapeWhenIdle(t, maddr)
+	return rc
+}
 
+// checkRequestCounts: the proxy's request and byte counters by API are
+// what the client wrote and read, and each Produce had an upstream
+// latency observed.
+func checkRequestCounts(t *testing.T, fams map[string]*dto.MetricFamily, rc *requestCounter) {
+	t.Helper()
 	rc.mu.Lock()
 	defer rc.mu.Unlock()
 	t.Logf("franz-go wrote %v", rc.reqs)
@@ -127,27 +162,6 @@ func TestForwardMetricsFranz(t *testing.T) {
 	if got := histCount(fams, "kmeta_proxy_upstream_latency_seconds", "Produce"); got != uint64(rc.reqs["Produce"]) {
 		t.Errorf("%d Produce upstream latencies observed, %d forwarded", got, rc.reqs["Produce"])
 	}
-	last := lastBatchOffset(t, data)
-	for name, want := range map[string]float64{
-		"kmeta_proxy_view_brokers":                                3,
-		"kmeta_proxy_connections_open":                            0,
-		"kafka_server_broker_metadata_last_applied_record_offset": float64(last),
-		"kafka_server_metadata_loader_offset_lag":                 0,
-		"kafka_server_metadata_loader_caught_up":                  1,
-	} {
-		if got := sumBy(fams, name, "", ""); got != want {
-			t.Errorf("%s = %v, want %v", name, got, want)
-		}
-	}
-	if sumBy(fams, "kmeta_proxy_view_refreshes_total", "", "") < 1 {
-		t.Error("no view refresh counted")
-	}
-	if n := len(fams["kmeta_proxy_authorization_denials_total"].GetMetric()); n != 0 {
-		t.Errorf("%d denial series for a super user", n)
-	}
-	lintFamilies(t, fams)
-	p.stop(u)
-	t.Run("denied", func(t *testing.T) { testForwardMetricsDenied(t, dir) })
 }
 
 // testForwardMetricsDenied: without -super.users the directory's ACLs do

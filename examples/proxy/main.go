@@ -36,6 +36,12 @@
 // cluster id is -cluster-id, else the cluster.id of meta.properties beside
 // the metadata directory, else "kmeta-proxy".
 //
+// -metrics.addr HOST:PORT serves Prometheus metrics on /metrics (the
+// proxy's requests, errors, denials, bytes, connections and upstream
+// latency as kmeta_proxy_*, and the metadata loader's Stats under Kafka's
+// metric names; see README.md), and -pprof adds net/http/pprof's profiles
+// under /debug/pprof/ on that address. Both are off by default.
+//
 // -demo serves a simulated cluster instead (delta/deltatest: three brokers,
 // topics orders, payments and __consumer_offsets, as Kafka's controller
 // would have written them) and implies -advertise, since the simulated brokers'

@@ -236,3 +236,36 @@ func lintScrape(t *testing.T, fams map[string]*dto.MetricFamily) {
 		t.Fatal(fmt.Errorf("an empty scrape"))
 	}
 }
+
+// TestPprofFlag: net/http/pprof's handlers are on the metrics address only
+// with -pprof (on the proxy's own mux: without the flag /debug/pprof/ is
+// not found there), and -pprof without -metrics.addr is refused.
+func TestPprofFlag(t *testing.T) {
+	get := func(addr net.Addr, path string) int {
+		cl := http.Client{Timeout: 10 * time.Second}
+		resp, err := cl.Get("http://" + addr.String() + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	_, off := startWithMetrics(t, "-demo")
+	if code := get(off, "/debug/pprof/"); code != http.StatusNotFound {
+		t.Errorf("without -pprof: /debug/pprof/ answered %d", code)
+	}
+	_, on := startWithMetrics(t, "-demo", "-pprof")
+	for _, path := range []string{"/debug/pprof/", "/debug/pprof/heap", "/debug/pprof/goroutine?debug=1", "/debug/pprof/cmdline"} {
+		if code := get(on, path); code != http.StatusOK {
+			t.Errorf("with -pprof: %s answered %d", path, code)
+		}
+	}
+	if code := get(on, "/metrics"); code != http.StatusOK {
+		t.Errorf("with -pprof: /metrics answered %d", code)
+	}
+	err := run([]string{"-listen", "127.0.0.1:0", "-demo", "-pprof"}, nil)
+	if err == nil || !strings.Contains(err.Error(), "-metrics.addr") {
+		t.Errorf("-pprof without -metrics.addr: %v", err)
+	}
+}
