@@ -98,6 +98,9 @@
 // cap on the broker ids advertised. Accept errors that waiting cures
 // (EMFILE, ENFILE, ENOBUFS, ...) are retried with a backoff, as net/http's
 // Server does; Serve returns an error only for one it does not. An Observer
-// sees connections, requests, authorization denials and upstream latency,
-// for metrics.
+// sees connections, requests (with the error code of an answer the proxy
+// made itself), authorization denials and upstream latency, and one that is
+// also a TrafficObserver the bytes of every frame each way, for metrics;
+// the package depends on no metrics library (examples/proxy exports them to
+// Prometheus).
 package proxy

@@ -269,3 +269,55 @@ func TestPprofFlag(t *testing.T) {
 		t.Errorf("-pprof without -metrics.addr: %v", err)
 	}
 }
+
+// BenchmarkPromObserver is what -metrics.addr adds to one forwarded
+// request: its count, its upstream latency and its bytes each way.
+func BenchmarkPromObserver(b *testing.B) {
+	o := newPromObserver(prometheus.NewRegistry())
+	b.ReportAllocs()
+	for b.Loop() {
+		o.BytesIn(0, 11, 1200)
+		o.Request(0, 11, 0)
+		o.UpstreamLatency(0, 11, time.Millisecond)
+		o.BytesOut(0, 11, 80)
+	}
+}
+
+// TestPromObserverBounded: whatever API keys and versions clients send,
+// the series (and their cache) are one per key and version Kafka defines,
+// one per defined key for its unknown versions, one for unknown keys and
+// one for frames naming none.
+func TestPromObserverBounded(t *testing.T) {
+	reg := prometheus.NewRegistry()
+	o := newPromObserver(reg)
+	for key := -3; key < 3000; key++ {
+		for _, v := range []int16{-1, 0, 1, 99, 1000, 32767} {
+			o.Request(int16(key), v, 0)
+			o.BytesIn(int16(key), v, 1)
+		}
+	}
+	limit := 2
+	for _, mv := range o.maxVer {
+		if mv >= 0 {
+			limit += int(mv) + 2
+		}
+	}
+	n := 0
+	o.series.Range(func(any, any) bool { n++; return true })
+	if n > limit {
+		t.Errorf("%d cached series, more than the %d keys and versions can make", n, limit)
+	}
+	got, err := testutil.GatherAndCount(reg, "kmeta_proxy_requests_total")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got > limit {
+		t.Errorf("%d request series, more than %d", got, limit)
+	}
+	if v := testutil.ToFloat64(o.requests.WithLabelValues("Unknown", "unknown")); v == 0 {
+		t.Error("requests of unknown API keys are not counted under Unknown")
+	}
+	if v := testutil.ToFloat64(o.requests.WithLabelValues("Produce", "unknown")); v != 4 {
+		t.Errorf("Produce at versions -1, 99, 1000 and 32767: %v under version unknown, want 4", v)
+	}
+}
