@@ -403,7 +403,7 @@ func (c *fconn) forward(ctx context.Context, h Header, frame []byte) error {
 		var errs []error
 		for _, addr := range addrs {
 			dctx, cancel := context.WithTimeout(ctx, c.f.timeout)
-			up, err := c.f.dial(dctx, "tcp", addr)
+			up, err := c.f.dialUpstream(dctx, addr)
 			cancel()
 			if err != nil {
 				errs = append(errs, err)

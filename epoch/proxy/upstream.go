@@ -46,6 +46,7 @@ type Forwarder struct {
 
 	ref   *clientview.Refresher
 	rb    *clientview.Rebootstrap // where ref's Metadata requests go
+	gate  dialGate                // one dial of a failing address per backoff step
 	amap  *Map
 	rw    *Rewriter
 	ports *brokerPorts
@@ -136,6 +137,7 @@ type FwdStats struct {
 	BadBrokers    atomic.Int64 // upstream brokers refused (invalid, or over MaxBrokers), counted per refresh
 	Denied        atomic.Int64 // resources denied by authorization (requests answered with authorization errors)
 	Lookups       atomic.Int64 // topics not in the view looked up with a refresh before being answered (lookupMissing)
+	DialsHeld     atomic.Int64 // upstream dials not made: the address failed in the current backoff step (dialGate)
 }
 
 // newForwarder returns a forwarder for the seeds; ports opens the listeners
@@ -359,7 +361,7 @@ func (f *Forwarder) allowed(key, version int16) bool {
 func (f *Forwarder) roundTrip(ctx context.Context, addr string, req kmsg.Request) (kmsg.Response, error) {
 	ctx, cancel := context.WithTimeout(ctx, f.timeout)
 	defer cancel()
-	conn, err := f.dial(ctx, "tcp", addr)
+	conn, err := f.dialUpstream(ctx, addr)
 	if err != nil {
 		return nil, err
 	}
