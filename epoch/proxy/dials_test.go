@@ -52,51 +52,51 @@ func TestDialGateOncePerStep(t *testing.T) {
 	require.True(t, g.acquire("a", 3))
 }
 
-// TestForwardHeldAfterFailedRefresh: once a refresh attempt found broker
-// 1's address dead, a client's request on its port is refused without
-// dialling it again in the same backoff step; the next attempt dials it
-// once more.
-func TestForwardHeldAfterFailedRefresh(t *testing.T) {
-	u := newFakeUpstream(t, 0)
-	var mu sync.Mutex
-	dials := map[string]int{}
-	dead := false
-	f, addr := benchForwarderWith(t, u, func(f *Forwarder) {
-		dial := f.dial
-		f.dial = func(ctx context.Context, network, a string) (net.Conn, error) {
-			mu.Lock()
-			dials[a]++
-			d := dead
-			mu.Unlock()
-			if d {
-				return nil, errors.New("refused")
+// TestForwardWaitsForMovedBroker: a client's request on broker 1's port
+// while the broker moved and the bootstrap name leads nowhere yet is not
+// refused: the proxy waits for its next refreshes (each a backoff step, in
+// which the dead address is dialled at most once, by whichever dial comes
+// first) and forwards the request once a refresh found the broker at its
+// new address.
+func TestForwardWaitsForMovedBroker(t *testing.T) {
+	a := newFakeUpstream(t, 0)
+	f, n := movingForwarder(t, a)
+	old := a.ln.Addr().String()
+	b := newFakeUpstream(t, 0)
+	a.ln.Close()
+	failures := f.RebootstrapStats().Failures
+	n.set(func() {
+		n.dead[old], n.target = true, ""
+		n.heal = func() string {
+			if f.RebootstrapStats().Failures >= failures+2 {
+				return b.ln.Addr().String()
 			}
-			return dial(ctx, network, a)
+			return ""
 		}
 	})
-	up := u.ln.Addr().String()
-	mu.Lock()
-	dead, dials = true, map[string]int{}
-	mu.Unlock()
-	_, err := f.refresh(context.Background(), true)
-	require.Error(t, err)
-	conn, err := net.Dial("tcp", addr)
+	conn, err := net.Dial("tcp", f.BrokerAddrs()[1])
 	require.NoError(t, err)
 	defer conn.Close()
-	conn.SetDeadline(time.Now().Add(10 * time.Second))
 	produce := kmsg.NewPtrProduceRequest()
 	produce.Version, produce.Acks = 11, -1
-	_, err = conn.Write(appendRequest(nil, produce, 1, "t"))
-	require.NoError(t, err)
-	_, err = conn.Read(make([]byte, 1))
-	require.Error(t, err, "the connection is closed, not answered")
-	mu.Lock()
-	require.Equal(t, 1, dials[up], "dialled by the refresh only")
-	mu.Unlock()
-	require.Equal(t, int64(1), f.stats.DialsHeld.Load())
-	_, err = f.refresh(context.Background(), true)
-	require.Error(t, err)
-	mu.Lock()
-	require.Equal(t, 2, dials[up], "the next attempt dials it again, once")
-	mu.Unlock()
+	resp := kmsg.NewPtrProduceResponse()
+	resp.Version = 11
+	require.NoError(t, roundTrip(conn, produce, resp, 1), "answered once the broker was found")
+	require.Len(t, resp.Topics, 1)
+	require.GreaterOrEqual(t, f.stats.UpstreamWaits.Load(), int64(1))
+	require.GreaterOrEqual(t, f.RebootstrapStats().Failures, failures+2)
+	e, _ := f.amap.Lookup(1)
+	require.Equal(t, b.ln.Addr().String(), e.Upstream.String())
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	perStep := map[int64]int{}
+	for _, d := range n.dials {
+		if d.addr == old {
+			perStep[d.attempt]++
+		}
+	}
+	require.NotEmpty(t, perStep)
+	for step, k := range perStep {
+		require.LessOrEqual(t, k, 1, "the dead address dialled %d times in step %d: %v", k, step, perStep)
+	}
 }

@@ -396,31 +396,8 @@ func (c *fconn) forward(ctx context.Context, h Header, frame []byte) error {
 		}
 	}
 	if c.up == nil {
-		addrs, err := c.upstreamAddrs()
-		if err != nil {
+		if err := c.connectUpstream(ctx); err != nil {
 			return err
-		}
-		var errs []error
-		for _, addr := range addrs {
-			dctx, cancel := context.WithTimeout(ctx, c.f.timeout)
-			up, err := c.f.dialUpstream(dctx, addr)
-			cancel()
-			if err != nil {
-				errs = append(errs, err)
-				continue
-			}
-			c.mu.Lock()
-			c.up, c.upAddr = up, addr
-			closed := c.closed
-			c.mu.Unlock()
-			if closed {
-				up.Close()
-				return net.ErrClosed
-			}
-			break
-		}
-		if c.up == nil {
-			return errors.Join(errs...)
 		}
 	}
 	c.upCorr++
@@ -433,6 +410,58 @@ func (c *fconn) forward(ctx context.Context, h Header, frame []byte) error {
 		c.wbuf = nil
 	}
 	return err
+}
+
+// connectUpstream dials the connection's upstream (dialUp). When no
+// address answers, the cluster may have moved: it waits for the view's next
+// refresh (Forwarder.awaitRefresh: within the refresh policy, a
+// Rebootstrap attempt that goes back to the seeds when every known broker
+// fails) and dials again, the broker's new address if the refresh found
+// one, until the upstream timeout. A client's request thus reaches a broker
+// that moved instead of losing its connection, and each attempt is one
+// backoff step (an address that failed in it is not dialled again in it).
+func (c *fconn) connectUpstream(ctx context.Context) error {
+	ctx, cancel := context.WithTimeout(ctx, c.f.timeout)
+	defer cancel()
+	for {
+		err := c.dialUp(ctx)
+		if err == nil || errors.Is(err, net.ErrClosed) || ctx.Err() != nil {
+			return err
+		}
+		c.f.stats.UpstreamWaits.Add(1)
+		if rerr := c.f.awaitRefresh(ctx); rerr != nil && ctx.Err() != nil {
+			return err
+		}
+	}
+}
+
+// dialUp dials the first of the connection's upstream addresses that
+// answers.
+func (c *fconn) dialUp(ctx context.Context) error {
+	addrs, err := c.upstreamAddrs()
+	if err != nil {
+		return err
+	}
+	var errs []error
+	for _, addr := range addrs {
+		dctx, cancel := context.WithTimeout(ctx, c.f.timeout)
+		up, err := c.f.dialUpstream(dctx, addr)
+		cancel()
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		c.mu.Lock()
+		c.up, c.upAddr = up, addr
+		closed := c.closed
+		c.mu.Unlock()
+		if closed {
+			up.Close()
+			return net.ErrClosed
+		}
+		return nil
+	}
+	return errors.Join(errs...)
 }
 
 // writeLoop writes the answers in request order. An answer's bytes taken

@@ -28,7 +28,8 @@ type movingNet struct {
 	boot string // the bootstrap name
 
 	mu     sync.Mutex
-	target string // where boot leads ("": nowhere)
+	target string        // where boot leads ("": nowhere)
+	heal   func() string // if set, asked at each dial of boot: a new target, or ""
 	dead   map[string]bool
 	dials  []netDial
 	clock  time.Time
@@ -45,6 +46,11 @@ func (n *movingNet) dial(ctx context.Context, network, addr string) (net.Conn, e
 	n.dials = append(n.dials, netDial{addr, n.f.RebootstrapStats().Attempts})
 	to := addr
 	if addr == n.boot {
+		if n.heal != nil {
+			if h := n.heal(); h != "" {
+				n.target, n.heal = h, nil
+			}
+		}
 		to = n.target
 	}
 	dead := to == "" || n.dead[to]

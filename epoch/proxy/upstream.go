@@ -138,6 +138,7 @@ type FwdStats struct {
 	Denied        atomic.Int64 // resources denied by authorization (requests answered with authorization errors)
 	Lookups       atomic.Int64 // topics not in the view looked up with a refresh before being answered (lookupMissing)
 	DialsHeld     atomic.Int64 // upstream dials not made: the address failed in the current backoff step (dialGate)
+	UpstreamWaits atomic.Int64 // client connections' upstream dials that failed and waited for a refresh (connectUpstream)
 }
 
 // newForwarder returns a forwarder for the seeds; ports opens the listeners
@@ -282,6 +283,23 @@ func (f *Forwarder) observeView(v *clientview.View) {
 	if id, ok := v.ClusterID(); ok {
 		f.clusterID.Store(&id)
 	}
+}
+
+// awaitRefresh asks for a refresh and waits, within ctx, for the policy to
+// allow it (clientview.Refresher.Wait: MinInterval, and the backoff after
+// failures and answers that told nothing new), then refreshes (joining a
+// refresh in flight); it returns the refresh's error.
+func (f *Forwarder) awaitRefresh(ctx context.Context) error {
+	f.ref.RequestUpdate()
+	t := time.NewTimer(max(f.ref.Wait(), 10*time.Millisecond))
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+	}
+	_, err := f.refresh(ctx, false)
+	return err
 }
 
 // refreshLoop keeps the view fresh while nothing asks: it sleeps until the
