@@ -26,7 +26,7 @@ type movedNet struct {
 	fwd  *proxy.Forwarder
 
 	mu     sync.Mutex
-	target string        // where the bootstrap name leads
+	target string        // where the bootstrap name leads ("": it does not resolve)
 	stale  func() string // if set, asked at each dial of the name: a new target, or ""
 	dials  []movedDial
 }
@@ -51,6 +51,9 @@ func (n *movedNet) dial(ctx context.Context, network, addr string) (net.Conn, er
 		to = n.target
 	}
 	n.mu.Unlock()
+	if to == "" {
+		return nil, &net.DNSError{Err: "no such host", Name: addr, IsNotFound: true}
+	}
 	var d net.Dialer
 	return d.DialContext(ctx, network, to)
 }
@@ -58,9 +61,9 @@ func (n *movedNet) dial(ctx context.Context, network, addr string) (net.Conn, er
 // TestForwardMovedCluster is issue 27's moved cluster (KIP-899's
 // rebootstrap): every node of a three-node cluster is removed and added
 // back on a new port, 0.5 s apart, with no client traffic, so that the
-// proxy's view names only dead addresses. The bootstrap name still leads
-// to the first node's old address until the proxy has failed two metadata
-// attempts (a DNS record updated late), so that the proxy backs off. A new
+// proxy's view names only dead addresses. The bootstrap name does not
+// resolve until the proxy has failed two metadata attempts (a DNS record
+// replaced late), so that the proxy backs off; it then leads to a node. A new
 // client then produces and consumes through the proxy within 10 s of the
 // last move, every record written before and after the move read back, and
 // no dead address is dialled more than once in any backoff step.
@@ -118,6 +121,7 @@ func TestForwardMovedCluster(t *testing.T) {
 	lastMove := time.Now()
 	failures := fwd.RebootstrapStats().Failures
 	mn.mu.Lock()
+	mn.target = ""
 	mn.stale = func() string {
 		if fwd.RebootstrapStats().Failures >= failures+2 {
 			return addrs[1]
