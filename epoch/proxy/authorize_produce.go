@@ -42,12 +42,7 @@ func (c *fconn) authorizeProduce(a authz.Authorizer, ctx authz.Context, h Header
 		if v >= 13 {
 			var id record.UUID
 			copy(id[:], r.span(16))
-			t, ok := c.f.view().TopicByID(id)
-			if !ok && !looked {
-				looked = true
-				t, ok = c.f.lookupTopicByID(id)
-			}
-			if ok {
+			if t, ok := c.produceTopic(id, &looked); ok {
 				name = t.Name()
 			} else {
 				known = false
@@ -124,6 +119,17 @@ func bytesString(b []byte) string {
 
 // view is the forwarder's current view.
 func (f *Forwarder) view() *clientview.View { return f.ref.View() }
+
+// produceTopic names a Produce v13+ topic id from the view, looking the
+// request's first unknown id up with a refresh (lookupMissing; looked
+// records that it did).
+func (c *fconn) produceTopic(id record.UUID, looked *bool) (*clientview.Topic, bool) {
+	if t, ok := c.f.view().TopicByID(id); ok || *looked {
+		return t, ok
+	}
+	*looked = true
+	return c.f.lookupTopicByID(id)
+}
 
 // lookupTopicByID is topic id from the view after a lookup (lookupMissing).
 func (f *Forwarder) lookupTopicByID(id record.UUID) (*clientview.Topic, bool) {

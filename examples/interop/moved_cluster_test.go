@@ -76,48 +76,13 @@ func TestForwardMovedCluster(t *testing.T) {
 	defer c.Close()
 	addrs := c.ListenAddrs() // node i at addrs[i]
 	mn := &movedNet{boot: "bootstrap.moved.test:9092", target: addrs[0]}
-	fwd := proxy.NewForwarder(proxy.ForwarderConfig{Seeds: []string{mn.boot}, Host: "127.0.0.1", Dial: mn.dial, PassThrough: true, Timeout: 5 * time.Second})
-	mn.fwd = fwd
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	if err := fwd.Start(ctx); err != nil {
-		t.Fatal(err)
-	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	served := make(chan error, 1)
-	go func() { served <- fwd.Serve(ctx, ln) }()
-	defer func() {
-		cancel()
-		<-served
-		fwd.Close()
-	}()
-	bootstrap := ln.Addr().String()
+	fwd, bootstrap := startMovedProxy(t, mn)
 
 	before := movedRecords(0, n)
-	if err := produceThrough(ctx, bootstrap, topic, before); err != nil {
+	if err := produceThrough(t.Context(), bootstrap, topic, before); err != nil {
 		t.Fatalf("produce before the move: %v", err)
 	}
-
-	dead := map[string]time.Time{} // old address → when its node left it
-	for id := range int32(3) {
-		if id > 0 {
-			time.Sleep(500 * time.Millisecond)
-		}
-		old := addrs[id]
-		if err := c.RemoveNode(id); err != nil {
-			t.Fatal(err)
-		}
-		dead[old] = time.Now()
-		if _, port, err := c.AddNode(id, 0); err != nil {
-			t.Fatal(err)
-		} else {
-			addrs[id] = fmt.Sprintf("127.0.0.1:%d", port)
-		}
-		t.Logf("node %d: %s -> %s", id, old, addrs[id])
-	}
+	dead := moveEveryNode(t, c, addrs)
 	lastMove := time.Now()
 	failures := fwd.RebootstrapStats().Failures
 	mn.mu.Lock()
@@ -131,32 +96,95 @@ func TestForwardMovedCluster(t *testing.T) {
 	mn.mu.Unlock()
 
 	after := movedRecords(n, n)
-	if err := produceThrough(ctx, bootstrap, topic, after); err != nil {
+	if err := produceThrough(t.Context(), bootstrap, topic, after); err != nil {
 		t.Fatalf("produce after the move: %v", err)
 	}
-	got, err := consumeThrough(ctx, bootstrap, topic, 2*n)
+	got, err := consumeThrough(t.Context(), bootstrap, topic, 2*n)
 	if err != nil {
 		t.Fatalf("consume after the move: %v", err)
 	}
 	took := time.Since(lastMove)
+	checkReadBack(t, got, append(before, after...))
+	if took > 10*time.Second {
+		t.Errorf("produced and consumed %v after the last move, want within 10 s", took)
+	}
+	st := fwd.RebootstrapStats()
+	if st.Failures < failures+2 || st.Rebootstraps == 0 {
+		t.Errorf("rebootstrap stats %+v: want two failed attempts since the move and a rebootstrap", st)
+	}
+	checkDeadDials(t, mn, dead)
+	t.Logf("recovered and read back %d records %v after the last move; %+v, %d dials held", len(got), took.Round(time.Millisecond), st, fwd.Stats().DialsHeld.Load())
+}
+
+// startMovedProxy starts a pass-through Forwarder whose only seed is mn's
+// bootstrap name, dialling through mn, serving until the test ends; it
+// returns the forwarder and its bootstrap address.
+func startMovedProxy(t *testing.T, mn *movedNet) (*proxy.Forwarder, string) {
+	fwd := proxy.NewForwarder(proxy.ForwarderConfig{Seeds: []string{mn.boot}, Host: "127.0.0.1", Dial: mn.dial, PassThrough: true, Timeout: 5 * time.Second})
+	mn.fwd = fwd
+	ctx, cancel := context.WithCancel(context.Background())
+	if err := fwd.Start(ctx); err != nil {
+		cancel()
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		cancel()
+		t.Fatal(err)
+	}
+	served := make(chan error, 1)
+	go func() { served <- fwd.Serve(ctx, ln) }()
+	t.Cleanup(func() {
+		cancel()
+		<-served
+		fwd.Close()
+	})
+	return fwd, ln.Addr().String()
+}
+
+// moveEveryNode removes each node of c and adds it back, same id, on a new
+// port, 0.5 s apart, updating addrs; it returns when each old address died.
+func moveEveryNode(t *testing.T, c *kfake.Cluster, addrs []string) map[string]time.Time {
+	dead := map[string]time.Time{}
+	for id := range int32(len(addrs)) {
+		if id > 0 {
+			time.Sleep(500 * time.Millisecond)
+		}
+		old := addrs[id]
+		if err := c.RemoveNode(id); err != nil {
+			t.Fatal(err)
+		}
+		dead[old] = time.Now()
+		_, port, err := c.AddNode(id, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		addrs[id] = fmt.Sprintf("127.0.0.1:%d", port)
+		t.Logf("node %d: %s -> %s", id, old, addrs[id])
+	}
+	return dead
+}
+
+// checkReadBack checks that got holds the value of every record written,
+// once each.
+func checkReadBack(t *testing.T, got []string, written []*kgo.Record) {
+	t.Helper()
 	want := map[string]bool{}
-	for _, r := range append(before, after...) {
+	for _, r := range written {
 		want[string(r.Value)] = true
 	}
 	for _, v := range got {
 		delete(want, v)
 	}
-	if len(got) != 2*n || len(want) > 0 {
-		t.Fatalf("read %d records, %d of the %d written missing", len(got), len(want), 2*n)
+	if len(got) != len(written) || len(want) > 0 {
+		t.Fatalf("read %d records, %d of the %d written missing", len(got), len(want), len(written))
 	}
-	if took > 10*time.Second {
-		t.Errorf("produced and consumed %v after the last move, want within 10 s", took)
-	}
+}
 
-	st := fwd.RebootstrapStats()
-	if st.Failures < failures+2 || st.Rebootstraps == 0 {
-		t.Errorf("rebootstrap stats %+v: want two failed attempts since the move and a rebootstrap", st)
-	}
+// checkDeadDials checks that every dead address was tried after its node
+// left it, and never more than once in a backoff step.
+func checkDeadDials(t *testing.T, mn *movedNet, dead map[string]time.Time) {
+	t.Helper()
 	mn.mu.Lock()
 	defer mn.mu.Unlock()
 	perStep := map[string]map[int64]int{}
@@ -168,8 +196,8 @@ func TestForwardMovedCluster(t *testing.T) {
 			perStep[d.addr][d.step]++
 		}
 	}
-	if len(perStep) != 3 {
-		t.Errorf("dials of dead addresses: %v, want the three old addresses tried", perStep)
+	if len(perStep) != len(dead) {
+		t.Errorf("dials of dead addresses: %v, want every old address tried", perStep)
 	}
 	for addr, steps := range perStep {
 		var list []string
@@ -182,7 +210,6 @@ func TestForwardMovedCluster(t *testing.T) {
 		sort.Strings(list)
 		t.Logf("dead %s: %v", addr, list)
 	}
-	t.Logf("recovered and read back %d records %v after the last move; %+v, %d dials held", len(got), took.Round(time.Millisecond), st, fwd.Stats().DialsHeld.Load())
 }
 
 func movedRecords(from, n int) []*kgo.Record {
