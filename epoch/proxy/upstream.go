@@ -37,7 +37,7 @@ import (
 // exponential, jittered) and starts it at the seeds, so that a cluster
 // whose every node moved is found again through its bootstrap servers. A
 // topic the view does not hold is looked up with a refresh before a client
-// is told it does not exist (lookupTopic).
+// is told it does not exist (lookupMissing).
 type Forwarder struct {
 	seeds    []string
 	timeout  time.Duration
