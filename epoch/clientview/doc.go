@@ -86,8 +86,9 @@
 // metadata recovery as a policy whose Fetch is a FetchFunc. Each attempt dials
 // the view's brokers, each address once, and goes back to the configured
 // bootstrap servers when none answers; attempts without an answer back off
-// (reconnect.backoff.ms, capped, jittered). LookupTopic refreshes a view that
-// does not have a topic before calling it unknown:
+// (reconnect.backoff.ms, capped, jittered). LookupTopic (LookupTopicID for a
+// topic id) refreshes a view that does not have a topic before calling it
+// unknown:
 //
 //	rb := clientview.NewRebootstrap(clientview.RebootstrapConfig{Bootstrap: servers, Send: sendTo, View: r.View})
 //	t, ok, err := r.LookupTopic(ctx, "orders") // ok false only after a fresh answer

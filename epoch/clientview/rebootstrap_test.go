@@ -14,6 +14,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/kmeta-go/kmeta/image/kafkaerr"
+	"github.com/kmeta-go/kmeta/record"
 )
 
 // fakeCluster answers Metadata at the addresses where its nodes are, and at
@@ -257,5 +258,30 @@ func TestLookupTopicRefreshesStaleView(t *testing.T) {
 	c.mu.Unlock()
 	if _, ok, err := ref.LookupTopic(ctx, "other"); ok || err == nil {
 		t.Fatalf("unreachable cluster: %v %v, want the refresh's error", ok, err)
+	}
+}
+
+// TestLookupTopicIDRefreshesStaleView: a topic id (Produce and Fetch v13+,
+// KIP-516) the view has not seen is looked up after one refresh made after
+// the question; an id the cluster does not have is unknown after it.
+func TestLookupTopicIDRefreshesStaleView(t *testing.T) {
+	c := &fakeCluster{now: t0, ports: map[int32]int{1: 1}, boot: map[string]bool{"boot:9092": true}, topics: []string{"orders"}}
+	ref, _ := newRebootstrapRig(c, 6)
+	ctx := context.Background()
+	if _, err := ref.Refresh(ctx); err != nil {
+		t.Fatal(err)
+	}
+	c.mu.Lock()
+	c.topics = append(c.topics, "payments") // id {2}, created after the last refresh
+	c.mu.Unlock()
+	if tp, ok, err := ref.LookupTopicID(ctx, record.UUID{1}); !ok || err != nil || tp.Name() != "orders" || c.attempt != 1 {
+		t.Fatalf("known id: %v %v, %d refreshes (want none)", ok, err, c.attempt)
+	}
+	tp, ok, err := ref.LookupTopicID(ctx, record.UUID{2})
+	if !ok || err != nil || tp.Name() != "payments" || c.attempt != 2 {
+		t.Fatalf("new id: %v %v, %d refreshes (want 2)", ok, err, c.attempt)
+	}
+	if _, ok, err := ref.LookupTopicID(ctx, record.UUID{9}); ok || err != nil || c.attempt != 3 {
+		t.Fatalf("absent id: %v %v, %d refreshes (want one more)", ok, err, c.attempt)
 	}
 }

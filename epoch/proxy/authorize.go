@@ -110,7 +110,7 @@ func (c *fconn) authorizeRequest(h Header, frame []byte) (decision, error) {
 	if err != nil {
 		return decision{}, err
 	}
-	checks, known := requestChecks(req, c.f.topicName)
+	checks, known := requestChecks(req, c.f.topicNamer())
 	if !known {
 		out, ok := errorResponse(h.APIKey, h.APIVersion, h.CorrelationID, kafkaerr.ClusterAuthorizationFailed.Int16())
 		if !ok {

@@ -1,6 +1,8 @@
 package proxy
 
 import (
+	"context"
+
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"encoding/binary"
@@ -18,7 +20,8 @@ import (
 // records are transactional (RequestUtils.hasTransactionalRecords: else
 // TRANSACTIONAL_ID_AUTHORIZATION_FAILED for the whole request), WRITE on
 // each topic (else TOPIC_AUTHORIZATION_FAILED for its partitions), a
-// topic id the view cannot name UNKNOWN_TOPIC_ID.
+// topic id the view cannot name, even after a refresh made after the
+// request came (lookupMissing, at most one per request), UNKNOWN_TOPIC_ID.
 func (c *fconn) authorizeProduce(a authz.Authorizer, ctx authz.Context, h Header, frame []byte) (decision, error) {
 	r := reader{b: frame, off: h.Size, key: 0, ver: h.APIVersion}
 	v := h.APIVersion
@@ -33,13 +36,13 @@ func (c *fconn) authorizeProduce(a authz.Authorizer, ctx authz.Context, h Header
 	r.skip(6) // acks, timeout
 	var denied map[resKey]int16
 	var whole int16
-	transactional := false
+	transactional, looked := false, false
 	for range r.elements(flex, 2) {
 		name, known := "", true
 		if v >= 13 {
 			var id record.UUID
 			copy(id[:], r.span(16))
-			if t, ok := c.f.view().TopicByID(id); ok {
+			if t, ok := c.produceTopic(id, &looked); ok {
 				name = t.Name()
 			} else {
 				known = false
@@ -116,6 +119,23 @@ func bytesString(b []byte) string {
 
 // view is the forwarder's current view.
 func (f *Forwarder) view() *clientview.View { return f.ref.View() }
+
+// produceTopic names a Produce v13+ topic id from the view, looking the
+// request's first unknown id up with a refresh (lookupMissing; looked
+// records that it did).
+func (c *fconn) produceTopic(id record.UUID, looked *bool) (*clientview.Topic, bool) {
+	if t, ok := c.f.view().TopicByID(id); ok || *looked {
+		return t, ok
+	}
+	*looked = true
+	return c.f.lookupTopicByID(id)
+}
+
+// lookupTopicByID is topic id from the view after a lookup (lookupMissing).
+func (f *Forwarder) lookupTopicByID(id record.UUID) (*clientview.Topic, bool) {
+	v, _ := f.lookupMissing(context.Background(), nil, []record.UUID{id})
+	return v.TopicByID(id)
+}
 
 // topicName names a topic id from the view.
 func (f *Forwarder) topicName(id [16]byte) (string, bool) {

@@ -103,4 +103,31 @@
 // also a TrafficObserver the bytes of every frame each way, for metrics;
 // the package depends on no metrics library (examples/proxy exports them to
 // Prometheus).
+//
+// # When the cluster moves
+//
+// A Forwarder's Metadata requests go where a clientview.Rebootstrap sends
+// them (KIP-899's metadata recovery): each attempt dials the brokers of
+// the view, each address once, then the seeds (ForwarderConfig.Seeds, the
+// -upstream bootstrap servers) when none answers; after an attempt in
+// which every address failed the next waits the reconnect backoff (50 ms
+// doubling to 1 s, ±20 % jitter: reconnect.backoff.ms and
+// reconnect.backoff.max.ms) and starts at the seeds, as it does after an
+// answer with REBOOTSTRAP_REQUIRED (KIP-1102). A cluster whose every node
+// moved to a new address between two refreshes is found again through its
+// seeds, provided they still lead to it (a DNS name or a load balancer, as
+// for any Kafka client's bootstrap.servers). Every upstream dial, whoever
+// makes it, keeps to one dial of a failing address per backoff step (one
+// attempt and the wait after it), as Kafka's per-node reconnect backoff
+// does; FwdStats.DialsHeld counts the dials not made. A client's request
+// on a broker port whose upstream cannot be dialled waits for the view's
+// next refreshes, within the refresh policy and the upstream timeout, and
+// reaches the broker at its new address (FwdStats.UpstreamWaits); only
+// then is its connection closed. A topic the view does not hold is looked
+// up with one refresh made after the question (clientview.Refresher
+// .LookupTopic, LookupTopicID; shared by concurrent lookups, one per
+// request) before Metadata or DescribeTopicPartitions answers it
+// UNKNOWN_TOPIC_OR_PARTITION or an authorized Produce or Fetch by topic id
+// UNKNOWN_TOPIC_ID, so that a view left stale by a move never calls an
+// existing topic unknown. Forwarder.RebootstrapStats counts the attempts.
 package proxy

@@ -363,28 +363,6 @@ func errorResponse(key, version int16, corr int32, code int16) ([]byte, bool) {
 	return out, true
 }
 
-// upstreamAddrs is where requests of this connection may go: the upstream
-// endpoint of its broker, or every broker of the view (then the seeds) for
-// the bootstrap port, tried in turn.
-func (c *fconn) upstreamAddrs() ([]string, error) {
-	if c.broker >= 0 {
-		e, ok := c.f.amap.Lookup(c.broker)
-		if !ok || e.Upstream.Host == "" {
-			return nil, fmt.Errorf("broker %d has no upstream endpoint", c.broker)
-		}
-		c.upEP = e.Upstream
-		return []string{e.Upstream.String()}, nil
-	}
-	var out []string
-	for _, u := range c.f.upstreamAddrs() {
-		out = append(out, u.addr)
-	}
-	if len(out) == 0 {
-		return nil, errors.New("no upstream broker known")
-	}
-	return out, nil
-}
-
 // forward writes the request to the upstream connection (dialled on first
 // use) under the proxy's next correlation id.
 func (c *fconn) forward(ctx context.Context, h Header, frame []byte) error {
@@ -398,31 +376,8 @@ func (c *fconn) forward(ctx context.Context, h Header, frame []byte) error {
 		}
 	}
 	if c.up == nil {
-		addrs, err := c.upstreamAddrs()
-		if err != nil {
+		if err := c.connectUpstream(ctx); err != nil {
 			return err
-		}
-		var errs []error
-		for _, addr := range addrs {
-			dctx, cancel := context.WithTimeout(ctx, c.f.timeout)
-			up, err := c.f.dial(dctx, "tcp", addr)
-			cancel()
-			if err != nil {
-				errs = append(errs, err)
-				continue
-			}
-			c.mu.Lock()
-			c.up, c.upAddr = up, addr
-			closed := c.closed
-			c.mu.Unlock()
-			if closed {
-				up.Close()
-				return net.ErrClosed
-			}
-			break
-		}
-		if c.up == nil {
-			return errors.Join(errs...)
 		}
 	}
 	c.upCorr++

@@ -81,11 +81,13 @@ func TestForwardPipelinedInOrder(t *testing.T) {
 	require.Equal(t, int64(1), f.stats.Refused.Load())
 }
 
-// TestForwardUpstreamGone: a broker port whose upstream is gone closes the
-// client's connection (as a dead broker's would) instead of answering.
+// TestForwardUpstreamGone: a broker port whose upstream is gone, and that
+// no refresh within the upstream timeout finds elsewhere (connectUpstream),
+// closes the client's connection (as a dead broker's would) instead of
+// answering.
 func TestForwardUpstreamGone(t *testing.T) {
 	u := newFakeUpstream(t, 0)
-	f, addr := benchForwarder(t, u)
+	f, addr := benchForwarderWith(t, u, func(f *Forwarder) { f.timeout = time.Second })
 	u.ln.Close() // the broker stops listening; the view still names it
 	conn, err := net.Dial("tcp", addr)
 	require.NoError(t, err)

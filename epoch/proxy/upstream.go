@@ -29,6 +29,15 @@ import (
 // to the broker whose port the client dialled
 // (any broker on the bootstrap port), rewriting the addresses of the
 // responses (Rewriter).
+//
+// Its Metadata requests go where a clientview.Rebootstrap sends them
+// (KIP-899): each attempt dials the view's brokers, each address once, then
+// the seeds (the configured bootstrap servers) when none answers, and an
+// attempt in which every address failed backs the next one off (capped,
+// exponential, jittered) and starts it at the seeds, so that a cluster
+// whose every node moved is found again through its bootstrap servers. A
+// topic the view does not hold is looked up with a refresh before a client
+// is told it does not exist (lookupMissing).
 type Forwarder struct {
 	seeds    []string
 	timeout  time.Duration
@@ -36,6 +45,8 @@ type Forwarder struct {
 	dial     func(ctx context.Context, network, addr string) (net.Conn, error)
 
 	ref   *clientview.Refresher
+	rb    *clientview.Rebootstrap // where ref's Metadata requests go
+	gate  dialGate                // one dial of a failing address per backoff step
 	amap  *Map
 	rw    *Rewriter
 	ports *brokerPorts
@@ -126,6 +137,9 @@ type FwdStats struct {
 	BudgetRefused atomic.Int64 // upstream answers refused for the upstream budget
 	BadBrokers    atomic.Int64 // upstream brokers refused (invalid, or over MaxBrokers), counted per refresh
 	Denied        atomic.Int64 // resources denied by authorization (requests answered with authorization errors)
+	Lookups       atomic.Int64 // topics not in the view looked up with a refresh before being answered (lookupMissing)
+	DialsHeld     atomic.Int64 // upstream dials not made: the address failed in the current backoff step (dialGate)
+	UpstreamWaits atomic.Int64 // client connections' upstream dials that failed and waited for a refresh (connectUpstream)
 }
 
 // newForwarder returns a forwarder for the seeds; ports opens the listeners
@@ -136,6 +150,7 @@ func newForwarder(seeds []string, timeout time.Duration, ports *brokerPorts) *Fo
 	f.dial = d.DialContext
 	f.amap = NewMap(ports)
 	f.rw = &Rewriter{Map: f.amap}
+	f.rb = f.newRebootstrap(nil)
 	f.ref = clientview.NewRefresher(clientview.RefresherConfig{
 		Fetch:          f.fetchMetadata,
 		Policy:         clientview.Policy{MaxAge: 30 * time.Second},
@@ -190,21 +205,57 @@ func (f *Forwarder) upstreamAddrs() []struct {
 	return out
 }
 
-// fetchMetadata is the refresher's FetchFunc: one Metadata round trip to the
-// first upstream broker that answers.
-func (f *Forwarder) fetchMetadata(ctx context.Context, req *kmsg.MetadataRequest) (*kmsg.MetadataResponse, int32, error) {
-	var errs []error
-	for _, u := range f.upstreamAddrs() {
-		resp, err := f.roundTrip(ctx, u.addr, req)
-		if err != nil {
-			errs = append(errs, fmt.Errorf("%s: %w", u.addr, err))
-			continue
-		}
-		f.stats.Refreshes.Add(1)
-		return resp.(*kmsg.MetadataResponse), u.id, nil
+// newRebootstrap is the policy of the forwarder's Metadata requests: the
+// seeds are its bootstrap servers, the view's brokers its known ones, and
+// sendMetadata its networking; edit, if set, changes the configuration
+// first (tests: a clock, a sleep, a jitter source).
+func (f *Forwarder) newRebootstrap(edit func(*clientview.RebootstrapConfig)) *clientview.Rebootstrap {
+	cfg := clientview.RebootstrapConfig{
+		Bootstrap: f.seeds,
+		Send:      f.sendMetadata,
+		View:      func() *clientview.View { return f.ref.View() },
 	}
-	return nil, -1, fmt.Errorf("no upstream broker answered Metadata: %w", errors.Join(errs...))
+	if edit != nil {
+		edit(&cfg)
+	}
+	return clientview.NewRebootstrap(cfg)
 }
+
+// fetchMetadata is the refresher's FetchFunc: one Rebootstrap attempt (after
+// the backoff a failed one left), answered by the first upstream address
+// that answers.
+func (f *Forwarder) fetchMetadata(ctx context.Context, req *kmsg.MetadataRequest) (*kmsg.MetadataResponse, int32, error) {
+	resp, node, err := f.rb.Fetch(ctx, req)
+	if err != nil {
+		return nil, -1, fmt.Errorf("no upstream broker answered Metadata: %w", err)
+	}
+	f.stats.Refreshes.Add(1)
+	return resp, node, nil
+}
+
+// sendMetadata is the Rebootstrap's SendFunc: one Metadata round trip to
+// addr (roundTrip: the forwarder's dialler, with its TLS and SASL, and its
+// limits), answered by the view's broker at addr (-1 for a seed the view
+// does not name).
+func (f *Forwarder) sendMetadata(ctx context.Context, addr string, req *kmsg.MetadataRequest) (*kmsg.MetadataResponse, int32, error) {
+	resp, err := f.roundTrip(ctx, addr, req)
+	if err != nil {
+		return nil, -1, err
+	}
+	node := int32(-1)
+	for _, b := range f.ref.View().Brokers() {
+		if (Endpoint{Host: b.Host(), Port: b.Port()}).String() == addr {
+			node = b.NodeID()
+			break
+		}
+	}
+	return resp.(*kmsg.MetadataResponse), node, nil
+}
+
+// RebootstrapStats are the counters of the forwarder's Metadata attempts
+// (clientview.Rebootstrap): attempts, failed ones, the attempts that went
+// back to the seeds, dials, and the current backoff.
+func (f *Forwarder) RebootstrapStats() clientview.RebootstrapStats { return f.rb.Stats() }
 
 // refresh refreshes the view if the policy says so (or now with force), and
 // gives every broker of the view its advertised port.
@@ -216,6 +267,13 @@ func (f *Forwarder) refresh(ctx context.Context, force bool) (*clientview.View, 
 	} else {
 		v, err = f.ref.MaybeRefresh(ctx)
 	}
+	f.observeView(v)
+	return v, err
+}
+
+// observeView gives every broker of v its advertised port, counting and
+// logging the brokers refused, and keeps v's cluster id.
+func (f *Forwarder) observeView(v *clientview.View) {
 	bad := 0
 	for _, b := range v.Brokers() {
 		if _, oerr := f.amap.Observe(b.NodeID(), Endpoint{Host: b.Host(), Port: b.Port()}, rackOf(b)); oerr != nil {
@@ -227,7 +285,23 @@ func (f *Forwarder) refresh(ctx context.Context, force bool) (*clientview.View, 
 	if id, ok := v.ClusterID(); ok {
 		f.clusterID.Store(&id)
 	}
-	return v, err
+}
+
+// awaitRefresh asks for a refresh and waits, within ctx, for the policy to
+// allow it (clientview.Refresher.Wait: MinInterval, and the backoff after
+// failures and answers that told nothing new), then refreshes (joining a
+// refresh in flight); it returns the refresh's error.
+func (f *Forwarder) awaitRefresh(ctx context.Context) error {
+	f.ref.RequestUpdate()
+	t := time.NewTimer(max(f.ref.Wait(), 10*time.Millisecond))
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+	}
+	_, err := f.refresh(ctx, false)
+	return err
 }
 
 // refreshLoop keeps the view fresh while nothing asks: it sleeps until the
@@ -307,7 +381,7 @@ func (f *Forwarder) allowed(key, version int16) bool {
 func (f *Forwarder) roundTrip(ctx context.Context, addr string, req kmsg.Request) (kmsg.Response, error) {
 	ctx, cancel := context.WithTimeout(ctx, f.timeout)
 	defer cancel()
-	conn, err := f.dial(ctx, "tcp", addr)
+	conn, err := f.dialUpstream(ctx, addr)
 	if err != nil {
 		return nil, err
 	}

@@ -14,21 +14,27 @@ import (
 // metadataAnswer answers a Metadata request from the view, as a broker
 // would from its metadata cache (KafkaApis.handleTopicMetadataRequest): the
 // topics asked for (all when Topics is null), UNKNOWN_TOPIC_OR_PARTITION for
-// a topic the view does not hold after a refresh the policy allows, and the
-// view's brokers rewritten to the proxy's ports for this client.
+// a topic the view does not hold after a refresh made after the question
+// (lookupMissing), and the view's brokers rewritten to the proxy's ports
+// for this client.
 func (f *Forwarder) metadataAnswer(ctx context.Context, req *kmsg.MetadataRequest, c *Client) *kmsg.MetadataResponse {
 	var names []string
+	var ids []record.UUID
 	for _, t := range req.Topics {
 		if t.Topic != nil {
 			names = append(names, *t.Topic)
+		} else {
+			ids = append(ids, record.UUID(t.TopicID))
 		}
 	}
-	f.ref.Need(names...)
-	// A client asks for metadata when it believes its own is out of date;
-	// the view is refreshed if the policy allows (its backoff and
-	// MinInterval bound the refreshes of any number of clients).
-	f.ref.RequestUpdate()
-	v, _ := f.refresh(ctx, false) // on failure the last view is served: it never goes back
+	v, looked := f.lookupMissing(ctx, names, ids)
+	if !looked {
+		// A client asks for metadata when it believes its own is out of
+		// date; the view is refreshed if the policy allows (its backoff and
+		// MinInterval bound the refreshes of any number of clients).
+		f.ref.RequestUpdate()
+		v, _ = f.refresh(ctx, false) // on failure the last view is served: it never goes back
+	}
 	resp := kmsg.NewPtrMetadataResponse()
 	resp.Version = req.Version
 	if id, ok := v.ClusterID(); ok {

@@ -136,9 +136,11 @@ func (f *Forwarder) describeTopicPartitionsAnswer(ctx context.Context, req *kmsg
 	for _, t := range req.Topics {
 		names = append(names, t.Topic)
 	}
-	f.ref.Need(names...)
-	f.ref.RequestUpdate() // as for Metadata: the policy bounds the refreshes
-	v, _ := f.refresh(ctx, false)
+	v, looked := f.lookupMissing(ctx, names, nil) // a topic unknown only after a refresh
+	if !looked {
+		f.ref.RequestUpdate() // as for Metadata: the policy bounds the refreshes
+		v, _ = f.refresh(ctx, false)
+	}
 	resp := kmsg.NewPtrDescribeTopicPartitionsResponse()
 	resp.Version = req.Version
 	cursorName := ""
@@ -209,7 +211,8 @@ func dtpNames(v *clientview.View, req *kmsg.DescribeTopicPartitionsRequest, curs
 	return names, true
 }
 
-// dtpUnknown is a requested topic the view does not hold, after a refresh:
+// dtpUnknown is a requested topic the view does not hold, after a refresh
+// made after the question (lookupMissing):
 // UNKNOWN_TOPIC_OR_PARTITION, or INVALID_TOPIC_EXCEPTION for a name
 // Topic.validate refuses.
 func dtpUnknown(n string) kmsg.DescribeTopicPartitionsResponseTopic {

@@ -31,7 +31,10 @@
 // from it where it holds the answer, and
 // every other request is forwarded to the broker whose port the client
 // dialled, with every broker address of the answers rewritten to the
-// proxy's ports (epoch/proxy's Rewriter). -rack-first and -client-host PREFIX=HOST
+// proxy's ports (epoch/proxy's Rewriter). When every broker it knows fails
+// it goes back to the -upstream bootstrap servers, with a capped jittered
+// backoff (KIP-899's rebootstrap: clientview.Rebootstrap), so a cluster
+// whose nodes all moved is found again through them. -rack-first and -client-host PREFIX=HOST
 // give each client its own view of the broker list (proxy.Shaper). The
 // cluster id is -cluster-id, else the cluster.id of meta.properties beside
 // the metadata directory, else "kmeta-proxy".
