@@ -160,41 +160,9 @@ func fwdRequestFrame(req kmsg.Request) []byte {
 	return appendRequest(nil, req, 1, "bench")
 }
 
-// benchRoundTrips sends frame b.N times on one connection to addr, reading
-// each answer into a reused buffer, and reports the bytes through the
-// proxy (request and answer) per operation.
+// benchRoundTrips is benchTLSRoundTrips in plaintext.
 func benchRoundTrips(b *testing.B, addr string, frame []byte) {
-	c, err := net.Dial("tcp", addr)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer c.Close()
-	r := bufio.NewReaderSize(c, 64<<10)
-	buf := make([]byte, 0, 64<<10)
-	var size [4]byte
-	roundTrip := func() int {
-		if _, err := c.Write(frame); err != nil {
-			b.Fatal(err)
-		}
-		if _, err := io.ReadFull(r, size[:]); err != nil {
-			b.Fatal(err)
-		}
-		n := int(binary.BigEndian.Uint32(size[:]))
-		if cap(buf) < n {
-			buf = make([]byte, n)
-		}
-		if _, err := io.ReadFull(r, buf[:n]); err != nil {
-			b.Fatal(err)
-		}
-		return n + 4
-	}
-	respBytes := roundTrip() // dial upstream, warm buffers
-	b.SetBytes(int64(len(frame) + respBytes))
-	b.ReportAllocs()
-	b.ResetTimer()
-	for range b.N {
-		roundTrip()
-	}
+	benchTLSRoundTrips(b, addr, nil, frame)
 }
 
 // BenchmarkForwardProduce is the proxy's cost per forwarded Produce (v11,
