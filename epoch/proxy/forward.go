@@ -62,6 +62,7 @@ type fconn struct {
 	mu     sync.Mutex // guards up (set by the reader) and closed, for close
 	closed bool
 	rack   string // client.rack from the last Fetch request (reader side)
+	lastID string // the client id of the last request (reader side; parseHeader)
 }
 
 // serveBroker serves the connections of broker id's port (-1: bootstrap)
@@ -209,9 +210,10 @@ func (c *fconn) admit(items chan<- pending, frame []byte) (h Header, done bool, 
 		}
 		return h, true, err
 	}
-	if h, err = ParseHeader(frame); err != nil {
+	if h, err = parseHeader(frame, c.lastID); err != nil {
 		return h, true, err
 	}
+	c.lastID = h.ClientID
 	out, handled, err := c.saslGate(h, frame)
 	if out != nil {
 		items <- c.answered(h, out, 0)

@@ -41,7 +41,13 @@ func headerVersion(key, version int16) (v int8, ok bool) {
 // checked). An API key unknown to Kafka is ErrUnknownAPIKey; the frame is
 // not otherwise interpreted, so any API's header can be read (a forwarding
 // proxy passes the rest on).
-func ParseHeader(frame []byte) (Header, error) {
+func ParseHeader(frame []byte) (Header, error) { return parseHeader(frame, "") }
+
+// parseHeader is ParseHeader whose ClientID is last itself, not a copy,
+// when the frame's client id has last's bytes: a client sends the same
+// id on every request of a connection, and the connection's reader passes
+// the previous one, so that a forwarded request costs no allocation for it.
+func parseHeader(frame []byte, last string) (Header, error) {
 	r := reader{b: frame, key: -1, ver: -1, field: "RequestApiKey"}
 	var h Header
 	h.APIKey = r.int16()
@@ -62,8 +68,13 @@ func ParseHeader(frame []byte) (Header, error) {
 	r.field = "CorrelationId"
 	h.CorrelationID = r.int32()
 	r.field = "ClientId"
-	if id := r.nullableString(false); id != nil {
-		h.ClientID = *id
+	if n := r.strLen(false); n >= 0 && !r.failed {
+		if id := r.span(n); !r.failed {
+			h.ClientID = last
+			if string(id) != last {
+				h.ClientID = string(id)
+			}
+		}
 	}
 	if hv >= 2 {
 		r.tags("HeaderTaggedFields")
