@@ -7,6 +7,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -18,18 +19,71 @@ import (
 	"github.com/kmeta-go/kmeta/delta/deltatest"
 	"github.com/kmeta-go/kmeta/delta/deltatest/kafkalog"
 	"github.com/kmeta-go/kmeta/image"
+	"github.com/kmeta-go/kmeta/image/credential"
 	"github.com/kmeta-go/kmeta/internal/proxytest"
 )
+
+// scramFailedMsg is the message of Kafka's SASL_AUTHENTICATION_FAILED for a
+// failed SCRAM-SHA-512 login (SaslServerAuthenticator: a SaslException's own
+// text is not sent, lest it tell which users exist).
+const scramFailedMsg = "Authentication failed during authentication due to invalid credentials with SASL mechanism SCRAM-SHA-512"
+
+// saslTokenKey is the delegation.token.secret.key of the SASL tests' proxy
+// (-delegation.token.secret.key).
+const saslTokenKey = "interop-token-secret"
+
+// saslTokens are the delegation tokens of alice saslMetadataDirTokens
+// writes, by id.
+type saslTokens struct {
+	// Live expires in 24 hours (CreateDelegationToken's default).
+	Live string
+	// Expired was expired by ExpireDelegationToken with a negative period:
+	// DelegationTokenControlManager.expireDelegationToken removes it with a
+	// RemoveDelegationTokenRecord, as sweepExpiredDelegationTokens removes
+	// a token past its expiry.
+	Expired string
+}
+
+// password is a token's password (DelegationToken.hmacAsBase64String).
+func (saslTokens) password(t *testing.T, id string) string {
+	p, err := credential.TokenPassword(saslTokenKey, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
 
 // saslMetadataDir writes a metadata directory (as a controller writes it)
 // with a SCRAM-SHA-512 credential for alice and an ACL denying her
 // everything on topic sasl-secret.
 func saslMetadataDir(t *testing.T) string {
-	sim := deltatest.MustCluster(1)
+	dir, _ := saslMetadataDirTokens(t)
+	return dir
+}
+
+// saslMetadataDirTokens is saslMetadataDir with alice's delegation tokens,
+// on a clock that starts now (a token's expiry is checked against the
+// proxy's clock).
+func saslMetadataDirTokens(t *testing.T) (string, saslTokens) {
+	sim := deltatest.MustNew(deltatest.Config{Start: time.Now()})
+	if err := sim.AddBrokers(1); err != nil {
+		t.Fatal(err)
+	}
 	if err := sim.UpsertScramCredential("alice", deltatest.ScramSHA512, 4096, "alice-pass"); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := sim.CreateACL(image.ACL{ResourceType: 2, ResourceName: "sasl-secret", PatternType: 3, Principal: "User:alice", Host: "*", Operation: 2, PermissionType: 2}); err != nil {
+		t.Fatal(err)
+	}
+	var toks saslTokens
+	var err error
+	if toks.Live, err = sim.CreateDelegationToken("User:alice", nil, 0); err != nil {
+		t.Fatal(err)
+	}
+	if toks.Expired, err = sim.CreateDelegationToken("User:alice", nil, 0); err != nil {
+		t.Fatal(err)
+	}
+	if err := sim.ExpireDelegationToken(toks.Expired, -1); err != nil {
 		t.Fatal(err)
 	}
 	dir := filepath.Join(t.TempDir(), "__cluster_metadata-0")
@@ -40,7 +94,7 @@ func saslMetadataDir(t *testing.T) string {
 	if err := l.AppendSim(sim.Batches()...); err != nil {
 		t.Fatal(err)
 	}
-	return dir
+	return dir, toks
 }
 
 // TestForwardFranzSASLSSL: franz-go over SASL_SSL with SCRAM-SHA-512
@@ -49,28 +103,36 @@ func saslMetadataDir(t *testing.T) string {
 // messages produced (acks=all, idempotent) and consumed with no loss,
 // duplicate or reordering; a produce to the denied topic fails with
 // TOPIC_AUTHORIZATION_FAILED; a wrong password and an unknown user fail
-// with SASL_AUTHENTICATION_FAILED.
+// with SASL_AUTHENTICATION_FAILED. Delegation tokens (franz-go's
+// scram.Auth IsToken: the tokenauth extension): alice's live token logs in
+// as User:alice (the denied topic stays denied), her expired one fails
+// with SASL_AUTHENTICATION_FAILED, as Kafka's ScramSaslServer fails a token
+// id its DelegationTokenCache no longer holds.
 func TestForwardFranzSASLSSL(t *testing.T) {
 	u := startUpstream(t, 3, kfake.SeedTopics(3, "sasl-orders", "sasl-secret"))
 	certs := proxytest.WriteCerts(t, t.TempDir())
-	p := startForwarder(t, u, "-metadata.dir", saslMetadataDir(t), "-tls.cert", certs.ServerCert, "-tls.key", certs.ServerKey,
-		"-sasl.enabled.mechanisms", "SCRAM-SHA-512")
+	dir, toks := saslMetadataDirTokens(t)
+	p := startForwarder(t, u, "-metadata.dir", dir, "-tls.cert", certs.ServerCert, "-tls.key", certs.ServerKey,
+		"-sasl.enabled.mechanisms", "SCRAM-SHA-512", "-delegation.token.secret.key", saslTokenKey)
 	ca, err := os.ReadFile(certs.CA)
 	if err != nil {
 		t.Fatal(err)
 	}
 	pool := x509.NewCertPool()
 	pool.AppendCertsFromPEM(ca)
-	client := func(user, pass string, opts ...kgo.Opt) *kgo.Client {
+	clientAuth := func(auth scram.Auth, opts ...kgo.Opt) *kgo.Client {
 		cl, err := kgo.NewClient(append([]kgo.Opt{kgo.SeedBrokers(p.bootstrap),
 			kgo.DialTLSConfig(&tls.Config{RootCAs: pool, ServerName: "127.0.0.1"}),
-			kgo.SASL(scram.Auth{User: user, Pass: pass}.AsSha512Mechanism()),
+			kgo.SASL(auth.AsSha512Mechanism()),
 			kgo.RequiredAcks(kgo.AllISRAcks()), kgo.RecordRetries(5), kgo.MetadataMinAge(50 * time.Millisecond)}, opts...)...)
 		if err != nil {
 			t.Fatal(err)
 		}
 		t.Cleanup(cl.Close)
 		return cl
+	}
+	client := func(user, pass string, opts ...kgo.Opt) *kgo.Client {
+		return clientAuth(scram.Auth{User: user, Pass: pass}, opts...)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
@@ -106,9 +168,25 @@ func TestForwardFranzSASLSSL(t *testing.T) {
 		pctx, pcancel := context.WithTimeout(ctx, 10*time.Second)
 		err := cl.Ping(pctx)
 		pcancel()
-		if !errors.Is(err, kerr.SaslAuthenticationFailed) {
-			t.Errorf("%s/%s: %v, want SASL_AUTHENTICATION_FAILED", c.user, c.pass, err)
+		if !errors.Is(err, kerr.SaslAuthenticationFailed) || !strings.Contains(err.Error(), scramFailedMsg) {
+			t.Errorf("%s/%s: %v, want SASL_AUTHENTICATION_FAILED (%q)", c.user, c.pass, err, scramFailedMsg)
 		}
+	}
+
+	live := clientAuth(scram.Auth{User: toks.Live, Pass: toks.password(t, toks.Live), IsToken: true})
+	if err := live.Ping(ctx); err != nil {
+		t.Errorf("live token: %v", err)
+	}
+	err = live.ProduceSync(ctx, &kgo.Record{Topic: "sasl-secret", Value: []byte("x")}).FirstErr()
+	if !errors.Is(err, kerr.TopicAuthorizationFailed) {
+		t.Errorf("produce to the denied topic with alice's token: %v, want TOPIC_AUTHORIZATION_FAILED", err)
+	}
+	expired := clientAuth(scram.Auth{User: toks.Expired, Pass: toks.password(t, toks.Expired), IsToken: true})
+	pctx, pcancel := context.WithTimeout(ctx, 10*time.Second)
+	err = expired.Ping(pctx)
+	pcancel()
+	if !errors.Is(err, kerr.SaslAuthenticationFailed) || !strings.Contains(err.Error(), scramFailedMsg) {
+		t.Errorf("expired token: %v, want SASL_AUTHENTICATION_FAILED (%q)", err, scramFailedMsg)
 	}
 	p.stop(u)
 }
