@@ -60,11 +60,11 @@ func newRdkafka(t *testing.T) func(ctx context.Context, bin string, args ...stri
 			break
 		}
 	}
-	t.Logf("kcat on %s (%s)", m[0], strings.TrimSpace(readStamp()))
+	t.Logf("kcat on %s (%s)", m[0], readStamp())
 	return run
 }
 
 func readStamp() string {
 	b, _ := os.ReadFile(filepath.Join(filepath.Dir(filepath.Dir(filepath.Dir(filepath.Dir(rdkafkaLib)))), "stamp"))
-	return strings.ReplaceAll(string(b), "\n", ", ")
+	return strings.ReplaceAll(strings.TrimSpace(string(b)), "\n", ", ")
 }
