@@ -7,7 +7,8 @@
 // with acks=-1 and one request in flight, with kafkajs' Java-compatible
 // murmur2 partitioner; KAFKAJS_METADATA_MAX_AGE sets metadataMaxAge (ms).
 // KAFKAJS_SSL_CA (a PEM file) turns TLS on; KAFKAJS_SASL_USER and
-// KAFKAJS_SASL_PASSWORD log in with SCRAM-SHA-512.
+// KAFKAJS_SASL_PASSWORD log in with SCRAM-SHA-512. When the producer
+// cannot connect, every command is answered with that error.
 const fs = require('fs');
 const readline = require('readline');
 const { Kafka, Partitioners, logLevel } = require('kafkajs');
@@ -50,11 +51,14 @@ async function consume(topic, count) {
 }
 
 async function main() {
-  await producer.connect();
+  // A failed connect (a refused login) is the answer to every command.
+  let connectError = null;
+  await producer.connect().catch((e) => { connectError = e; });
   const rl = readline.createInterface({ input: process.stdin });
   for await (const line of rl) {
     const cmd = JSON.parse(line);
     try {
+      if (connectError) throw connectError;
       if (cmd.op === 'produce') {
         // One send() per key, in order: each send then goes to one
         // partition, so to one broker. A send() spanning brokers can lose
