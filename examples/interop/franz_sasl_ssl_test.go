@@ -42,6 +42,10 @@ type saslTokens struct {
 	// RemoveDelegationTokenRecord, as sweepExpiredDelegationTokens removes
 	// a token past its expiry.
 	Expired string
+	// Lapsed is past its expiry (a 1 ms lifetime) but still in the image,
+	// as a token is until the controller's next sweep
+	// (delegation.token.expiry.check.interval.ms, 1 hour).
+	Lapsed string
 }
 
 // password is a token's password (DelegationToken.hmacAsBase64String).
@@ -86,6 +90,9 @@ func saslMetadataDirTokens(t *testing.T) (string, saslTokens) {
 	if err := sim.ExpireDelegationToken(toks.Expired, -1); err != nil {
 		t.Fatal(err)
 	}
+	if toks.Lapsed, err = sim.CreateDelegationToken("User:alice", nil, time.Millisecond); err != nil {
+		t.Fatal(err)
+	}
 	dir := filepath.Join(t.TempDir(), "__cluster_metadata-0")
 	l, err := kafkalog.Create(dir, 0, kafkalog.Config{})
 	if err != nil {
@@ -107,7 +114,11 @@ func saslMetadataDirTokens(t *testing.T) (string, saslTokens) {
 // scram.Auth IsToken: the tokenauth extension): alice's live token logs in
 // as User:alice (the denied topic stays denied), her expired one fails
 // with SASL_AUTHENTICATION_FAILED, as Kafka's ScramSaslServer fails a token
-// id its DelegationTokenCache no longer holds.
+// id its DelegationTokenCache no longer holds. A lapsed token (past its
+// expiry, not yet swept) logs in, as Kafka's does, with a session lifetime
+// of 0 (SaslServerAuthenticator.calcCompletionTimesAndReturnSessionLifetimeMs),
+// and its first request closes the connection, as SocketServer's Processor
+// closes a channel whose session expired: nothing is served.
 func TestForwardFranzSASLSSL(t *testing.T) {
 	u := startUpstream(t, 3, kfake.SeedTopics(3, "sasl-orders", "sasl-secret"))
 	certs := proxytest.WriteCerts(t, t.TempDir())
@@ -188,5 +199,24 @@ func TestForwardFranzSASLSSL(t *testing.T) {
 	if !errors.Is(err, kerr.SaslAuthenticationFailed) || !strings.Contains(err.Error(), scramFailedMsg) {
 		t.Errorf("expired token: %v, want SASL_AUTHENTICATION_FAILED (%q)", err, scramFailedMsg)
 	}
+	lapsed := clientAuth(scram.Auth{User: toks.Lapsed, Pass: toks.password(t, toks.Lapsed), IsToken: true}, kgo.RequestRetries(1))
+	pctx, pcancel = context.WithTimeout(ctx, 10*time.Second)
+	err = lapsed.Ping(pctx)
+	pcancel()
+	if err == nil {
+		t.Error("a lapsed token's session was served")
+	}
+	p.mu.Lock()
+	cut := 0
+	for _, l := range p.lines {
+		if strings.Contains(l, "closed: session expired without re-authentication") {
+			cut++
+		}
+	}
+	p.mu.Unlock()
+	if cut == 0 {
+		t.Errorf("lapsed token: %v; no connection closed for its expired session", err)
+	}
+	t.Logf("lapsed token: %d connections closed at their first request: %v", cut, err)
 	p.stop(u)
 }
