@@ -174,35 +174,46 @@ func TestForwardFranzSASLSSL(t *testing.T) {
 	if !errors.Is(err, kerr.TopicAuthorizationFailed) {
 		t.Errorf("produce to the denied topic: %v, want TOPIC_AUTHORIZATION_FAILED", err)
 	}
-	for _, c := range []struct{ user, pass string }{{"alice", "wrong"}, {"mallory", "x"}} {
-		cl := client(c.user, c.pass)
+	franzSASLRefusals(t, ctx, p, toks, clientAuth)
+	p.stop(u)
+}
+
+// franzSASLRefusals is TestForwardFranzSASLSSL's logins other than alice's
+// password: a wrong password, an unknown user and an expired token
+// refused with Kafka's SASL_AUTHENTICATION_FAILED; alice's live token
+// served as User:alice; a lapsed token's first request closing the
+// connection.
+func franzSASLRefusals(t *testing.T, ctx context.Context, p *fwdProxy, toks saslTokens, clientAuth func(scram.Auth, ...kgo.Opt) *kgo.Client) {
+	t.Helper()
+	ping := func(cl *kgo.Client) error {
 		pctx, pcancel := context.WithTimeout(ctx, 10*time.Second)
-		err := cl.Ping(pctx)
-		pcancel()
+		defer pcancel()
+		return cl.Ping(pctx)
+	}
+	token := func(id string) scram.Auth { return scram.Auth{User: id, Pass: toks.password(t, id), IsToken: true} }
+	for _, c := range []struct {
+		name string
+		auth scram.Auth
+	}{
+		{"wrong password", scram.Auth{User: "alice", Pass: "wrong"}},
+		{"unknown user", scram.Auth{User: "mallory", Pass: "x"}},
+		{"expired token", token(toks.Expired)},
+	} {
+		err := ping(clientAuth(c.auth))
 		if !errors.Is(err, kerr.SaslAuthenticationFailed) || !strings.Contains(err.Error(), scramFailedMsg) {
-			t.Errorf("%s/%s: %v, want SASL_AUTHENTICATION_FAILED (%q)", c.user, c.pass, err, scramFailedMsg)
+			t.Errorf("%s: %v, want SASL_AUTHENTICATION_FAILED (%q)", c.name, err, scramFailedMsg)
 		}
 	}
 
-	live := clientAuth(scram.Auth{User: toks.Live, Pass: toks.password(t, toks.Live), IsToken: true})
-	if err := live.Ping(ctx); err != nil {
+	live := clientAuth(token(toks.Live))
+	if err := ping(live); err != nil {
 		t.Errorf("live token: %v", err)
 	}
-	err = live.ProduceSync(ctx, &kgo.Record{Topic: "sasl-secret", Value: []byte("x")}).FirstErr()
+	err := live.ProduceSync(ctx, &kgo.Record{Topic: "sasl-secret", Value: []byte("x")}).FirstErr()
 	if !errors.Is(err, kerr.TopicAuthorizationFailed) {
 		t.Errorf("produce to the denied topic with alice's token: %v, want TOPIC_AUTHORIZATION_FAILED", err)
 	}
-	expired := clientAuth(scram.Auth{User: toks.Expired, Pass: toks.password(t, toks.Expired), IsToken: true})
-	pctx, pcancel := context.WithTimeout(ctx, 10*time.Second)
-	err = expired.Ping(pctx)
-	pcancel()
-	if !errors.Is(err, kerr.SaslAuthenticationFailed) || !strings.Contains(err.Error(), scramFailedMsg) {
-		t.Errorf("expired token: %v, want SASL_AUTHENTICATION_FAILED (%q)", err, scramFailedMsg)
-	}
-	lapsed := clientAuth(scram.Auth{User: toks.Lapsed, Pass: toks.password(t, toks.Lapsed), IsToken: true}, kgo.RequestRetries(1))
-	pctx, pcancel = context.WithTimeout(ctx, 10*time.Second)
-	err = lapsed.Ping(pctx)
-	pcancel()
+	err = ping(clientAuth(token(toks.Lapsed), kgo.RequestRetries(1)))
 	if err == nil {
 		t.Error("a lapsed token's session was served")
 	}
@@ -218,5 +229,4 @@ func TestForwardFranzSASLSSL(t *testing.T) {
 		t.Errorf("lapsed token: %v; no connection closed for its expired session", err)
 	}
 	t.Logf("lapsed token: %d connections closed at their first request: %v", cut, err)
-	p.stop(u)
 }

@@ -111,6 +111,18 @@ func TestForwardSaramaSASLSSL(t *testing.T) {
 	prod.Close()
 	checkConsumed(t, "sarama SASL_SSL", msgs, saramaConsumeAll(t, client, "sasl-orders", 3))
 
+	saramaSASLRefusals(t, p.bootstrap, toks, configAs)
+	p.stop(u)
+}
+
+// saramaSASLRefusals is TestForwardSaramaSASLSSL's logins other than
+// alice's password: a wrong password, an unknown user and an expired token
+// refused with Kafka's SASL_AUTHENTICATION_FAILED; alice's live token
+// producing as User:alice.
+func saramaSASLRefusals(t *testing.T, bootstrap string, toks saslTokens, configAs func(user, pass string, token bool) *sarama.Config) {
+	t.Helper()
+	config := func(pass string) *sarama.Config { return configAs("alice", pass, false) }
+	var err error
 	fails := []struct {
 		name string
 		cfg  *sarama.Config
@@ -121,14 +133,14 @@ func TestForwardSaramaSASLSSL(t *testing.T) {
 	}
 	for _, c := range fails {
 		start := time.Now()
-		_, err = sarama.NewClient([]string{p.bootstrap}, c.cfg)
+		_, err = sarama.NewClient([]string{bootstrap}, c.cfg)
 		if !errors.Is(err, sarama.ErrSASLAuthenticationFailed) || !strings.Contains(err.Error(), scramFailedMsg) {
 			t.Errorf("%s: %v, want SASL_AUTHENTICATION_FAILED (%q)", c.name, err, scramFailedMsg)
 		}
 		t.Logf("%s refused in %v: %v", c.name, time.Since(start).Round(time.Millisecond), err)
 	}
 
-	tc, err := sarama.NewClient([]string{p.bootstrap}, configAs(toks.Live, toks.password(t, toks.Live), true))
+	tc, err := sarama.NewClient([]string{bootstrap}, configAs(toks.Live, toks.password(t, toks.Live), true))
 	if err != nil {
 		t.Fatalf("live token: %v", err)
 	}
@@ -145,5 +157,4 @@ func TestForwardSaramaSASLSSL(t *testing.T) {
 	if !errors.Is(err, sarama.ErrTopicAuthorizationFailed) {
 		t.Errorf("produce to the denied topic with alice's token: %v, want TOPIC_AUTHORIZATION_FAILED", err)
 	}
-	p.stop(u)
 }
