@@ -109,7 +109,8 @@ func saslMetadataDirTokens(t *testing.T) (string, saslTokens) {
 // followed metadata directory) to a 3-node kfake cluster: 10 000 keyed
 // messages produced (acks=all, idempotent) and consumed with no loss,
 // duplicate or reordering; a produce to the denied topic fails with
-// TOPIC_AUTHORIZATION_FAILED; a wrong password and an unknown user fail
+// TOPIC_AUTHORIZATION_FAILED and upstream handles no Produce or Fetch for
+// it (upstreamTopicWatch; so in every client's SASL test); a wrong password and an unknown user fail
 // with SASL_AUTHENTICATION_FAILED. Delegation tokens (franz-go's
 // scram.Auth IsToken: the tokenauth extension): alice's live token logs in
 // as User:alice (the denied topic stays denied), her expired one fails
@@ -121,6 +122,7 @@ func saslMetadataDirTokens(t *testing.T) (string, saslTokens) {
 // closes a channel whose session expired: nothing is served.
 func TestForwardFranzSASLSSL(t *testing.T) {
 	u := startUpstream(t, 3, kfake.SeedTopics(3, "sasl-orders", "sasl-secret"))
+	watch := watchUpstreamTopics(t, u, "sasl-orders", "sasl-secret")
 	certs := proxytest.WriteCerts(t, t.TempDir())
 	dir, toks := saslMetadataDirTokens(t)
 	p := startForwarder(t, u, "-metadata.dir", dir, "-tls.cert", certs.ServerCert, "-tls.key", certs.ServerKey,
@@ -175,6 +177,7 @@ func TestForwardFranzSASLSSL(t *testing.T) {
 		t.Errorf("produce to the denied topic: %v, want TOPIC_AUTHORIZATION_FAILED", err)
 	}
 	franzSASLRefusals(t, ctx, p, toks, clientAuth)
+	watch.checkDeniedUnseen(t, "franz-go", "sasl-orders", "sasl-secret")
 	p.stop(u)
 }
 

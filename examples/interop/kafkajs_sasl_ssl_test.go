@@ -24,6 +24,7 @@ import (
 // SASL_AUTHENTICATION_FAILED. Skipped where node or kafkajs is absent.
 func TestForwardKafkajsSASLSSL(t *testing.T) {
 	u := startUpstream(t, 3, kfake.SeedTopics(3, "sasl-orders", "sasl-secret"))
+	watch := watchUpstreamTopics(t, u, "sasl-orders", "sasl-secret")
 	certs := proxytest.WriteCerts(t, t.TempDir())
 	dir, toks := saslMetadataDirTokens(t)
 	p := startForwarder(t, u, "-metadata.dir", dir, "-tls.cert", certs.ServerCert, "-tls.key", certs.ServerKey,
@@ -70,5 +71,6 @@ func TestForwardKafkajsSASLSSL(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "KafkaJSSASLAuthenticationError: SASL SCRAM SHA512 authentication failed: "+scramFailedMsg) {
 		t.Errorf("expired token: %v, want SASL_AUTHENTICATION_FAILED (%q)", err, scramFailedMsg)
 	}
+	watch.checkDeniedUnseen(t, "kafkajs", "sasl-orders", "sasl-secret")
 	p.stop(u)
 }

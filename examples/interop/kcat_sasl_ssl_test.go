@@ -30,6 +30,7 @@ import (
 func TestForwardKcatSASLSSL(t *testing.T) {
 	rdkafka := newRdkafka(t)
 	u := startUpstream(t, 3, kfake.SeedTopics(3, "sasl-orders", "sasl-secret"))
+	watch := watchUpstreamTopics(t, u, "sasl-orders", "sasl-secret")
 	certs := proxytest.WriteCerts(t, t.TempDir())
 	p := startForwarder(t, u, "-metadata.dir", saslMetadataDir(t), "-tls.cert", certs.ServerCert, "-tls.key", certs.ServerKey,
 		"-sasl.enabled.mechanisms", "SCRAM-SHA-512")
@@ -53,6 +54,7 @@ func TestForwardKcatSASLSSL(t *testing.T) {
 			t.Errorf("%s/%s: %v, want SASL_AUTHENTICATION_FAILED (%q)\n%s", c.user, c.pass, err, scramFailedMsg, out)
 		}
 	}
+	watch.checkDeniedUnseen(t, "kcat", "sasl-orders", "sasl-secret")
 	p.stop(u)
 }
 

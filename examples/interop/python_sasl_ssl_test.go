@@ -96,6 +96,7 @@ func TestForwardPythonSASLSSL(t *testing.T) {
 		t.Skipf("python3-confluent-kafka is not installed (apt-get install python3-confluent-kafka): %s", out)
 	}
 	u := startUpstream(t, 3, kfake.SeedTopics(3, "sasl-orders", "sasl-secret"))
+	watch := watchUpstreamTopics(t, u, "sasl-orders", "sasl-secret")
 	certs := proxytest.WriteCerts(t, t.TempDir())
 	p := startForwarder(t, u, "-metadata.dir", saslMetadataDir(t), "-tls.cert", certs.ServerCert, "-tls.key", certs.ServerKey,
 		"-sasl.enabled.mechanisms", "SCRAM-SHA-512")
@@ -141,6 +142,7 @@ func TestForwardPythonSASLSSL(t *testing.T) {
 			t.Errorf("%s/%s: %v, want _AUTHENTICATION (%q)\n%s%s", c.user, c.pass, err, scramFailedMsg, out, serr)
 		}
 	}
+	watch.checkDeniedUnseen(t, "confluent-kafka", "sasl-orders", "sasl-secret")
 	p.stop(u)
 }
 

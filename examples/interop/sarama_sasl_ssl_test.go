@@ -57,6 +57,7 @@ func (s *saramaScram) Done() bool { return s.done }
 // User:alice, her expired one fails with SASL_AUTHENTICATION_FAILED.
 func TestForwardSaramaSASLSSL(t *testing.T) {
 	u := startUpstream(t, 3, kfake.SeedTopics(3, "sasl-orders", "sasl-secret"))
+	watch := watchUpstreamTopics(t, u, "sasl-orders", "sasl-secret")
 	certs := proxytest.WriteCerts(t, t.TempDir())
 	dir, toks := saslMetadataDirTokens(t)
 	p := startForwarder(t, u, "-metadata.dir", dir, "-tls.cert", certs.ServerCert, "-tls.key", certs.ServerKey,
@@ -112,6 +113,7 @@ func TestForwardSaramaSASLSSL(t *testing.T) {
 	checkConsumed(t, "sarama SASL_SSL", msgs, saramaConsumeAll(t, client, "sasl-orders", 3))
 
 	saramaSASLRefusals(t, p.bootstrap, toks, configAs)
+	watch.checkDeniedUnseen(t, "sarama", "sasl-orders", "sasl-secret")
 	p.stop(u)
 }
 
