@@ -226,8 +226,13 @@ func (c *fconn) saslDone(h Header, resp *kmsg.SASLAuthenticateResponse, principa
 	if h.APIVersion >= 1 {
 		resp.SessionLifetimeMillis = lifetime
 	}
+	// A session expires where Kafka gives it an expiration time: a token
+	// login (the credential's lifetime) or connections.max.reauth.ms set,
+	// even at a lifetime of 0 (a lapsed token still in the image: its
+	// first request closes the connection, as SocketServer's Processor
+	// closes a channel whose serverAuthenticationSessionExpired).
 	s.expires = time.Time{}
-	if lifetime > 0 {
+	if login.TokenAuthenticated || cfg.MaxReauth > 0 {
 		s.expires = now.Add(time.Duration(lifetime) * time.Millisecond)
 	}
 	s.state, s.principal = saslAuthenticated, principal

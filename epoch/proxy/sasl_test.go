@@ -248,3 +248,54 @@ func TestSASLHandshakeV0BareTokens(t *testing.T) {
 		require.NoError(t, roundTrip(conn, metadataV12(), newMetadataV12Response(), 2))
 	}
 }
+
+// TestSASLLapsedTokenSessionEndsAtOnce: a delegation token past its expiry
+// but still in the image (until the controller's
+// sweepExpiredDelegationTokens removes it) logs in, as Kafka's
+// ScramSaslServer lets it, with a session lifetime of 0; Kafka's
+// SaslServerAuthenticator still gives that session an expiration time
+// (calcCompletionTimesAndReturnSessionLifetimeMs sets one for every token
+// login), so the first request after the login closes the connection
+// (SocketServer's Processor, KafkaChannel.serverAuthenticationSessionExpired),
+// without connections.max.reauth.ms too. A live token's session is served
+// and lasts until the token's expiry.
+func TestSASLLapsedTokenSessionEndsAtOnce(t *testing.T) {
+	const key = "token-secret"
+	now := time.Now().UnixMilli()
+	toks := map[string]*image.Token{
+		"live":   {TokenID: "live", Owner: "User:alice", Requester: "User:alice", IssueTimestamp: now - 1000, MaxTimestamp: now + 3600_000, ExpirationTimestamp: now + 3600_000},
+		"lapsed": {TokenID: "lapsed", Owner: "User:alice", Requester: "User:alice", IssueTimestamp: now - 2000, MaxTimestamp: now + 3600_000, ExpirationTimestamp: now - 1000},
+	}
+	b := image.NewBuilder(nil)
+	b.PutTokens(toks)
+	img := b.Image(image.EmptyProvenance)
+	u := newFakeUpstream(t, 0)
+	_, addr := benchForwarderWith(t, u, func(f *Forwarder) {
+		f.sasl = &SASLConfig{Mechanisms: []string{"SCRAM-SHA-512"}, Image: func() *image.Image { return img },
+			TokenSecretKey: key, tokens: credential.NewTokenCache(10)}
+	})
+	login := func(id string) (net.Conn, *kmsg.SASLAuthenticateResponse) {
+		c := dialT(t, addr)
+		handshake(t, c, "SCRAM-SHA-512", 1)
+		pass, err := credential.TokenPassword(key, id)
+		require.NoError(t, err)
+		cl, err := credential.NewScramClient(credential.SHA512, id, pass, true, nil)
+		require.NoError(t, err)
+		r := authenticate(t, c, cl.First(), 2)
+		require.Zero(t, r.ErrorCode, id)
+		final, err := cl.Final(r.SASLAuthBytes)
+		require.NoError(t, err)
+		r = authenticate(t, c, final, 3)
+		require.Zero(t, r.ErrorCode, id)
+		require.NoError(t, cl.Verify(r.SASLAuthBytes))
+		return c, r
+	}
+	live, r := login("live")
+	require.InDelta(t, 3600_000, r.SessionLifetimeMillis, 5000, "the live token's remaining lifetime")
+	require.NoError(t, roundTrip(live, metadataV12(), newMetadataV12Response(), 4), "served within the token's lifetime")
+
+	lapsed, r := login("lapsed")
+	require.Zero(t, r.SessionLifetimeMillis)
+	lapsed.Write(requestFrame(metadataV12(), 4))
+	require.True(t, closedWithin(lapsed, 5*time.Second), "a lapsed token's session was served")
+}

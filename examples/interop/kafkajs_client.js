@@ -7,7 +7,9 @@
 // with acks=-1 and one request in flight, with kafkajs' Java-compatible
 // murmur2 partitioner; KAFKAJS_METADATA_MAX_AGE sets metadataMaxAge (ms).
 // KAFKAJS_SSL_CA (a PEM file) turns TLS on; KAFKAJS_SASL_USER and
-// KAFKAJS_SASL_PASSWORD log in with SCRAM-SHA-512.
+// KAFKAJS_SASL_PASSWORD log in with SCRAM-SHA-512 (a delegation token with
+// KAFKAJS_SASL_TOKEN=1). When the producer
+// cannot connect, every command is answered with that error.
 const fs = require('fs');
 const readline = require('readline');
 const { Kafka, Partitioners, logLevel } = require('kafkajs');
@@ -18,8 +20,27 @@ const kafka = new Kafka({
   logLevel: logLevel.WARN,
   retry: { retries: 30, initialRetryTime: 50, maxRetryTime: 1000 },
   ssl: process.env.KAFKAJS_SSL_CA ? { ca: [fs.readFileSync(process.env.KAFKAJS_SSL_CA)], servername: '127.0.0.1' } : undefined,
-  sasl: process.env.KAFKAJS_SASL_USER ? { mechanism: 'scram-sha-512', username: process.env.KAFKAJS_SASL_USER, password: process.env.KAFKAJS_SASL_PASSWORD } : undefined,
+  sasl: process.env.KAFKAJS_SASL_USER ? sasl() : undefined,
 });
+
+// sasl is SCRAM-SHA-512 as KAFKAJS_SASL_USER; with KAFKAJS_SASL_TOKEN=1 the
+// user and password are a delegation token's id and HMAC, and kafkajs'
+// own SCRAM client, given through its authenticationProvider hook (kafkajs
+// has no token option), adds the tokenauth=true extension (KIP-48) to its
+// client-first message, which it also signs.
+function sasl() {
+  const s = { mechanism: 'scram-sha-512', username: process.env.KAFKAJS_SASL_USER, password: process.env.KAFKAJS_SASL_PASSWORD };
+  if (process.env.KAFKAJS_SASL_TOKEN !== '1') return s;
+  const { SCRAM, DIGESTS } = require('kafkajs/src/broker/saslAuthenticator/scram');
+  class TokenSCRAM extends SCRAM {
+    firstMessageBare() { return super.firstMessageBare() + ',tokenauth=true'; }
+  }
+  s.authenticationProvider = ({ host, port, logger, saslAuthenticate }) => {
+    const scram = new TokenSCRAM(s, host, port, logger, saslAuthenticate, DIGESTS.SHA512);
+    return { authenticate: () => scram.authenticate() };
+  };
+  return s;
+}
 const producer = kafka.producer({
   idempotent: process.env.KAFKAJS_IDEMPOTENT !== '0',
   maxInFlightRequests: 1,
@@ -50,11 +71,14 @@ async function consume(topic, count) {
 }
 
 async function main() {
-  await producer.connect();
+  // A failed connect (a refused login) is the answer to every command.
+  let connectError = null;
+  await producer.connect().catch((e) => { connectError = e; });
   const rl = readline.createInterface({ input: process.stdin });
   for await (const line of rl) {
     const cmd = JSON.parse(line);
     try {
+      if (connectError) throw connectError;
       if (cmd.op === 'produce') {
         // One send() per key, in order: each send then goes to one
         // partition, so to one broker. A send() spanning brokers can lose
