@@ -37,7 +37,7 @@ type Builder struct {
 
 	// per partition, the last state (shares slices between events) and
 	// its history once made
-	last map[TopicPartition]*partSlot
+	last partSlots
 	// per topic, the batch number of its creation
 	created map[record.UUID]int
 	// per topic, the batch number of its last growth
@@ -56,6 +56,9 @@ type Builder struct {
 
 	// tl, when set, gathers a Timeline in the same replay (ReadTimeline).
 	tl *timelineBuilder
+	// lean is set when only the counts and states are wanted
+	// (ReadTimeline): no partition events are kept and no checks run.
+	lean bool
 
 	// names caches topic names by id (an id never changes its name);
 	// counts caches, for the delta countsOf, the live partitions of the
@@ -64,6 +67,9 @@ type Builder struct {
 	names    map[record.UUID]string
 	counts   map[record.UUID]int
 	countsOf *delta.Delta
+
+	// scratch is where stateOf reads a partition's lists.
+	scratch []int32
 }
 
 // partSlot is what the builder keeps per live partition: its last state
@@ -89,7 +95,6 @@ func NewBuilder(cfg BuilderConfig) *Builder {
 			topics:     map[record.UUID]*TopicHistory{},
 		},
 		cur:         image.Empty(),
-		last:        map[TopicPartition]*partSlot{},
 		created:     map[record.UUID]int{},
 		grown:       map[record.UUID]int{},
 		brokerState: map[int32]brokerNow{},
@@ -550,13 +555,13 @@ func (b *Builder) abortTx(pos Position) {
 	b.cur, b.d, b.dirty = b.txBase, delta.New(b.txBase), false
 	// The tracked partition states may hold the aborted records' results:
 	// re-read them from the image.
-	for tp, slot := range b.last {
-		if p, ok := b.cur.Topics().Partition(tp.TopicID, tp.Partition); ok {
-			slot.state = stateOf(p, slot.state)
-		} else {
-			delete(b.last, tp)
+	b.last.each(func(tp TopicPartition, slot *partSlot) bool {
+		p, ok := b.cur.Topics().Partition(tp.TopicID, tp.Partition)
+		if ok {
+			slot.state = b.stateOf(p, slot.state)
 		}
-	}
+		return ok
+	})
 }
 
 func (b *Builder) replayClearELR(pos Position, r *record.ClearElrRecord) {

@@ -187,6 +187,8 @@ type checker struct {
 	from int64
 	// ending is set while the end-of-log checks run.
 	ending bool
+	// off is set when the checks do not run (a lean Builder).
+	off bool
 }
 
 func (c *checker) init(b *Builder) {
@@ -200,7 +202,7 @@ func (c *checker) init(b *Builder) {
 }
 
 func (c *checker) add(f Finding) {
-	if !c.ending && c.b.lastPos.Offset < c.from {
+	if c.off || !c.ending && c.b.lastPos.Offset < c.from {
 		return
 	}
 	h := c.b.h
@@ -326,12 +328,18 @@ func in(a, set []int32) []int32 {
 }
 
 func (c *checker) broker(bh *BrokerHistory, ev *BrokerEvent) {
+	if c.off {
+		return
+	}
 	c.touchedBrokers[bh.ID] = struct{}{}
 }
 
 // commit runs the checks that hold at commit boundaries (the end of a batch
 // outside a transaction, the end of a transaction, a snapshot).
 func (c *checker) commit(pos Position) {
+	if c.off {
+		return
+	}
 	for tp := range c.touchedParts {
 		ph := c.b.h.partitions[tp]
 		if ph == nil {

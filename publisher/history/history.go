@@ -280,7 +280,7 @@ type PartitionHistory struct {
 	ISRShrinks int
 	Dropped    int
 
-	track *partTrack // what ReadTimeline's rows need beyond the events
+	track partTrack // what ReadTimeline's rows need beyond the counts
 }
 
 // Current is the partition's state at the end of the history.

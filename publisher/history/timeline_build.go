@@ -30,12 +30,21 @@ type timelineBuilder struct {
 	started    bool
 }
 
-// partTrack is what a row needs beyond the PartitionHistory.
+// partTrack is what a row needs beyond the PartitionHistory's counts (the
+// builder is lean: it keeps no events).
 type partTrack struct {
+	started bool  // set by the first event
 	since   int64 // -1 while led
 	ms      int64
 	leaders []int32
 	last    int64
+	// leader, epoch and isr are the last state; for a deleted partition,
+	// the state before its deletion (epoch -1), deletedAt the offset of
+	// the deletion.
+	leader, epoch int32
+	isr           []int32
+	deleted       bool
+	deletedAt     int64
 }
 
 func newTimelineBuilder(t *Timeline, opts TimelineOptions) *timelineBuilder {
@@ -116,10 +125,14 @@ func (tb *timelineBuilder) flush(b *Builder) error {
 // per bucket, the time without a leader, the last leaders.
 func (tb *timelineBuilder) partition(ph *PartitionHistory, ev *PartitionEvent) {
 	t := tb.t
-	pt := ph.track
-	if pt == nil {
-		pt = &partTrack{since: -1}
-		ph.track = pt
+	pt := &ph.track
+	if !pt.started {
+		pt.started, pt.since = true, -1
+	}
+	if ev.Changed&Deleted != 0 {
+		pt.leader, pt.epoch, pt.isr, pt.deleted, pt.deletedAt = ev.Before.Leader, -1, ev.Before.ISR, true, ev.At.Offset
+	} else {
+		pt.leader, pt.epoch, pt.isr, pt.deleted = ev.After.Leader, ev.After.LeaderEpoch, ev.After.ISR, false
 	}
 	at := ev.At.AppendTime
 	bk := t.Bucket(at)
@@ -222,63 +235,94 @@ func (tb *timelineBuilder) lanes(h *History) {
 	}
 }
 
-// rows sets one row per partition history: the latest deletedRows rows of
-// deleted topics, every live one.
+// rows sets one row per partition history: every live one, and the
+// latest deletedRows rows of deleted topics. They are ordered by topic
+// name and partition, a live row before a deleted one, then by topic id;
+// deleted rows, when some were left out, by deletion before topic id.
 func (tb *timelineBuilder) rows(h *History) {
 	t := tb.t
-	var live, deleted []PartitionRow
-	for _, ph := range h.Partitions() {
-		r := PartitionRow{Topic: ph.Topic, TopicID: ph.TopicID, Partition: ph.Partition, LeaderChanges: ph.LeaderChanges, ISRShrinks: ph.ISRShrinks}
+	phs := make([]*PartitionHistory, 0, len(h.partitions))
+	deleted := 0
+	for _, ph := range h.partitions {
 		t.Totals.LeaderChanges += ph.LeaderChanges
 		t.Totals.ISRShrinks += ph.ISRShrinks
-		if pt := ph.track; pt != nil {
-			r.LeaderlessMs, r.Leaders, r.LastLeaderChange = pt.ms, pt.leaders, pt.last
-			if pt.since >= 0 {
-				r.LeaderlessMs += t.End - pt.since
-			}
+		if ph.track.deleted {
+			deleted++
 		}
-		s := ph.Current()
-		if n := len(ph.Events); n > 0 && ph.Events[n-1].Changed&Deleted != 0 {
-			before := ph.Events[n-1].Before
-			r.Leader, r.LeaderEpoch, r.ISR, r.Deleted = before.Leader, -1, before.ISR, true
-			deleted = append(deleted, r)
-			continue
-		}
-		r.Leader, r.LeaderEpoch, r.ISR = s.Leader, s.LeaderEpoch, s.ISR
-		live = append(live, r)
+		phs = append(phs, ph)
 	}
-	if n := len(deleted) - tb.deletedRows; tb.deletedRows > 0 && n > 0 {
+	byDeletion := false
+	if n := deleted - tb.deletedRows; tb.deletedRows > 0 && n > 0 {
 		// Keep the latest deletions.
-		slices.SortStableFunc(deleted, func(a, b PartitionRow) int { return cmp.Compare(deletedAt(h, a), deletedAt(h, b)) })
-		t.Totals.DeletedRowsLeftOut = n
-		deleted = deleted[n:]
+		slices.SortFunc(phs, func(a, b *PartitionHistory) int {
+			if a.track.deleted != b.track.deleted {
+				return boolOrder(a.track.deleted, b.track.deleted)
+			}
+			if c := cmp.Compare(a.track.deletedAt, b.track.deletedAt); c != 0 {
+				return c
+			}
+			return compareHistories(a, b)
+		})
+		live := len(phs) - deleted
+		phs = append(phs[:live], phs[live+n:]...)
+		t.Totals.DeletedRowsLeftOut, byDeletion = n, true
 	}
-	t.Partitions = append(live, deleted...)
-	slices.SortStableFunc(t.Partitions, func(a, b PartitionRow) int {
+	slices.SortFunc(phs, func(a, b *PartitionHistory) int {
 		if c := cmp.Compare(a.Topic, b.Topic); c != 0 {
 			return c
 		}
 		if c := cmp.Compare(a.Partition, b.Partition); c != 0 {
 			return c
 		}
-		switch {
-		case !a.Deleted && b.Deleted:
-			return -1
-		case a.Deleted && !b.Deleted:
-			return 1
+		if a.track.deleted != b.track.deleted {
+			return boolOrder(a.track.deleted, b.track.deleted)
 		}
-		return 0
+		if c := cmp.Compare(a.track.deletedAt, b.track.deletedAt); byDeletion && a.track.deleted && c != 0 {
+			return c
+		}
+		return compareUUID(a.TopicID, b.TopicID)
 	})
-	for i := range t.Partitions {
-		if t.Partitions[i].ISR == nil {
-			t.Partitions[i].ISR = []int32{}
-		}
+	t.Partitions = make([]PartitionRow, len(phs))
+	for i, ph := range phs {
+		t.Partitions[i] = tb.row(ph)
 	}
 	t.Totals.Partitions = len(t.Partitions)
 }
 
-// deletedAt is the offset at which a deleted row's topic was deleted.
-func deletedAt(h *History, r PartitionRow) int64 {
-	ph, _ := h.Partition(r.TopicID, r.Partition)
-	return ph.Events[len(ph.Events)-1].At.Offset
+// row is the row of a partition's history.
+func (tb *timelineBuilder) row(ph *PartitionHistory) PartitionRow {
+	pt := &ph.track
+	r := PartitionRow{Topic: ph.Topic, TopicID: ph.TopicID, Partition: ph.Partition, LeaderChanges: ph.LeaderChanges, ISRShrinks: ph.ISRShrinks,
+		Leader: pt.leader, LeaderEpoch: pt.epoch, ISR: pt.isr, Deleted: pt.deleted,
+		LeaderlessMs: pt.ms, Leaders: pt.leaders, LastLeaderChange: pt.last}
+	if pt.since >= 0 {
+		r.LeaderlessMs += tb.t.End - pt.since
+	}
+	if r.ISR == nil {
+		r.ISR = []int32{}
+	}
+	return r
+}
+
+// boolOrder orders false before true.
+func boolOrder(a, b bool) int {
+	switch {
+	case a == b:
+		return 0
+	case !a:
+		return -1
+	}
+	return 1
+}
+
+// compareHistories orders partition histories as History.Partitions
+// does: by topic name, topic id, partition.
+func compareHistories(a, b *PartitionHistory) int {
+	if c := cmp.Compare(a.Topic, b.Topic); c != 0 {
+		return c
+	}
+	if c := compareUUID(a.TopicID, b.TopicID); c != 0 {
+		return c
+	}
+	return cmp.Compare(a.Partition, b.Partition)
 }
