@@ -68,8 +68,12 @@ type Builder struct {
 	counts   map[record.UUID]int
 	countsOf *delta.Delta
 
-	// scratch is where stateOf reads a partition's lists.
-	scratch []int32
+	// scratch is where stateOf reads a partition's lists; ids holds the
+	// lists of a lean builder's states, histories the partition
+	// histories.
+	scratch   []int32
+	ids       idChunk
+	histories chunk[PartitionHistory]
 }
 
 // partSlot is what the builder keeps per live partition: its last state

@@ -42,6 +42,9 @@ func (b *Builder) reuse(prev, cur []int32) []int32 {
 	case slices.Equal(prev, cur):
 		return prev
 	}
+	if b.lean {
+		return b.ids.clone(cur)
+	}
 	return slices.Clone(cur)
 }
 
@@ -160,7 +163,8 @@ func (b *Builder) elrContext(topic string) elrContext {
 func (b *Builder) partitionHistory(tp TopicPartition, name string) *PartitionHistory {
 	ph, ok := b.h.partitions[tp]
 	if !ok {
-		ph = &PartitionHistory{Topic: name, TopicID: tp.TopicID, Partition: tp.Partition}
+		ph = b.histories.new()
+		ph.Topic, ph.TopicID, ph.Partition = name, tp.TopicID, tp.Partition
 		b.h.partitions[tp] = ph
 	}
 	return ph

@@ -8,6 +8,7 @@ import "github.com/kmeta-go/kmeta/record"
 // record costs a slice index rather than a lookup in a map of every
 // partition.
 type partSlots struct {
+	slots  chunk[partSlot]
 	topics map[record.UUID]*topicSlots
 	lastID record.UUID
 	last   *topicSlots // the slots of lastID, nil if none
@@ -59,14 +60,14 @@ func (s *partSlots) add(tp TopicPartition) *partSlot {
 	switch {
 	case p >= 0 && p < len(ts.dense):
 		if ts.dense[p] == nil {
-			ts.dense[p] = &partSlot{}
+			ts.dense[p] = s.slots.new()
 		}
 		return ts.dense[p]
 	case p >= 0 && p < 2*len(ts.dense)+64:
 		for len(ts.dense) <= p {
 			ts.dense = append(ts.dense, nil)
 		}
-		ts.dense[p] = &partSlot{}
+		ts.dense[p] = s.slots.new()
 		return ts.dense[p]
 	}
 	slot := ts.sparse[tp.Partition]
@@ -74,7 +75,7 @@ func (s *partSlots) add(tp TopicPartition) *partSlot {
 		if ts.sparse == nil {
 			ts.sparse = map[int32]*partSlot{}
 		}
-		slot = &partSlot{}
+		slot = s.slots.new()
 		ts.sparse[tp.Partition] = slot
 	}
 	return slot
@@ -115,4 +116,34 @@ func (s *partSlots) each(fn func(TopicPartition, *partSlot) bool) {
 			}
 		}
 	}
+}
+
+// chunk hands out values of T from shared arrays, so that the objects a
+// replay makes per partition (a slot, a history) cost one allocation per
+// chunkSize of them. A chunk stays in memory while any value in it does.
+type chunk[T any] struct{ free []T }
+
+const chunkSize = 128
+
+func (c *chunk[T]) new() *T {
+	if len(c.free) == 0 {
+		c.free = make([]T, chunkSize)
+	}
+	p := &c.free[0]
+	c.free = c.free[1:]
+	return p
+}
+
+// idChunk hands out copies of id lists from shared arrays (a lean
+// Builder's partition states: ReadTimeline's replay is short-lived, so
+// the arrays that hold old states are freed with it).
+type idChunk struct{ free []int32 }
+
+func (c *idChunk) clone(s []int32) []int32 {
+	if len(s) > cap(c.free)-len(c.free) {
+		c.free = make([]int32, 0, max(1024, len(s)))
+	}
+	n := len(c.free)
+	c.free = append(c.free, s...)
+	return c.free[n:len(c.free):len(c.free)]
 }

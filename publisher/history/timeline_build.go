@@ -241,52 +241,113 @@ func (tb *timelineBuilder) lanes(h *History) {
 // deleted rows, when some were left out, by deletion before topic id.
 func (tb *timelineBuilder) rows(h *History) {
 	t := tb.t
-	phs := make([]*PartitionHistory, 0, len(h.partitions))
+	keys := rowKeys(h)
 	deleted := 0
-	for _, ph := range h.partitions {
+	for i := range keys {
+		ph := keys[i].ph
 		t.Totals.LeaderChanges += ph.LeaderChanges
 		t.Totals.ISRShrinks += ph.ISRShrinks
-		if ph.track.deleted {
+		if keys[i].deleted {
 			deleted++
 		}
-		phs = append(phs, ph)
 	}
 	byDeletion := false
 	if n := deleted - tb.deletedRows; tb.deletedRows > 0 && n > 0 {
-		// Keep the latest deletions.
-		slices.SortFunc(phs, func(a, b *PartitionHistory) int {
-			if a.track.deleted != b.track.deleted {
-				return boolOrder(a.track.deleted, b.track.deleted)
+		// Keep the latest deletions (History.Partitions' order among
+		// deletions at one offset).
+		slices.SortFunc(keys, func(a, b rowKey) int {
+			if a.deleted != b.deleted {
+				return boolOrder(a.deleted, b.deleted)
 			}
-			if c := cmp.Compare(a.track.deletedAt, b.track.deletedAt); c != 0 {
+			if c := cmp.Compare(a.deletedAt, b.deletedAt); c != 0 {
 				return c
 			}
-			return compareHistories(a, b)
+			if c := cmp.Compare(a.id, b.id); c != 0 {
+				return c
+			}
+			return cmp.Compare(a.part, b.part)
 		})
-		live := len(phs) - deleted
-		phs = append(phs[:live], phs[live+n:]...)
+		live := len(keys) - deleted
+		keys = append(keys[:live], keys[live+n:]...)
 		t.Totals.DeletedRowsLeftOut, byDeletion = n, true
 	}
-	slices.SortFunc(phs, func(a, b *PartitionHistory) int {
-		if c := cmp.Compare(a.Topic, b.Topic); c != 0 {
+	slices.SortFunc(keys, func(a, b rowKey) int {
+		if c := cmp.Compare(a.name, b.name); c != 0 {
 			return c
 		}
-		if c := cmp.Compare(a.Partition, b.Partition); c != 0 {
+		if c := cmp.Compare(a.part, b.part); c != 0 {
 			return c
 		}
-		if a.track.deleted != b.track.deleted {
-			return boolOrder(a.track.deleted, b.track.deleted)
+		if a.deleted != b.deleted {
+			return boolOrder(a.deleted, b.deleted)
 		}
-		if c := cmp.Compare(a.track.deletedAt, b.track.deletedAt); byDeletion && a.track.deleted && c != 0 {
+		if c := cmp.Compare(a.deletedAt, b.deletedAt); byDeletion && a.deleted && c != 0 {
 			return c
 		}
-		return compareUUID(a.TopicID, b.TopicID)
+		return cmp.Compare(a.id, b.id)
 	})
-	t.Partitions = make([]PartitionRow, len(phs))
-	for i, ph := range phs {
-		t.Partitions[i] = tb.row(ph)
+	t.Partitions = make([]PartitionRow, len(keys))
+	for i := range keys {
+		t.Partitions[i] = tb.row(keys[i].ph)
 	}
 	t.Totals.Partitions = len(t.Partitions)
+}
+
+// rowKey is what rows sorts a partition history by: integers, so that
+// sorting tens of thousands of them reads no string and follows no
+// pointer.
+type rowKey struct {
+	ph        *PartitionHistory
+	deletedAt int64
+	// name ranks the topic's name, id the topic's (name, id) among the
+	// topics of the partitions.
+	name, id int32
+	part     int32
+	deleted  bool
+}
+
+// rowKeys returns the keys of h's partition histories, ranks set.
+func rowKeys(h *History) []rowKey {
+	type topic struct {
+		name string
+		id   record.UUID
+		rank int32
+	}
+	index := map[record.UUID]int32{}
+	var topics []topic
+	keys := make([]rowKey, 0, len(h.partitions))
+	for _, ph := range h.partitions {
+		i, ok := index[ph.TopicID]
+		if !ok {
+			i = int32(len(topics))
+			index[ph.TopicID] = i
+			topics = append(topics, topic{name: ph.Topic, id: ph.TopicID})
+		}
+		keys = append(keys, rowKey{ph: ph, deletedAt: ph.track.deletedAt, id: i, part: ph.Partition, deleted: ph.track.deleted})
+	}
+	order := make([]int32, len(topics))
+	for i := range order {
+		order[i] = int32(i)
+	}
+	slices.SortFunc(order, func(a, b int32) int {
+		if c := cmp.Compare(topics[a].name, topics[b].name); c != 0 {
+			return c
+		}
+		return compareUUID(topics[a].id, topics[b].id)
+	})
+	names := make([]int32, len(topics))
+	for r, i := range order {
+		topics[i].rank = int32(r)
+		names[i] = int32(r)
+		if r > 0 && topics[order[r-1]].name == topics[i].name {
+			names[i] = names[order[r-1]]
+		}
+	}
+	for k := range keys {
+		i := keys[k].id
+		keys[k].id, keys[k].name = topics[i].rank, names[i]
+	}
+	return keys
 }
 
 // row is the row of a partition's history.
@@ -313,16 +374,4 @@ func boolOrder(a, b bool) int {
 		return -1
 	}
 	return 1
-}
-
-// compareHistories orders partition histories as History.Partitions
-// does: by topic name, topic id, partition.
-func compareHistories(a, b *PartitionHistory) int {
-	if c := cmp.Compare(a.Topic, b.Topic); c != 0 {
-		return c
-	}
-	if c := compareUUID(a.TopicID, b.TopicID); c != 0 {
-		return c
-	}
-	return cmp.Compare(a.Partition, b.Partition)
 }
