@@ -94,9 +94,8 @@ func NewBuilder(cfg BuilderConfig) *Builder {
 		cfg: cfg,
 		lim: cfg.limit(),
 		h: &History{
-			brokers:    map[int32]*BrokerHistory{},
-			partitions: map[TopicPartition]*PartitionHistory{},
-			topics:     map[record.UUID]*TopicHistory{},
+			brokers: map[int32]*BrokerHistory{},
+			topics:  map[record.UUID]*TopicHistory{},
 		},
 		cur:         image.Empty(),
 		created:     map[record.UUID]int{},
@@ -354,9 +353,10 @@ func (b *Builder) Finish() *History {
 		bh.Events, bh.Dropped = trim(bh.Events, b.lim, bh.Dropped)
 		bh.Intervals, bh.Dropped = trim(bh.Intervals, b.lim, bh.Dropped)
 	}
-	for _, p := range h.partitions {
+	h.partitions.each(func(_ TopicPartition, p *PartitionHistory) bool {
 		p.Events, p.Dropped = trim(p.Events, b.lim, p.Dropped)
-	}
+		return true
+	})
 	for _, t := range h.topics {
 		t.Events, t.Dropped = trim(t.Events, b.lim, t.Dropped)
 	}

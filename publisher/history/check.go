@@ -341,7 +341,7 @@ func (c *checker) commit(pos Position) {
 		return
 	}
 	for tp := range c.touchedParts {
-		ph := c.b.h.partitions[tp]
+		ph := c.b.h.partitions.get(tp)
 		if ph == nil {
 			continue
 		}
@@ -372,7 +372,7 @@ func (c *checker) fencedLeader(id int32) {
 	c.reported[id] = bh.Fencings
 	var names []string
 	for tp := range c.leads[id] {
-		if ph := c.b.h.partitions[tp]; ph != nil {
+		if ph := c.b.h.partitions.get(tp); ph != nil {
 			names = append(names, partName(ph))
 		}
 	}
@@ -454,14 +454,14 @@ func (c *checker) finish(last Position) {
 		tps = append(tps, tp)
 	}
 	slices.SortFunc(tps, func(a, b TopicPartition) int {
-		pa, pb := c.b.h.partitions[a], c.b.h.partitions[b]
+		pa, pb := c.b.h.partitions.get(a), c.b.h.partitions.get(b)
 		if r := strings.Compare(pa.Topic, pb.Topic); r != 0 {
 			return r
 		}
 		return int(a.Partition - b.Partition)
 	})
 	for _, tp := range tps {
-		ph, ev := c.b.h.partitions[tp], c.leaderless[tp]
+		ph, ev := c.b.h.partitions.get(tp), c.leaderless[tp]
 		s := ph.Current()
 		f := Finding{Rule: RuleLeaderless, Severity: Info, At: ev.At, Record: ev.Record, Topic: ph.Topic, TopicID: ph.TopicID, Partition: ph.Partition, Broker: -1,
 			Message: fmt.Sprintf("%s has had no leader since offset %d (%s): replicas %v, ISR %v, ELR %v", partName(ph), ev.At.Offset, ev.At.Time().Format("2006-01-02T15:04:05Z"), s.Replicas, s.ISR, s.ELR)}

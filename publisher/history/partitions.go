@@ -124,11 +124,12 @@ func (b *Builder) partitionEvent(slot *partSlot, tp TopicPartition, name string,
 	if ev.LeaderChanged() {
 		ph.LeaderChanges++
 	}
-	if ev.ISRShrank() {
+	shrank := ev.ISRShrank()
+	if shrank {
 		ph.ISRShrinks++
 	}
 	if b.tl != nil {
-		b.tl.partition(ph, ev)
+		b.tl.partition(ph, ev, shrank)
 	}
 	if b.lean {
 		return
@@ -161,11 +162,11 @@ func (b *Builder) elrContext(topic string) elrContext {
 }
 
 func (b *Builder) partitionHistory(tp TopicPartition, name string) *PartitionHistory {
-	ph, ok := b.h.partitions[tp]
-	if !ok {
+	ph := b.h.partitions.get(tp)
+	if ph == nil {
 		ph = b.histories.new()
 		ph.Topic, ph.TopicID, ph.Partition = name, tp.TopicID, tp.Partition
-		b.h.partitions[tp] = ph
+		b.h.partitions.put(tp, ph)
 	}
 	return ph
 }
@@ -245,7 +246,7 @@ func (b *Builder) topicDeleted(pos Position, r record.Record, id record.UUID, na
 func (b *Builder) partitionDeleted(tp TopicPartition, name string, ev *PartitionEvent) {
 	ph := b.partitionHistory(tp, name)
 	if b.tl != nil {
-		b.tl.partition(ph, ev)
+		b.tl.partition(ph, ev, false)
 	}
 	if b.lean {
 		return

@@ -2,120 +2,156 @@ package history
 
 import "github.com/kmeta-go/kmeta/record"
 
-// partSlots holds the Builder's slot of every live partition: per topic,
-// by partition id, with the topic of the last lookup at hand (a batch
-// changes its partitions in runs of one topic), so that a partition
-// record costs a slice index rather than a lookup in a map of every
-// partition.
-type partSlots struct {
-	slots  chunk[partSlot]
-	topics map[record.UUID]*topicSlots
+// byPartition indexes values by topic id and partition id: per topic, by
+// partition id, with the topic of the last lookup at hand (a batch changes
+// its partitions in runs of one topic), so that a partition record costs
+// a slice index rather than a lookup in a map of every partition.
+type byPartition[T any] struct {
+	topics map[record.UUID]*topicIndex[T]
 	lastID record.UUID
-	last   *topicSlots // the slots of lastID, nil if none
+	last   *topicIndex[T] // the index of lastID, nil if none
+	n      int
 }
 
-// topicSlots are one topic's slots. Partition ids are dense from 0 in
+// topicIndex is one topic's values. Partition ids are dense from 0 in
 // every topic Kafka makes; an id far past them (a damaged or hostile log)
 // goes to sparse, so that it cannot make the slice large.
-type topicSlots struct {
-	dense  []*partSlot
-	sparse map[int32]*partSlot
+type topicIndex[T any] struct {
+	dense  []*T
+	sparse map[int32]*T
 }
 
-func (s *partSlots) topic(id record.UUID, add bool) *topicSlots {
+func (s *byPartition[T]) topic(id record.UUID, add bool) *topicIndex[T] {
 	if s.last != nil && s.lastID == id {
 		return s.last
 	}
-	ts := s.topics[id]
-	if ts == nil {
+	ti := s.topics[id]
+	if ti == nil {
 		if !add {
 			return nil
 		}
 		if s.topics == nil {
-			s.topics = map[record.UUID]*topicSlots{}
+			s.topics = map[record.UUID]*topicIndex[T]{}
 		}
-		ts = &topicSlots{}
-		s.topics[id] = ts
+		ti = &topicIndex[T]{}
+		s.topics[id] = ti
 	}
-	s.lastID, s.last = id, ts
-	return ts
+	s.lastID, s.last = id, ti
+	return ti
 }
 
-// get returns tp's slot, nil if none.
-func (s *partSlots) get(tp TopicPartition) *partSlot {
-	ts := s.topic(tp.TopicID, false)
-	if ts == nil {
+// get returns tp's value, nil if none.
+func (s *byPartition[T]) get(tp TopicPartition) *T {
+	ti := s.topic(tp.TopicID, false)
+	if ti == nil {
 		return nil
 	}
-	if p := int(tp.Partition); p >= 0 && p < len(ts.dense) {
-		return ts.dense[p]
+	if p := int(tp.Partition); p >= 0 && p < len(ti.dense) {
+		return ti.dense[p]
 	}
-	return ts.sparse[tp.Partition]
+	return ti.sparse[tp.Partition]
 }
 
-// add returns tp's slot, made empty if there was none.
-func (s *partSlots) add(tp TopicPartition) *partSlot {
-	ts := s.topic(tp.TopicID, true)
+// put sets tp's value to v (not nil).
+func (s *byPartition[T]) put(tp TopicPartition, v *T) {
+	ti := s.topic(tp.TopicID, true)
 	p := int(tp.Partition)
 	switch {
-	case p >= 0 && p < len(ts.dense):
-		if ts.dense[p] == nil {
-			ts.dense[p] = s.slots.new()
+	case p >= 0 && p < len(ti.dense):
+		if ti.dense[p] == nil {
+			s.n++
 		}
-		return ts.dense[p]
-	case p >= 0 && p < 2*len(ts.dense)+64:
-		for len(ts.dense) <= p {
-			ts.dense = append(ts.dense, nil)
+		ti.dense[p] = v
+		return
+	case p >= 0 && p < 2*len(ti.dense)+64:
+		for len(ti.dense) <= p {
+			ti.dense = append(ti.dense, nil)
 		}
-		ts.dense[p] = s.slots.new()
-		return ts.dense[p]
-	}
-	slot := ts.sparse[tp.Partition]
-	if slot == nil {
-		if ts.sparse == nil {
-			ts.sparse = map[int32]*partSlot{}
-		}
-		slot = s.slots.new()
-		ts.sparse[tp.Partition] = slot
-	}
-	return slot
-}
-
-// remove drops tp's slot.
-func (s *partSlots) remove(tp TopicPartition) {
-	ts := s.topic(tp.TopicID, false)
-	if ts == nil {
+		ti.dense[p] = v
+		s.n++
 		return
 	}
-	if p := int(tp.Partition); p >= 0 && p < len(ts.dense) {
-		ts.dense[p] = nil
-		return
+	if ti.sparse == nil {
+		ti.sparse = map[int32]*T{}
 	}
-	delete(ts.sparse, tp.Partition)
+	if _, ok := ti.sparse[tp.Partition]; !ok {
+		s.n++
+	}
+	ti.sparse[tp.Partition] = v
 }
 
-// dropTopic drops the slots of topic id.
-func (s *partSlots) dropTopic(id record.UUID) {
+// remove drops tp's value.
+func (s *byPartition[T]) remove(tp TopicPartition) {
+	ti := s.topic(tp.TopicID, false)
+	if ti == nil {
+		return
+	}
+	if p := int(tp.Partition); p >= 0 && p < len(ti.dense) {
+		if ti.dense[p] != nil {
+			ti.dense[p] = nil
+			s.n--
+		}
+		return
+	}
+	if _, ok := ti.sparse[tp.Partition]; ok {
+		delete(ti.sparse, tp.Partition)
+		s.n--
+	}
+}
+
+// dropTopic drops the values of topic id.
+func (s *byPartition[T]) dropTopic(id record.UUID) {
+	ti := s.topics[id]
+	if ti == nil {
+		return
+	}
+	for _, v := range ti.dense {
+		if v != nil {
+			s.n--
+		}
+	}
+	s.n -= len(ti.sparse)
 	delete(s.topics, id)
 	if s.lastID == id {
 		s.last = nil
 	}
 }
 
-// each calls fn with every slot; a slot fn returns false for is dropped.
-func (s *partSlots) each(fn func(TopicPartition, *partSlot) bool) {
-	for id, ts := range s.topics {
-		for p, slot := range ts.dense {
-			if slot != nil && !fn(TopicPartition{id, int32(p)}, slot) {
-				ts.dense[p] = nil
+// len is the number of values.
+func (s *byPartition[T]) len() int { return s.n }
+
+// each calls fn with every value; a value fn returns false for is dropped.
+func (s *byPartition[T]) each(fn func(TopicPartition, *T) bool) {
+	for id, ti := range s.topics {
+		for p, v := range ti.dense {
+			if v != nil && !fn(TopicPartition{id, int32(p)}, v) {
+				ti.dense[p] = nil
+				s.n--
 			}
 		}
-		for p, slot := range ts.sparse {
-			if !fn(TopicPartition{id, p}, slot) {
-				delete(ts.sparse, p)
+		for p, v := range ti.sparse {
+			if !fn(TopicPartition{id, p}, v) {
+				delete(ti.sparse, p)
+				s.n--
 			}
 		}
 	}
+}
+
+// partSlots holds the Builder's slot of every live partition.
+type partSlots struct {
+	byPartition[partSlot]
+	slots chunk[partSlot]
+}
+
+// add returns tp's slot, made empty if there was none.
+func (s *partSlots) add(tp TopicPartition) *partSlot {
+	if slot := s.get(tp); slot != nil {
+		return slot
+	}
+	slot := s.slots.new()
+	s.put(tp, slot)
+	return slot
 }
 
 // chunk hands out values of T from shared arrays, so that the objects a

@@ -121,9 +121,10 @@ func (tb *timelineBuilder) flush(b *Builder) error {
 	return nil
 }
 
-// partition follows one partition event: leader changes and ISR shrinks
-// per bucket, the time without a leader, the last leaders.
-func (tb *timelineBuilder) partition(ph *PartitionHistory, ev *PartitionEvent) {
+// partition follows one partition event (shrank: ev.ISRShrank, as the
+// history counted it): leader changes and ISR shrinks per bucket, the time
+// without a leader, the last leaders.
+func (tb *timelineBuilder) partition(ph *PartitionHistory, ev *PartitionEvent, shrank bool) {
 	t := tb.t
 	pt := &ph.track
 	if !pt.started {
@@ -147,7 +148,7 @@ func (tb *timelineBuilder) partition(ph *PartitionHistory, ev *PartitionEvent) {
 		pt.last = at
 		t.LeaderChanges[bk]++
 	}
-	if ev.ISRShrank() {
+	if shrank {
 		t.ISRShrinks[bk]++
 	}
 	wasOff := ev.Before.Exists() && ev.Before.Leader == image.NoLeader
@@ -315,8 +316,8 @@ func rowKeys(h *History) []rowKey {
 	}
 	index := map[record.UUID]int32{}
 	var topics []topic
-	keys := make([]rowKey, 0, len(h.partitions))
-	for _, ph := range h.partitions {
+	keys := make([]rowKey, 0, h.partitions.len())
+	h.partitions.each(func(_ TopicPartition, ph *PartitionHistory) bool {
 		i, ok := index[ph.TopicID]
 		if !ok {
 			i = int32(len(topics))
@@ -324,7 +325,8 @@ func rowKeys(h *History) []rowKey {
 			topics = append(topics, topic{name: ph.Topic, id: ph.TopicID})
 		}
 		keys = append(keys, rowKey{ph: ph, deletedAt: ph.track.deletedAt, id: i, part: ph.Partition, deleted: ph.track.deleted})
-	}
+		return true
+	})
 	order := make([]int32, len(topics))
 	for i := range order {
 		order[i] = int32(i)
