@@ -15,8 +15,10 @@ const DefaultBuckets = 600
 
 // TimelineOptions tune ReadTimeline. The zero value gives the defaults.
 type TimelineOptions struct {
-	// Options tune the History gathered in the same replay; Unredacted
-	// also shows secrets in the moments' differences.
+	// Options tune the replay as they tune Read's (Limit bounds the
+	// broker intervals, topic events and raft leaders the timeline is
+	// made from); Unredacted also shows secrets in the moments'
+	// differences.
 	Options
 	// Buckets is the number of equal time buckets the log's time range
 	// is cut into; 0 means DefaultBuckets.
