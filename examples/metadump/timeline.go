@@ -90,7 +90,7 @@ type partRow struct {
 // buildTimeline reads the timeline of path (history.ReadTimeline). On an
 // error it returns what was read before it with the error.
 func buildTimeline(path string, unredacted bool) (*timeline, error) {
-	_, tl, err := history.ReadTimeline(path, history.TimelineOptions{Options: history.Options{Unredacted: unredacted}})
+	tl, err := history.ReadTimeline(path, history.TimelineOptions{Options: history.Options{Unredacted: unredacted}})
 	if tl == nil {
 		return nil, err
 	}

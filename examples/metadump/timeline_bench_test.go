@@ -1,6 +1,7 @@
 package main
 
 import (
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -53,13 +54,14 @@ func bigIncidentDir(tb testing.TB, records int) string {
 }
 
 // BenchmarkTimelineReport: the HTML report of a one-million-record log
-// written by the simulator; CPU time per report is reported beside wall
-// time (benchtest), and the report's size.
+// (-timeline.records) written by the simulator; CPU time per report is
+// reported beside wall time (benchtest), and the report's size.
 //
 //	go test ./examples/metadump -run '^$' -bench BenchmarkTimelineReport -benchtime 3x
+//	go test ./examples/metadump -run '^$' -bench BenchmarkTimelineReport -benchtime 3x -count 6 -timeline.records 100000
 func BenchmarkTimelineReport(b *testing.B) {
 	start := time.Now()
-	dir := bigIncidentDir(b, benchRecords)
+	dir := bigIncidentDir(b, *benchRecords)
 	b.Logf("log written in %s", time.Since(start))
 	tl, err := buildTimeline(dir, false)
 	if err != nil {
@@ -83,4 +85,4 @@ func BenchmarkTimelineReport(b *testing.B) {
 }
 
 // benchRecords is the size of BenchmarkTimelineReport's log.
-var benchRecords = 1_000_000
+var benchRecords = flag.Int("timeline.records", 1_000_000, "records in BenchmarkTimelineReport's log")

@@ -37,7 +37,7 @@ type Builder struct {
 
 	// per partition, the last state (shares slices between events) and
 	// its history once made
-	last map[TopicPartition]*partSlot
+	last partSlots
 	// per topic, the batch number of its creation
 	created map[record.UUID]int
 	// per topic, the batch number of its last growth
@@ -56,6 +56,9 @@ type Builder struct {
 
 	// tl, when set, gathers a Timeline in the same replay (ReadTimeline).
 	tl *timelineBuilder
+	// lean is set when only the counts and states are wanted
+	// (ReadTimeline): no partition events are kept and no checks run.
+	lean bool
 
 	// names caches topic names by id (an id never changes its name);
 	// counts caches, for the delta countsOf, the live partitions of the
@@ -64,6 +67,13 @@ type Builder struct {
 	names    map[record.UUID]string
 	counts   map[record.UUID]int
 	countsOf *delta.Delta
+
+	// scratch is where stateOf reads a partition's lists; ids holds the
+	// lists of a lean builder's states, histories the partition
+	// histories.
+	scratch   []int32
+	ids       idChunk
+	histories chunk[PartitionHistory]
 }
 
 // partSlot is what the builder keeps per live partition: its last state
@@ -84,12 +94,10 @@ func NewBuilder(cfg BuilderConfig) *Builder {
 		cfg: cfg,
 		lim: cfg.limit(),
 		h: &History{
-			brokers:    map[int32]*BrokerHistory{},
-			partitions: map[TopicPartition]*PartitionHistory{},
-			topics:     map[record.UUID]*TopicHistory{},
+			brokers: map[int32]*BrokerHistory{},
+			topics:  map[record.UUID]*TopicHistory{},
 		},
 		cur:         image.Empty(),
-		last:        map[TopicPartition]*partSlot{},
 		created:     map[record.UUID]int{},
 		grown:       map[record.UUID]int{},
 		brokerState: map[int32]brokerNow{},
@@ -345,9 +353,10 @@ func (b *Builder) Finish() *History {
 		bh.Events, bh.Dropped = trim(bh.Events, b.lim, bh.Dropped)
 		bh.Intervals, bh.Dropped = trim(bh.Intervals, b.lim, bh.Dropped)
 	}
-	for _, p := range h.partitions {
+	h.partitions.each(func(_ TopicPartition, p *PartitionHistory) bool {
 		p.Events, p.Dropped = trim(p.Events, b.lim, p.Dropped)
-	}
+		return true
+	})
 	for _, t := range h.topics {
 		t.Events, t.Dropped = trim(t.Events, b.lim, t.Dropped)
 	}
@@ -550,13 +559,13 @@ func (b *Builder) abortTx(pos Position) {
 	b.cur, b.d, b.dirty = b.txBase, delta.New(b.txBase), false
 	// The tracked partition states may hold the aborted records' results:
 	// re-read them from the image.
-	for tp, slot := range b.last {
-		if p, ok := b.cur.Topics().Partition(tp.TopicID, tp.Partition); ok {
-			slot.state = stateOf(p, slot.state)
-		} else {
-			delete(b.last, tp)
+	b.last.each(func(tp TopicPartition, slot *partSlot) bool {
+		p, ok := b.cur.Topics().Partition(tp.TopicID, tp.Partition)
+		if ok {
+			slot.state = b.stateOf(p, slot.state)
 		}
-	}
+		return ok
+	})
 }
 
 func (b *Builder) replayClearELR(pos Position, r *record.ClearElrRecord) {

@@ -187,6 +187,8 @@ type checker struct {
 	from int64
 	// ending is set while the end-of-log checks run.
 	ending bool
+	// off is set when the checks do not run (a lean Builder).
+	off bool
 }
 
 func (c *checker) init(b *Builder) {
@@ -200,7 +202,7 @@ func (c *checker) init(b *Builder) {
 }
 
 func (c *checker) add(f Finding) {
-	if !c.ending && c.b.lastPos.Offset < c.from {
+	if c.off || !c.ending && c.b.lastPos.Offset < c.from {
 		return
 	}
 	h := c.b.h
@@ -326,14 +328,20 @@ func in(a, set []int32) []int32 {
 }
 
 func (c *checker) broker(bh *BrokerHistory, ev *BrokerEvent) {
+	if c.off {
+		return
+	}
 	c.touchedBrokers[bh.ID] = struct{}{}
 }
 
 // commit runs the checks that hold at commit boundaries (the end of a batch
 // outside a transaction, the end of a transaction, a snapshot).
 func (c *checker) commit(pos Position) {
+	if c.off {
+		return
+	}
 	for tp := range c.touchedParts {
-		ph := c.b.h.partitions[tp]
+		ph := c.b.h.partitions.get(tp)
 		if ph == nil {
 			continue
 		}
@@ -364,7 +372,7 @@ func (c *checker) fencedLeader(id int32) {
 	c.reported[id] = bh.Fencings
 	var names []string
 	for tp := range c.leads[id] {
-		if ph := c.b.h.partitions[tp]; ph != nil {
+		if ph := c.b.h.partitions.get(tp); ph != nil {
 			names = append(names, partName(ph))
 		}
 	}
@@ -446,14 +454,14 @@ func (c *checker) finish(last Position) {
 		tps = append(tps, tp)
 	}
 	slices.SortFunc(tps, func(a, b TopicPartition) int {
-		pa, pb := c.b.h.partitions[a], c.b.h.partitions[b]
+		pa, pb := c.b.h.partitions.get(a), c.b.h.partitions.get(b)
 		if r := strings.Compare(pa.Topic, pb.Topic); r != 0 {
 			return r
 		}
 		return int(a.Partition - b.Partition)
 	})
 	for _, tp := range tps {
-		ph, ev := c.b.h.partitions[tp], c.leaderless[tp]
+		ph, ev := c.b.h.partitions.get(tp), c.leaderless[tp]
 		s := ph.Current()
 		f := Finding{Rule: RuleLeaderless, Severity: Info, At: ev.At, Record: ev.Record, Topic: ph.Topic, TopicID: ph.TopicID, Partition: ph.Partition, Broker: -1,
 			Message: fmt.Sprintf("%s has had no leader since offset %d (%s): replicas %v, ISR %v, ELR %v", partName(ph), ev.At.Offset, ev.At.Time().Format("2006-01-02T15:04:05Z"), s.Replicas, s.ISR, s.ELR)}

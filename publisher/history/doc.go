@@ -14,7 +14,7 @@
 //
 //	findings, err := history.Check(dir, history.Options{})     // rejected records, broken invariants, in log order
 //
-//	h, tl, err := history.ReadTimeline(dir, history.TimelineOptions{}) // the history and its timeline, one replay
+//	tl, err := history.ReadTimeline(dir, history.TimelineOptions{})   // the timeline metadump draws, counted as Read counts
 //
 // Every function reads the same way: a damaged batch, or a batch cut short
 // at the end of the last segment, is an error after everything before it

@@ -187,13 +187,13 @@ func ExampleOpenLog() {
 	// 10 batches
 }
 
-// ReadTimeline gathers the history and its timeline in one replay: the
+// ReadTimeline gathers the timeline of a log in one lean replay: the
 // brokers' lanes, leader changes per time bucket, the moments in which the
 // image changed, with their differences.
 func ExampleReadTimeline() {
 	dir, done := crashedCluster()
 	defer done()
-	_, tl, err := history.ReadTimeline(dir, history.TimelineOptions{Buckets: 10})
+	tl, err := history.ReadTimeline(dir, history.TimelineOptions{Buckets: 10})
 	if err != nil {
 		panic(err)
 	}

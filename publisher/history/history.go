@@ -280,7 +280,7 @@ type PartitionHistory struct {
 	ISRShrinks int
 	Dropped    int
 
-	track *partTrack // what ReadTimeline's rows need beyond the events
+	track partTrack // what ReadTimeline's rows need beyond the counts
 }
 
 // Current is the partition's state at the end of the history.
@@ -402,7 +402,7 @@ type History struct {
 	Records, Batches int
 
 	brokers    map[int32]*BrokerHistory
-	partitions map[TopicPartition]*PartitionHistory
+	partitions byPartition[PartitionHistory]
 	topics     map[record.UUID]*TopicHistory
 
 	// Changes lists the other changes in log order.
@@ -445,10 +445,11 @@ func (h *History) Broker(id int32) (*BrokerHistory, bool) {
 // Partitions returns every partition's history, by topic name, topic id,
 // then partition.
 func (h *History) Partitions() []*PartitionHistory {
-	out := make([]*PartitionHistory, 0, len(h.partitions))
-	for _, p := range h.partitions {
+	out := make([]*PartitionHistory, 0, h.partitions.len())
+	h.partitions.each(func(_ TopicPartition, p *PartitionHistory) bool {
 		out = append(out, p)
-	}
+		return true
+	})
 	slices.SortFunc(out, func(a, b *PartitionHistory) int {
 		if c := cmp.Compare(a.Topic, b.Topic); c != 0 {
 			return c
@@ -463,8 +464,8 @@ func (h *History) Partitions() []*PartitionHistory {
 
 // Partition returns the history of a partition of a topic id.
 func (h *History) Partition(id record.UUID, p int32) (*PartitionHistory, bool) {
-	ph, ok := h.partitions[TopicPartition{id, p}]
-	return ph, ok
+	ph := h.partitions.get(TopicPartition{id, p})
+	return ph, ph != nil
 }
 
 // PartitionsOf returns the histories of the partitions of every topic ever

@@ -15,8 +15,10 @@ const DefaultBuckets = 600
 
 // TimelineOptions tune ReadTimeline. The zero value gives the defaults.
 type TimelineOptions struct {
-	// Options tune the History gathered in the same replay; Unredacted
-	// also shows secrets in the moments' differences.
+	// Options tune the replay as they tune Read's (Limit bounds the
+	// broker intervals, topic events and raft leaders the timeline is
+	// made from); Unredacted also shows secrets in the moments'
+	// differences.
 	Options
 	// Buckets is the number of equal time buckets the log's time range
 	// is cut into; 0 means DefaultBuckets.
@@ -162,14 +164,17 @@ type TimelineTotals struct {
 	DeletedRowsLeftOut int
 }
 
-// ReadTimeline reads path as Read does and returns its History and its
-// Timeline, both gathered in the one replay (after a look at the batch
-// headers of its first batch and last segment for the time range). On an
-// error it returns what was read before it with the error, as Read does.
-func ReadTimeline(path string, opts TimelineOptions) (*History, *Timeline, error) {
+// ReadTimeline reads path as Read does and returns its Timeline (after a
+// look at the batch headers of its first batch and last segment for the
+// time range). The replay is the History's, lean: it counts as Read counts
+// (PartitionEvent.LeaderChanged, PartitionEvent.ISRShrank,
+// BrokerHistory.Fencings) but keeps no partition events and runs no
+// checks; call Read for those. On an error it returns what was read before
+// it with the error, as Read does.
+func ReadTimeline(path string, opts TimelineOptions) (*Timeline, error) {
 	l, err := openLog(path, nil)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	defer l.close()
 	t := &Timeline{FirstOffset: -1, LastOffset: -1}
@@ -180,13 +185,9 @@ func ReadTimeline(path string, opts TimelineOptions) (*History, *Timeline, error
 	}
 	t.setBuckets(opts.buckets(), snapOffset, snapTime, !found)
 	b := NewBuilder(BuilderConfig(opts.Options))
-	b.verify = l.later
-	b.chk.from = l.from
+	b.lean, b.chk.off = true, true
 	b.tl = newTimelineBuilder(t, opts)
 	err = l.feed(b, nil)
-	if err != nil {
-		b.chk.unreadable(err)
-	}
 	if ferr := b.tl.flush(b); err == nil {
 		err = ferr
 	}
@@ -195,7 +196,7 @@ func ReadTimeline(path string, opts TimelineOptions) (*History, *Timeline, error
 		t.LastOffset = snapOffset
 	}
 	b.tl.finish(h)
-	return h, t, err
+	return t, err
 }
 
 // setBuckets widens the time range to the starting snapshot's time (all of

@@ -30,12 +30,21 @@ type timelineBuilder struct {
 	started    bool
 }
 
-// partTrack is what a row needs beyond the PartitionHistory.
+// partTrack is what a row needs beyond the PartitionHistory's counts (the
+// builder is lean: it keeps no events).
 type partTrack struct {
+	started bool  // set by the first event
 	since   int64 // -1 while led
 	ms      int64
 	leaders []int32
 	last    int64
+	// leader, epoch and isr are the last state; for a deleted partition,
+	// the state before its deletion (epoch -1), deletedAt the offset of
+	// the deletion.
+	leader, epoch int32
+	isr           []int32
+	deleted       bool
+	deletedAt     int64
 }
 
 func newTimelineBuilder(t *Timeline, opts TimelineOptions) *timelineBuilder {
@@ -112,14 +121,19 @@ func (tb *timelineBuilder) flush(b *Builder) error {
 	return nil
 }
 
-// partition follows one partition event: leader changes and ISR shrinks
-// per bucket, the time without a leader, the last leaders.
-func (tb *timelineBuilder) partition(ph *PartitionHistory, ev *PartitionEvent) {
+// partition follows one partition event (shrank: ev.ISRShrank, as the
+// history counted it): leader changes and ISR shrinks per bucket, the time
+// without a leader, the last leaders.
+func (tb *timelineBuilder) partition(ph *PartitionHistory, ev *PartitionEvent, shrank bool) {
 	t := tb.t
-	pt := ph.track
-	if pt == nil {
-		pt = &partTrack{since: -1}
-		ph.track = pt
+	pt := &ph.track
+	if !pt.started {
+		pt.started, pt.since = true, -1
+	}
+	if ev.Changed&Deleted != 0 {
+		pt.leader, pt.epoch, pt.isr, pt.deleted, pt.deletedAt = ev.Before.Leader, -1, ev.Before.ISR, true, ev.At.Offset
+	} else {
+		pt.leader, pt.epoch, pt.isr, pt.deleted = ev.After.Leader, ev.After.LeaderEpoch, ev.After.ISR, false
 	}
 	at := ev.At.AppendTime
 	bk := t.Bucket(at)
@@ -134,7 +148,7 @@ func (tb *timelineBuilder) partition(ph *PartitionHistory, ev *PartitionEvent) {
 		pt.last = at
 		t.LeaderChanges[bk]++
 	}
-	if ev.ISRShrank() {
+	if shrank {
 		t.ISRShrinks[bk]++
 	}
 	wasOff := ev.Before.Exists() && ev.Before.Leader == image.NoLeader
@@ -222,63 +236,144 @@ func (tb *timelineBuilder) lanes(h *History) {
 	}
 }
 
-// rows sets one row per partition history: the latest deletedRows rows of
-// deleted topics, every live one.
+// rows sets one row per partition history: every live one, and the
+// latest deletedRows rows of deleted topics. They are ordered by topic
+// name and partition, a live row before a deleted one, then by topic id;
+// deleted rows, when some were left out, by deletion before topic id.
 func (tb *timelineBuilder) rows(h *History) {
 	t := tb.t
-	var live, deleted []PartitionRow
-	for _, ph := range h.Partitions() {
-		r := PartitionRow{Topic: ph.Topic, TopicID: ph.TopicID, Partition: ph.Partition, LeaderChanges: ph.LeaderChanges, ISRShrinks: ph.ISRShrinks}
+	keys := rowKeys(h)
+	deleted := 0
+	for i := range keys {
+		ph := keys[i].ph
 		t.Totals.LeaderChanges += ph.LeaderChanges
 		t.Totals.ISRShrinks += ph.ISRShrinks
-		if pt := ph.track; pt != nil {
-			r.LeaderlessMs, r.Leaders, r.LastLeaderChange = pt.ms, pt.leaders, pt.last
-			if pt.since >= 0 {
-				r.LeaderlessMs += t.End - pt.since
+		if keys[i].deleted {
+			deleted++
+		}
+	}
+	byDeletion := false
+	if n := deleted - tb.deletedRows; tb.deletedRows > 0 && n > 0 {
+		// Keep the latest deletions (History.Partitions' order among
+		// deletions at one offset).
+		slices.SortFunc(keys, func(a, b rowKey) int {
+			if a.deleted != b.deleted {
+				return boolOrder(a.deleted, b.deleted)
 			}
-		}
-		s := ph.Current()
-		if n := len(ph.Events); n > 0 && ph.Events[n-1].Changed&Deleted != 0 {
-			before := ph.Events[n-1].Before
-			r.Leader, r.LeaderEpoch, r.ISR, r.Deleted = before.Leader, -1, before.ISR, true
-			deleted = append(deleted, r)
-			continue
-		}
-		r.Leader, r.LeaderEpoch, r.ISR = s.Leader, s.LeaderEpoch, s.ISR
-		live = append(live, r)
+			if c := cmp.Compare(a.deletedAt, b.deletedAt); c != 0 {
+				return c
+			}
+			if c := cmp.Compare(a.id, b.id); c != 0 {
+				return c
+			}
+			return cmp.Compare(a.part, b.part)
+		})
+		live := len(keys) - deleted
+		keys = append(keys[:live], keys[live+n:]...)
+		t.Totals.DeletedRowsLeftOut, byDeletion = n, true
 	}
-	if n := len(deleted) - tb.deletedRows; tb.deletedRows > 0 && n > 0 {
-		// Keep the latest deletions.
-		slices.SortStableFunc(deleted, func(a, b PartitionRow) int { return cmp.Compare(deletedAt(h, a), deletedAt(h, b)) })
-		t.Totals.DeletedRowsLeftOut = n
-		deleted = deleted[n:]
-	}
-	t.Partitions = append(live, deleted...)
-	slices.SortStableFunc(t.Partitions, func(a, b PartitionRow) int {
-		if c := cmp.Compare(a.Topic, b.Topic); c != 0 {
+	slices.SortFunc(keys, func(a, b rowKey) int {
+		if c := cmp.Compare(a.name, b.name); c != 0 {
 			return c
 		}
-		if c := cmp.Compare(a.Partition, b.Partition); c != 0 {
+		if c := cmp.Compare(a.part, b.part); c != 0 {
 			return c
 		}
-		switch {
-		case !a.Deleted && b.Deleted:
-			return -1
-		case a.Deleted && !b.Deleted:
-			return 1
+		if a.deleted != b.deleted {
+			return boolOrder(a.deleted, b.deleted)
 		}
-		return 0
+		if c := cmp.Compare(a.deletedAt, b.deletedAt); byDeletion && a.deleted && c != 0 {
+			return c
+		}
+		return cmp.Compare(a.id, b.id)
 	})
-	for i := range t.Partitions {
-		if t.Partitions[i].ISR == nil {
-			t.Partitions[i].ISR = []int32{}
-		}
+	t.Partitions = make([]PartitionRow, len(keys))
+	for i := range keys {
+		t.Partitions[i] = tb.row(keys[i].ph)
 	}
 	t.Totals.Partitions = len(t.Partitions)
 }
 
-// deletedAt is the offset at which a deleted row's topic was deleted.
-func deletedAt(h *History, r PartitionRow) int64 {
-	ph, _ := h.Partition(r.TopicID, r.Partition)
-	return ph.Events[len(ph.Events)-1].At.Offset
+// rowKey is what rows sorts a partition history by: integers, so that
+// sorting tens of thousands of them reads no string and follows no
+// pointer.
+type rowKey struct {
+	ph        *PartitionHistory
+	deletedAt int64
+	// name ranks the topic's name, id the topic's (name, id) among the
+	// topics of the partitions.
+	name, id int32
+	part     int32
+	deleted  bool
+}
+
+// rowKeys returns the keys of h's partition histories, ranks set.
+func rowKeys(h *History) []rowKey {
+	type topic struct {
+		name string
+		id   record.UUID
+		rank int32
+	}
+	index := map[record.UUID]int32{}
+	var topics []topic
+	keys := make([]rowKey, 0, h.partitions.len())
+	h.partitions.each(func(_ TopicPartition, ph *PartitionHistory) bool {
+		i, ok := index[ph.TopicID]
+		if !ok {
+			i = int32(len(topics))
+			index[ph.TopicID] = i
+			topics = append(topics, topic{name: ph.Topic, id: ph.TopicID})
+		}
+		keys = append(keys, rowKey{ph: ph, deletedAt: ph.track.deletedAt, id: i, part: ph.Partition, deleted: ph.track.deleted})
+		return true
+	})
+	order := make([]int32, len(topics))
+	for i := range order {
+		order[i] = int32(i)
+	}
+	slices.SortFunc(order, func(a, b int32) int {
+		if c := cmp.Compare(topics[a].name, topics[b].name); c != 0 {
+			return c
+		}
+		return compareUUID(topics[a].id, topics[b].id)
+	})
+	names := make([]int32, len(topics))
+	for r, i := range order {
+		topics[i].rank = int32(r)
+		names[i] = int32(r)
+		if r > 0 && topics[order[r-1]].name == topics[i].name {
+			names[i] = names[order[r-1]]
+		}
+	}
+	for k := range keys {
+		i := keys[k].id
+		keys[k].id, keys[k].name = topics[i].rank, names[i]
+	}
+	return keys
+}
+
+// row is the row of a partition's history.
+func (tb *timelineBuilder) row(ph *PartitionHistory) PartitionRow {
+	pt := &ph.track
+	r := PartitionRow{Topic: ph.Topic, TopicID: ph.TopicID, Partition: ph.Partition, LeaderChanges: ph.LeaderChanges, ISRShrinks: ph.ISRShrinks,
+		Leader: pt.leader, LeaderEpoch: pt.epoch, ISR: pt.isr, Deleted: pt.deleted,
+		LeaderlessMs: pt.ms, Leaders: pt.leaders, LastLeaderChange: pt.last}
+	if pt.since >= 0 {
+		r.LeaderlessMs += tb.t.End - pt.since
+	}
+	if r.ISR == nil {
+		r.ISR = []int32{}
+	}
+	return r
+}
+
+// boolOrder orders false before true.
+func boolOrder(a, b bool) int {
+	switch {
+	case a == b:
+		return 0
+	case !a:
+		return -1
+	}
+	return 1
 }
