@@ -12,6 +12,7 @@ import (
 	"github.com/kmeta-go/kmeta/delta"
 	"github.com/kmeta-go/kmeta/image"
 	"github.com/kmeta-go/kmeta/record"
+	"github.com/kmeta-go/kmeta/record/metalog"
 )
 
 // txState is MetadataBatchLoader.TransactionState.
@@ -284,11 +285,11 @@ func (l *Loader) LoadBatch(b Batch) error {
 }
 
 // LoadRecordBatch loads one batch read by the record package's readers
-// (record.OpenDir, OpenSegment, ParseBatch...). The batch is decoded before
+// (metalog.OpenDir, OpenSegment, ParseBatch...). The batch is decoded before
 // anything is loaded: a record that does not decode is an error naming its
 // offset and leaves the loader as it was. The loader does not keep b, so the
 // reader may reuse it.
-func (l *Loader) LoadRecordBatch(b *record.Batch) error {
+func (l *Loader) LoadRecordBatch(b *metalog.Batch) error {
 	mb := Batch{BaseOffset: b.BaseOffset, Epoch: b.PartitionLeaderEpoch, AppendTime: b.AppendTime(), Size: b.Size()}
 	count := len(b.Entries)
 	if b.IsControl() {
@@ -398,7 +399,7 @@ func (l *Loader) loadBatchSpan(b *Batch, last int64) error {
 }
 
 func estimateSize(b *Batch) int {
-	n := record.BatchHeaderSize
+	n := metalog.BatchHeaderSize
 	for i, r := range b.Records {
 		v := 0
 		if r != nil { // a nil record was reported as a replay fault
@@ -406,14 +407,14 @@ func estimateSize(b *Batch) int {
 				v = n
 			}
 		}
-		n += record.RecordSize(int32(i), -1, v)
+		n += metalog.RecordSize(int32(i), -1, v)
 	}
 	for i, c := range b.Control {
 		v, err := c.BodySize(c.HighestVersion())
 		if err != nil {
 			v = 0
 		}
-		n += record.RecordSize(int32(len(b.Records)+i), 4, v)
+		n += metalog.RecordSize(int32(len(b.Records)+i), 4, v)
 	}
 	return n
 }

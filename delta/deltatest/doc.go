@@ -100,9 +100,9 @@
 // loader. Each operation is one batch (an atomic result) or chunks of
 // 10 000 records (a non-atomic one); raft's packing of several operations
 // into one batch within its linger time is not modelled. WriteDir writes a
-// real __cluster_metadata-0 directory (segments with record.CreateSegment,
-// optionally a snapshot with record.CreateSnapshot) that brokers, tools and
-// record.OpenDir read back into the same image.
+// real __cluster_metadata-0 directory (segments with metalog.CreateSegment,
+// optionally a snapshot with metalog.CreateSnapshot) that brokers, tools and
+// metalog.OpenDir read back into the same image.
 //
 // Views: Image is the image of the whole log; ImageAt, ImageLagging and
 // ImageAsOf give the image of a broker that has replayed less (a lag in

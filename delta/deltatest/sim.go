@@ -11,6 +11,7 @@ import (
 	"github.com/kmeta-go/kmeta/image"
 	"github.com/kmeta-go/kmeta/image/kafkaerr"
 	"github.com/kmeta-go/kmeta/record"
+	"github.com/kmeta-go/kmeta/record/metalog"
 )
 
 // Release is the Apache Kafka release whose controller the simulator
@@ -154,16 +155,16 @@ func (b *Batch) Len() int {
 func (b *Batch) LastOffset() int64 { return b.BaseOffset + int64(b.Len()) - 1 }
 
 // Bytes encodes the batch as a record batch v2, as Kafka's raft layer writes
-// it (record.BatchBuilder).
+// it (metalog.BatchBuilder).
 func (b *Batch) Bytes() ([]byte, error) {
 	if b.Control != nil {
-		bb := record.NewControlBatchBuilder(b.BaseOffset, b.LeaderEpoch, b.AppendTime)
+		bb := metalog.NewControlBatchBuilder(b.BaseOffset, b.LeaderEpoch, b.AppendTime)
 		if err := bb.AppendControlRecord(b.Control); err != nil {
 			return nil, err
 		}
 		return bb.Build()
 	}
-	bb := record.NewBatchBuilder(b.BaseOffset, b.LeaderEpoch, b.AppendTime)
+	bb := metalog.NewBatchBuilder(b.BaseOffset, b.LeaderEpoch, b.AppendTime)
 	for _, r := range b.Records {
 		if err := bb.AppendRecord(r.Record, r.Version); err != nil {
 			return nil, fmt.Errorf("batch at offset %d: %w", b.BaseOffset, err)

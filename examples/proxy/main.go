@@ -82,6 +82,7 @@ import (
 	"github.com/kmeta-go/kmeta/publisher"
 	"github.com/kmeta-go/kmeta/publisher/dirfollow"
 	"github.com/kmeta-go/kmeta/record"
+	"github.com/kmeta-go/kmeta/record/metalog"
 )
 
 func main() {
@@ -202,8 +203,8 @@ func loadSource(loader *publisher.Loader, first *firstImage, dir string, demo, f
 	if demo {
 		return stop, loadDemo(loader)
 	}
-	if st, err := os.Stat(filepath.Join(dir, record.MetadataPartitionDir)); err == nil && st.IsDir() {
-		dir = filepath.Join(dir, record.MetadataPartitionDir) // a log directory holding the partition
+	if st, err := os.Stat(filepath.Join(dir, metalog.MetadataPartitionDir)); err == nil && st.IsDir() {
+		dir = filepath.Join(dir, metalog.MetadataPartitionDir) // a log directory holding the partition
 	}
 	if err := loadDir(loader, dir); err != nil {
 		var le *dirfollow.LoadError

@@ -1,4 +1,4 @@
-package record
+package metalog
 
 import (
 	"bytes"
@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"hash/crc32"
 	"io"
+
+	"github.com/kmeta-go/kmeta/record"
 )
 
 // The record batch v2 header is parsed and written here by hand rather than
@@ -71,19 +73,21 @@ type Entry struct {
 }
 
 // Decode decodes a data record value with Decode (frame, then body).
-func (e Entry) Decode() (Record, int16, error) { return Decode(e.Value) }
+func (e Entry) Decode() (record.Record, int16, error) { return record.Decode(e.Value) }
 
 // ControlType returns the type in a control record's key.
-func (e Entry) ControlType() (ControlType, error) { return ControlKeyType(e.Key) }
+func (e Entry) ControlType() (record.ControlType, error) { return record.ControlKeyType(e.Key) }
 
 // DecodeControl decodes a control record at the version Kafka's reader uses
 // (ControlRecordUtils' current versions, 0 for every type today).
-func (e Entry) DecodeControl() (ControlRecord, error) { return DecodeControl(e.Key, e.Value, -1) }
+func (e Entry) DecodeControl() (record.ControlRecord, error) {
+	return record.DecodeControl(e.Key, e.Value, -1)
+}
 
 // DecodeControlVersion decodes a control record at the given version (a
 // control value does not carry its version; the reader must know it).
-func (e Entry) DecodeControlVersion(version int16) (ControlRecord, error) {
-	return DecodeControl(e.Key, e.Value, version)
+func (e Entry) DecodeControlVersion(version int16) (record.ControlRecord, error) {
+	return record.DecodeControl(e.Key, e.Value, version)
 }
 
 // Batch is one record batch v2 (DefaultRecordBatch) read the way Kafka's raft
@@ -144,7 +148,7 @@ func (b *Batch) Compression() int { return int(b.Attributes & AttrCompressionMas
 // DecodedRecord is a data record of a batch decoded to its Go type.
 type DecodedRecord struct {
 	Offset  int64
-	Record  Record
+	Record  record.Record
 	Version int16
 }
 
@@ -152,7 +156,7 @@ type DecodedRecord struct {
 // own their bytes (they do not alias the batch).
 func (b *Batch) DecodeRecords() ([]DecodedRecord, error) {
 	if b.IsControl() {
-		return nil, fmt.Errorf("%w: DecodeRecords on a control batch at offset %d", ErrCorrupt, b.BaseOffset)
+		return nil, fmt.Errorf("%w: DecodeRecords on a control batch at offset %d", record.ErrCorrupt, b.BaseOffset)
 	}
 	out := make([]DecodedRecord, 0, len(b.Entries))
 	for _, e := range b.Entries {
@@ -167,19 +171,19 @@ func (b *Batch) DecodeRecords() ([]DecodedRecord, error) {
 
 // DecodeControlRecords decodes every record of a control batch at the version
 // Kafka's reader uses (DecodeControl with version -1).
-func (b *Batch) DecodeControlRecords() ([]ControlRecord, error) {
+func (b *Batch) DecodeControlRecords() ([]record.ControlRecord, error) {
 	return b.DecodeControlRecordsVersion(-1)
 }
 
 // DecodeControlRecordsVersion decodes every record of a control batch at the
 // given version (-1 for Kafka's default).
-func (b *Batch) DecodeControlRecordsVersion(version int16) ([]ControlRecord, error) {
+func (b *Batch) DecodeControlRecordsVersion(version int16) ([]record.ControlRecord, error) {
 	if !b.IsControl() {
-		return nil, fmt.Errorf("%w: DecodeControlRecords on a data batch at offset %d", ErrCorrupt, b.BaseOffset)
+		return nil, fmt.Errorf("%w: DecodeControlRecords on a data batch at offset %d", record.ErrCorrupt, b.BaseOffset)
 	}
-	out := make([]ControlRecord, 0, len(b.Entries))
+	out := make([]record.ControlRecord, 0, len(b.Entries))
 	for _, e := range b.Entries {
-		r, err := DecodeControl(e.Key, e.Value, version)
+		r, err := record.DecodeControl(e.Key, e.Value, version)
 		if err != nil {
 			return out, fmt.Errorf("control record at offset %d: %w", e.Offset, err)
 		}
@@ -193,10 +197,10 @@ func (b *Batch) DecodeControlRecordsVersion(version int16) ([]ControlRecord, err
 func batchSizeOf(hdr []byte, max int) (int, error) {
 	l := int32(binary.BigEndian.Uint32(hdr[8:12]))
 	if l < BatchHeaderSize-batchOverhead {
-		return 0, fmt.Errorf("%w: batch length %d is smaller than the %d-byte header", ErrCorrupt, l, BatchHeaderSize)
+		return 0, fmt.Errorf("%w: batch length %d is smaller than the %d-byte header", record.ErrCorrupt, l, BatchHeaderSize)
 	}
 	if int64(l)+batchOverhead > int64(max) {
-		return 0, fmt.Errorf("%w: batch length %d exceeds the maximum batch size %d", ErrCorrupt, l, max)
+		return 0, fmt.Errorf("%w: batch length %d exceeds the maximum batch size %d", record.ErrCorrupt, l, max)
 	}
 	return int(l) + batchOverhead, nil
 }
@@ -221,24 +225,24 @@ func ParseBatch(data []byte, b *Batch) (int, error) {
 
 func parseBatch(data []byte, b *Batch, max int) (int, error) {
 	if len(data) < BatchHeaderSize {
-		return 0, fmt.Errorf("%w: %d bytes, a batch header needs %d", ErrCorrupt, len(data), BatchHeaderSize)
+		return 0, fmt.Errorf("%w: %d bytes, a batch header needs %d", record.ErrCorrupt, len(data), BatchHeaderSize)
 	}
 	if m := int8(data[16]); m != 2 {
-		return 0, fmt.Errorf("%w: magic %d, only record batch v2 (magic 2) is supported", ErrCorrupt, m)
+		return 0, fmt.Errorf("%w: magic %d, only record batch v2 (magic 2) is supported", record.ErrCorrupt, m)
 	}
 	size, err := batchSizeOf(data, max)
 	if err != nil {
 		return 0, err
 	}
 	if len(data) < size {
-		return 0, fmt.Errorf("%w: batch of %d bytes cut short at %d", ErrCorrupt, size, len(data))
+		return 0, fmt.Errorf("%w: batch of %d bytes cut short at %d", record.ErrCorrupt, size, len(data))
 	}
 	data = data[:size]
 	if err := parseHeader(data, b); err != nil {
 		return 0, err
 	}
 	if got := crc32.Checksum(data[crcStart:], castagnoli); got != b.CRC {
-		return 0, fmt.Errorf("%w: CRC-32C is %#08x, header says %#08x", ErrCorrupt, got, b.CRC)
+		return 0, fmt.Errorf("%w: CRC-32C is %#08x, header says %#08x", record.ErrCorrupt, got, b.CRC)
 	}
 	recs := data[BatchHeaderSize:]
 	switch c := b.Compression(); c {
@@ -273,7 +277,7 @@ func parseHeader(data []byte, b *Batch) error {
 	b.NumRecords = int32(be.Uint32(data[57:]))
 	b.Entries = b.Entries[:0]
 	if b.BaseOffset < 0 {
-		return fmt.Errorf("%w: negative base offset %d", ErrCorrupt, b.BaseOffset)
+		return fmt.Errorf("%w: negative base offset %d", record.ErrCorrupt, b.BaseOffset)
 	}
 	return nil
 }
@@ -281,15 +285,15 @@ func parseHeader(data []byte, b *Batch) error {
 func (b *Batch) inflate(recs []byte) ([]byte, error) {
 	zr, err := gzip.NewReader(bytes.NewReader(recs))
 	if err != nil {
-		return nil, fmt.Errorf("%w: gzip records: %v", ErrCorrupt, err)
+		return nil, fmt.Errorf("%w: gzip records: %v", record.ErrCorrupt, err)
 	}
 	buf := bytes.NewBuffer(b.inflated[:0])
 	n, err := buf.ReadFrom(io.LimitReader(zr, maxDecompressedSize+1))
 	if err != nil {
-		return nil, fmt.Errorf("%w: gzip records: %v", ErrCorrupt, err)
+		return nil, fmt.Errorf("%w: gzip records: %v", record.ErrCorrupt, err)
 	}
 	if n > maxDecompressedSize {
-		return nil, fmt.Errorf("%w: gzip records inflate past %d bytes", ErrCorrupt, maxDecompressedSize)
+		return nil, fmt.Errorf("%w: gzip records inflate past %d bytes", record.ErrCorrupt, maxDecompressedSize)
 	}
 	b.inflated = buf.Bytes()
 	return b.inflated, nil
@@ -298,18 +302,18 @@ func (b *Batch) inflate(recs []byte) ([]byte, error) {
 func (b *Batch) parseRecords(p []byte) error {
 	n := b.NumRecords
 	if n <= 0 {
-		return fmt.Errorf("%w: record count %d; KRaft batches hold at least one record", ErrCorrupt, n)
+		return fmt.Errorf("%w: record count %d; KRaft batches hold at least one record", record.ErrCorrupt, n)
 	}
 	if b.LastOffsetDelta != n-1 {
-		return fmt.Errorf("%w: lastOffsetDelta %d with %d records", ErrCorrupt, b.LastOffsetDelta, n)
+		return fmt.Errorf("%w: lastOffsetDelta %d with %d records", record.ErrCorrupt, b.LastOffsetDelta, n)
 	}
 	if int64(b.BaseOffset)+int64(b.LastOffsetDelta) < b.BaseOffset {
-		return fmt.Errorf("%w: last offset overflows", ErrCorrupt)
+		return fmt.Errorf("%w: last offset overflows", record.ErrCorrupt)
 	}
 	// Every record takes at least 7 bytes; a count that cannot fit is damage
 	// and must not size an allocation.
 	if int64(n)*7 > int64(len(p)) {
-		return fmt.Errorf("%w: record count %d cannot fit in %d bytes", ErrCorrupt, n, len(p))
+		return fmt.Errorf("%w: record count %d cannot fit in %d bytes", record.ErrCorrupt, n, len(p))
 	}
 	if cap(b.Entries) < int(n) {
 		b.Entries = make([]Entry, 0, n)
@@ -325,7 +329,7 @@ func (b *Batch) parseRecords(p []byte) error {
 		if !ok {
 			var err error
 			if e, rest, err = parseRecord(p, i, control); err != nil {
-				return fmt.Errorf("%w: record %d of %d: %v", ErrCorrupt, i, n, err)
+				return fmt.Errorf("%w: record %d of %d: %v", record.ErrCorrupt, i, n, err)
 			}
 		}
 		e.Offset = b.BaseOffset + int64(i)
@@ -333,7 +337,7 @@ func (b *Batch) parseRecords(p []byte) error {
 		p = rest
 	}
 	if len(p) != 0 {
-		return fmt.Errorf("%w: %d bytes after the last of %d records", ErrCorrupt, len(p), n)
+		return fmt.Errorf("%w: %d bytes after the last of %d records", record.ErrCorrupt, len(p), n)
 	}
 	return nil
 }
@@ -383,7 +387,7 @@ func parseRecord(p []byte, i int32, control bool) (Entry, []byte, error) {
 		if len(e.Key) < 4 {
 			return e, nil, fmt.Errorf("control record key of %d bytes (null=-1 counts as missing), want at least 4", len(e.Key))
 		}
-		if _, err := ControlKeyType(e.Key); err != nil {
+		if _, err := record.ControlKeyType(e.Key); err != nil {
 			return e, nil, err
 		}
 	} else if e.Key != nil {
