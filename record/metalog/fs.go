@@ -48,8 +48,11 @@ type FS interface {
 	ReadDir(dir string) ([]fs.DirEntry, error)
 	// Stat describes the file or directory name.
 	Stat(name string) (fs.FileInfo, error)
-	// PathJoin joins path elements with the file system's separator.
-	PathJoin(elem ...string) string
+	// PathJoin joins a directory and a name in it with the file system's
+	// separator. (Two arguments, not pebble's variadic list: a variadic call
+	// through an interface allocates its slice, and a follower joins names
+	// on every poll.)
+	PathJoin(dir, name string) string
 	// PathBase returns the last element of a path.
 	PathBase(name string) string
 }
@@ -116,8 +119,8 @@ func (OS) ReadDir(dir string) ([]fs.DirEntry, error) { return os.ReadDir(dir) }
 // Stat describes name (os.Stat).
 func (OS) Stat(name string) (fs.FileInfo, error) { return os.Stat(name) }
 
-// PathJoin joins the elements with the platform's separator (filepath.Join).
-func (OS) PathJoin(elem ...string) string { return filepath.Join(elem...) }
+// PathJoin joins dir and name with the platform's separator (filepath.Join).
+func (OS) PathJoin(dir, name string) string { return filepath.Join(dir, name) }
 
 // PathBase returns the last element of name (filepath.Base).
 func (OS) PathBase(name string) string { return filepath.Base(name) }
@@ -156,7 +159,7 @@ func (f ioFS) MkdirAll(dir string, _ fs.FileMode) error {
 }
 func (f ioFS) ReadDir(dir string) ([]fs.DirEntry, error) { return fs.ReadDir(f.fsys, dir) }
 func (f ioFS) Stat(name string) (fs.FileInfo, error)     { return fs.Stat(f.fsys, name) }
-func (ioFS) PathJoin(elem ...string) string              { return path.Join(elem...) }
+func (ioFS) PathJoin(dir, name string) string            { return path.Join(dir, name) }
 func (ioFS) PathBase(name string) string                 { return path.Base(name) }
 
 // ioFile is an fs.File of FromIOFS's FS: ReadAt when the file has it, no

@@ -186,8 +186,8 @@ func (m *MemFS) MkdirAll(dir string, _ fs.FileMode) error {
 	return nil
 }
 
-// PathJoin joins slash-separated path elements (path.Join).
-func (m *MemFS) PathJoin(elem ...string) string { return path.Join(elem...) }
+// PathJoin joins dir and name with a slash (path.Join).
+func (m *MemFS) PathJoin(dir, name string) string { return path.Join(dir, name) }
 
 // PathBase returns the last element of a slash-separated path (path.Base).
 func (m *MemFS) PathBase(name string) string { return path.Base(name) }
