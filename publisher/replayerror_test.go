@@ -65,8 +65,8 @@ func TestReplayErrorOneFactPerLayer(t *testing.T) {
 		var fs faults
 		l := NewLoader(Config{FaultHandler: fs.handler})
 		defer l.Close()
-		must(t, l.LoadBatch(Batch{BaseOffset: 0, Epoch: 1, Records: []record.Record{topicRec("a", 1)}}))
-		must(t, l.LoadBatch(Batch{BaseOffset: 1, Epoch: 1, Records: []record.Record{orphan, nil, end()}}))
+		must(t, l.LoadBatch(record.Batch{BaseOffset: 0, LeaderEpoch: 1, Records: versioned(topicRec("a", 1))}))
+		must(t, l.LoadBatch(record.Batch{BaseOffset: 1, LeaderEpoch: 1, Records: versioned(orphan, nil, end())}))
 		must(t, l.Commit())
 		want := []string{
 			fmt.Sprintf("loading metadata: delta: PARTITION_RECORD at offset 1 %s: %s", recordJSON(t, orphan), cause),

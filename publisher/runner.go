@@ -3,6 +3,7 @@ package publisher
 import (
 	"sync"
 
+	"github.com/kmeta-go/kmeta/record"
 	"github.com/kmeta-go/kmeta/record/metalog"
 )
 
@@ -89,7 +90,7 @@ func (r *Runner) Do(fn func(l *Loader) error) error {
 
 // HandleCommit queues a commit. The batches and their records now belong to
 // the runner.
-func (r *Runner) HandleCommit(batches ...Batch) error {
+func (r *Runner) HandleCommit(batches ...record.Batch) error {
 	return r.enqueue(func() error { return r.l.HandleCommit(batches...) })
 }
 

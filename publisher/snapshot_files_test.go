@@ -32,7 +32,7 @@ func generate(t *testing.T, dir string) (string, *image.Image) {
 		t.Fatal(err)
 	}
 	p := l.Image().Provenance()
-	if err := l.HandleCommit(publisher.Batch{BaseOffset: p.LastContainedOffset + 1, Epoch: p.LastContainedEpoch, AppendTime: p.LastContainedLogTimeMs, Records: []record.Record{record.NewNoOpRecord()}}); err != nil {
+	if err := l.HandleCommit(record.Batch{BaseOffset: p.LastContainedOffset + 1, LeaderEpoch: p.LastContainedEpoch, AppendTime: p.LastContainedLogTimeMs, Records: versioned(record.NewNoOpRecord())}); err != nil {
 		t.Fatal(err)
 	}
 	if st := l.Stats(); st.PublisherErrors != 0 {

@@ -74,7 +74,7 @@ func (s *Simulator) WriteDir(parent string, opts WriteDirOptions) (string, error
 			}
 			n = 0
 		}
-		data, err := b.Bytes()
+		data, err := metalog.AppendDecoded(nil, b)
 		if err != nil {
 			w.Close()
 			return "", err

@@ -62,7 +62,7 @@ func TestAtInEveryMode(t *testing.T) {
 	// At batch boundaries (inside the bootstrap's metadata transaction
 	// the image is the one before it, as Kafka's loader publishes).
 	bs := sim.Batches()
-	for _, b := range []deltatest.Batch{bs[1], bs[len(bs)/2], bs[len(bs)-2]} {
+	for _, b := range []record.Batch{bs[1], bs[len(bs)/2], bs[len(bs)-2]} {
 		n := b.LastOffset()
 		img, err := sim.ImageAt(n)
 		require.NoError(t, err)

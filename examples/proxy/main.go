@@ -81,7 +81,6 @@ import (
 	"github.com/kmeta-go/kmeta/epoch/proxy"
 	"github.com/kmeta-go/kmeta/publisher"
 	"github.com/kmeta-go/kmeta/publisher/dirfollow"
-	"github.com/kmeta-go/kmeta/record"
 	"github.com/kmeta-go/kmeta/record/metalog"
 )
 
@@ -253,18 +252,7 @@ func loadDemo(l *publisher.Loader) error {
 	sim.MustCreateTopic("orders", 6, 3)
 	sim.MustCreateTopic("payments", 3, 3)
 	sim.MustCreateTopic("__consumer_offsets", 50, 3)
-	var batches []publisher.Batch
-	for _, b := range sim.Batches() {
-		pb := publisher.Batch{BaseOffset: b.BaseOffset, Epoch: b.LeaderEpoch, AppendTime: b.AppendTime}
-		for _, r := range b.Records {
-			pb.Records = append(pb.Records, r.Record)
-		}
-		if b.Control != nil {
-			pb.Control = []record.ControlRecord{b.Control}
-		}
-		batches = append(batches, pb)
-	}
-	if err := l.HandleCommit(batches...); err != nil {
+	if err := l.HandleCommit(sim.Batches()...); err != nil {
 		return err
 	}
 	l.SetHighWatermark(sim.NextOffset())

@@ -163,7 +163,7 @@ func (c *soakChurn) step(step int) {
 func (c *soakChurn) pendingBytes() int64 {
 	var n int64
 	for _, b := range c.sim.Batches()[c.written:] {
-		data, _ := b.Bytes()
+		data, _ := metalog.AppendDecoded(nil, &b)
 		n += int64(len(data))
 	}
 	return n

@@ -87,7 +87,7 @@ func (c *cluster) pending(t testing.TB) [][]byte {
 	var out [][]byte
 	bs := c.sim.Batches()
 	for i := c.done; i < len(bs); i++ {
-		b, err := bs[i].Bytes()
+		b, err := metalog.AppendDecoded(nil, &bs[i])
 		if err != nil {
 			t.Fatal(err)
 		}

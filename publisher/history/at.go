@@ -8,6 +8,7 @@ import (
 
 	"github.com/kmeta-go/kmeta/image"
 	"github.com/kmeta-go/kmeta/publisher"
+	"github.com/kmeta-go/kmeta/record"
 	"github.com/kmeta-go/kmeta/record/metalog"
 )
 
@@ -281,7 +282,7 @@ func loadStart(ld *publisher.Loader, l *Log, first Point) (int64, error) {
 
 // loadRange loads the records of b from offset from to offset to.
 func loadRange(ld *publisher.Loader, name string, b *metalog.Batch, from, to int64) error {
-	mb := publisher.Batch{BaseOffset: from, Epoch: b.PartitionLeaderEpoch, AppendTime: b.AppendTime()}
+	mb := record.Batch{BaseOffset: from, LeaderEpoch: b.PartitionLeaderEpoch, AppendTime: b.AppendTime()}
 	for _, e := range b.Entries {
 		if e.Offset < from || e.Offset > to {
 			continue
@@ -294,11 +295,11 @@ func loadRange(ld *publisher.Loader, name string, b *metalog.Batch, from, to int
 			mb.Control = append(mb.Control, c)
 			continue
 		}
-		r, _, err := e.Decode()
+		r, v, err := e.Decode()
 		if err != nil {
 			return fmt.Errorf("%s: record at offset %d: %w", name, e.Offset, err)
 		}
-		mb.Records = append(mb.Records, r)
+		mb.Records = append(mb.Records, record.VersionedRecord{Record: r, Version: v})
 	}
 	if len(mb.Records)+len(mb.Control) == 0 {
 		return nil

@@ -140,7 +140,7 @@ func ExampleBuilder() {
 
 	b := history.NewBuilder(history.BuilderConfig{})
 	for _, sb := range sim.Batches() {
-		raw, _ := sb.Bytes()
+		raw, _ := metalog.AppendDecoded(nil, &sb)
 		var batch metalog.Batch
 		if _, err := metalog.ParseBatch(raw, &batch); err != nil {
 			panic(err)

@@ -152,6 +152,25 @@ type DecodedRecord struct {
 	Version int16
 }
 
+// Decode decodes the batch into the one decoded batch type, record.Batch:
+// its header's base offset, leader epoch, append time and size, and its
+// records (DecodeRecords, with their versions) or control records
+// (DecodeControlRecords). The result owns its bytes; b may be reused.
+func (b *Batch) Decode() (record.Batch, error) {
+	out := record.Batch{BaseOffset: b.BaseOffset, LeaderEpoch: b.PartitionLeaderEpoch, AppendTime: b.AppendTime(), Size: b.Size()}
+	if b.IsControl() {
+		c, err := b.DecodeControlRecords()
+		out.Control = c
+		return out, err
+	}
+	recs, err := b.DecodeRecords()
+	out.Records = make([]record.VersionedRecord, len(recs))
+	for i, r := range recs {
+		out.Records[i] = record.VersionedRecord{Record: r.Record, Version: r.Version}
+	}
+	return out, err
+}
+
 // DecodeRecords decodes every record of a data batch with Decode. The records
 // own their bytes (they do not alias the batch).
 func (b *Batch) DecodeRecords() ([]DecodedRecord, error) {

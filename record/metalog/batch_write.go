@@ -254,3 +254,30 @@ func AppendBatch(dst []byte, b *Batch) []byte {
 	putHeader(dst[start:], &h)
 	return dst
 }
+
+// AppendDecoded appends the encoding of a decoded batch to dst as Kafka's
+// raft layer writes it (BatchBuilder): a data batch of b.Records at their
+// versions, or a control batch of b.Control, at b's base offset, leader
+// epoch and append time.
+func AppendDecoded(dst []byte, b *record.Batch) ([]byte, error) {
+	var bb BatchBuilder
+	bb.Reset(b.BaseOffset, b.LeaderEpoch, b.AppendTime, len(b.Control) > 0)
+	if len(b.Control) > 0 && len(b.Records) > 0 {
+		return dst, fmt.Errorf("metalog: batch at offset %d mixes data and control records", b.BaseOffset)
+	}
+	for _, c := range b.Control {
+		if err := bb.AppendControlRecord(c); err != nil {
+			return dst, fmt.Errorf("metalog: batch at offset %d: %w", b.BaseOffset, err)
+		}
+	}
+	for _, r := range b.Records {
+		if err := bb.AppendRecord(r.Record, r.Version); err != nil {
+			return dst, fmt.Errorf("metalog: batch at offset %d: %w", b.BaseOffset, err)
+		}
+	}
+	data, err := bb.Build()
+	if err != nil {
+		return dst, err
+	}
+	return append(dst, data...), nil
+}

@@ -26,7 +26,6 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/kmeta-go/kmeta/delta/deltatest"
 	"github.com/kmeta-go/kmeta/image"
 	"github.com/kmeta-go/kmeta/record"
 	"github.com/kmeta-go/kmeta/record/metalog"
@@ -331,9 +330,9 @@ func writeAt(p string, b []byte, off int64) error {
 
 // AppendSim appends the simulator's batches, encoded as Kafka's raft layer
 // writes them.
-func (l *Log) AppendSim(batches ...deltatest.Batch) error {
+func (l *Log) AppendSim(batches ...record.Batch) error {
 	for i := range batches {
-		data, err := batches[i].Bytes()
+		data, err := metalog.AppendDecoded(nil, &batches[i])
 		if err != nil {
 			return err
 		}

@@ -67,7 +67,7 @@ func (c *Cluster) Pending() ([]byte, bool, error) {
 	if c.done >= len(bs) {
 		return nil, false, nil
 	}
-	b, err := bs[c.done].Bytes()
+	b, err := metalog.AppendDecoded(nil, &bs[c.done])
 	return b, true, err
 }
 
