@@ -16,7 +16,7 @@
 //	l.LoadSnapshotReader(snapshotReader) // a *metalog.SnapshotReader
 //
 //	// handleCommit: one raft commit, one or more batches
-//	l.HandleCommit(record.Batch{BaseOffset: 100, LeaderEpoch: 3, AppendTime: ms, Records: recs}) // recs: []record.VersionedRecord
+//	l.HandleCommit(record.Batch{BaseOffset: 100, LeaderEpoch: 3, AppendTime: ms, Records: vrecs}) // []record.VersionedRecord
 //	// or batch by batch, e.g. from metalog.OpenDir / OpenSegment
 //	l.LoadRecordBatch(b) ... l.Commit()
 //
