@@ -19,6 +19,7 @@ import (
 	"github.com/kmeta-go/kmeta/internal/kafkaoracle"
 	"github.com/kmeta-go/kmeta/internal/sharedtest"
 	"github.com/kmeta-go/kmeta/record"
+	"github.com/kmeta-go/kmeta/record/metalog"
 )
 
 type corpusVector struct {
@@ -48,10 +49,10 @@ type corpusVector struct {
 // when there is none).
 func corpusBatches(t *testing.T, path string) (snapshot, batches [][]record.Record) {
 	name := filepath.Base(path)
-	if strings.HasSuffix(name, record.SnapshotSuffix) {
+	if strings.HasSuffix(name, metalog.SnapshotSuffix) {
 		return nil, [][]record.Record{readSnapshot(t, path)}
 	}
-	base, err := record.ParseSegmentName(name)
+	base, err := metalog.ParseSegmentName(name)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -63,7 +64,7 @@ func corpusBatches(t *testing.T, path string) (snapshot, batches [][]record.Reco
 		}
 		best := ""
 		for _, e := range ents {
-			id, err := record.ParseSnapshotName(e.Name())
+			id, err := metalog.ParseSnapshotName(e.Name())
 			if err == nil && id.EndOffset >= base && (best == "" || id.EndOffset < start) {
 				best, start = e.Name(), id.EndOffset
 			}
@@ -73,7 +74,7 @@ func corpusBatches(t *testing.T, path string) (snapshot, batches [][]record.Reco
 		}
 		snapshot = [][]record.Record{readSnapshot(t, filepath.Join(filepath.Dir(path), best))}
 	}
-	seg, err := record.OpenSegment(path, record.Finished)
+	seg, err := metalog.OpenSegment(metalog.OS{}, path, metalog.Finished)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -98,11 +99,11 @@ func corpusBatches(t *testing.T, path string) (snapshot, batches [][]record.Reco
 }
 
 func readSnapshot(t *testing.T, path string) []record.Record {
-	open := record.OpenSnapshot
+	open := metalog.OpenSnapshot
 	if filepath.Base(path) == "bootstrap.checkpoint" {
-		open = record.OpenBootstrap
+		open = metalog.OpenBootstrap
 	}
-	s, err := open(path)
+	s, err := open(metalog.OS{}, path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -122,7 +123,7 @@ func readSnapshot(t *testing.T, path string) []record.Record {
 	}
 }
 
-func decode(t *testing.T, b *record.Batch) []record.Record {
+func decode(t *testing.T, b *metalog.Batch) []record.Record {
 	recs, err := b.DecodeRecords()
 	if err != nil {
 		t.Fatal(err)

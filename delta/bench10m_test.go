@@ -13,6 +13,7 @@ import (
 	"github.com/kmeta-go/kmeta/image"
 	"github.com/kmeta-go/kmeta/internal/benchtest"
 	"github.com/kmeta-go/kmeta/record"
+	"github.com/kmeta-go/kmeta/record/metalog"
 )
 
 // Ten million partitions: the JMH benchmarks' cluster (10 partitions per
@@ -73,11 +74,11 @@ func scaleRecords(topics int, yield func(record.Record) error) error {
 
 // scaleSnapshotBytes is snapshotFileBytes for any size, written from
 // scaleRecords.
-func scaleSnapshotBytes(tb testing.TB, topics int) ([]byte, record.SnapshotID) {
+func scaleSnapshotBytes(tb testing.TB, topics int) ([]byte, metalog.SnapshotID) {
 	var buf bytes.Buffer
 	buf.Grow(topics * partitionsPerTopic * 64) // ~58 bytes per PartitionRecord
-	id := record.SnapshotID{EndOffset: int64(topics*(partitionsPerTopic+1)) + 1, Epoch: 1}
-	w, err := record.NewSnapshotWriter(&buf, id, record.SnapshotWriterConfig{LastContainedLogTimestamp: 1, Now: func() int64 { return 1 }})
+	id := metalog.SnapshotID{EndOffset: int64(topics*(partitionsPerTopic+1)) + 1, Epoch: 1}
+	w, err := metalog.NewSnapshotWriter(&buf, id, metalog.SnapshotWriterConfig{LastContainedLogTimestamp: 1, Now: func() int64 { return 1 }})
 	if err != nil {
 		tb.Fatal(err)
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/kmeta-go/kmeta/image/imagetest"
 	"github.com/kmeta-go/kmeta/internal/benchtest"
 	"github.com/kmeta-go/kmeta/record"
+	"github.com/kmeta-go/kmeta/record/metalog"
 )
 
 // The benchmarks below mirror Kafka's JMH classes in jmh/metadata
@@ -209,9 +210,9 @@ func scannableHeap() int64 {
 
 // BenchmarkLoadSnapshotBytes: decode, replay and apply of a snapshot file of
 // 100 000 topics × 10 partitions (1 M partitions) held in memory, written in
-// setup by record.NewSnapshotWriter (batches packed up to 8 MiB, as
+// setup by metalog.NewSnapshotWriter (batches packed up to 8 MiB, as
 // RecordsSnapshotWriter packs SnapshotEmitter's appends) and read with
-// record.NewSnapshotReader, every batch's CRC checked, and decoded with a
+// metalog.NewSnapshotReader, every batch's CRC checked, and decoded with a
 // record.Decoder.
 func BenchmarkLoadSnapshotBytes(b *testing.B) {
 	data, id := snapshotFileBytes(b, 100000)
@@ -227,10 +228,10 @@ func BenchmarkLoadSnapshotBytes(b *testing.B) {
 
 // snapshotFileBytes writes the JMH cluster of topics topics, after a
 // metadata.version FeatureLevelRecord, as a snapshot file.
-func snapshotFileBytes(tb testing.TB, topics int) ([]byte, record.SnapshotID) {
+func snapshotFileBytes(tb testing.TB, topics int) ([]byte, metalog.SnapshotID) {
 	var buf bytes.Buffer
-	id := record.SnapshotID{EndOffset: int64(topics*(partitionsPerTopic+1)) + 1, Epoch: 1}
-	w, err := record.NewSnapshotWriter(&buf, id, record.SnapshotWriterConfig{LastContainedLogTimestamp: 1, Now: func() int64 { return 1 }})
+	id := metalog.SnapshotID{EndOffset: int64(topics*(partitionsPerTopic+1)) + 1, Epoch: 1}
+	w, err := metalog.NewSnapshotWriter(&buf, id, metalog.SnapshotWriterConfig{LastContainedLogTimestamp: 1, Now: func() int64 { return 1 }})
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -248,8 +249,8 @@ func snapshotFileBytes(tb testing.TB, topics int) ([]byte, record.SnapshotID) {
 }
 
 // loadSnapshotBytes reads a snapshot file held in data into an image.
-func loadSnapshotBytes(data []byte, id record.SnapshotID) (*image.Image, error) {
-	s, err := record.NewSnapshotReader(bytes.NewReader(data), id.FileName(), id)
+func loadSnapshotBytes(data []byte, id metalog.SnapshotID) (*image.Image, error) {
+	s, err := metalog.NewSnapshotReader(bytes.NewReader(data), id.FileName(), id)
 	if err != nil {
 		return nil, err
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/kmeta-go/kmeta/image/imagetest"
 	"github.com/kmeta-go/kmeta/internal/sharedtest"
 	"github.com/kmeta-go/kmeta/record"
+	"github.com/kmeta-go/kmeta/record/metalog"
 )
 
 // txReplayer replays log records as Kafka's MetadataBatchLoader does for
@@ -150,20 +151,20 @@ func TestMetamorphicCorpusSnapshotVersusLog(t *testing.T) {
 	checked := 0
 	for _, folder := range sharedtest.CorpusFolders(t) {
 		err := filepath.WalkDir(folder.Root, func(p string, d os.DirEntry, err error) error {
-			if err != nil || !d.IsDir() || d.Name() != record.MetadataPartitionDir {
+			if err != nil || !d.IsDir() || d.Name() != metalog.MetadataPartitionDir {
 				return err
 			}
-			snaps, _ := filepath.Glob(filepath.Join(p, "*"+record.SnapshotSuffix))
+			snaps, _ := filepath.Glob(filepath.Join(p, "*"+metalog.SnapshotSuffix))
 			_, segs := dirFiles(t, p)
 			if len(snaps) == 0 || len(segs) == 0 {
 				return nil
 			}
-			if base, _ := record.ParseSegmentName(filepath.Base(segs[0])); base != 0 {
+			if base, _ := metalog.ParseSegmentName(filepath.Base(segs[0])); base != 0 {
 				return nil // the log before the first segment is gone
 			}
 			var whole *image.Image
 			for _, snap := range snaps {
-				id, err := record.ParseSnapshotName(filepath.Base(snap))
+				id, err := metalog.ParseSnapshotName(filepath.Base(snap))
 				if err != nil {
 					return err
 				}

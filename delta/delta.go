@@ -30,7 +30,7 @@ var ErrNilRecord = errors.New("nil record")
 // RecordError is the error Replay and ReplayAt return for a record the
 // delta rejects (Kafka's MetadataDelta.replay throws; its loader reports
 // the record and skips it). It adds the delta's facts once, as
-// record.CorruptionError does for a file: the record's offset, the record
+// metalog.CorruptionError does for a file: the record's offset, the record
 // itself, and the cause. Callers around it add their own facts (the file,
 // the snapshot) and nothing about the record.
 type RecordError struct {

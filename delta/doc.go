@@ -40,7 +40,7 @@
 // contradict the image (a partition of an unknown topic, a topic name taken
 // by another id, a change to an unknown broker or another broker epoch) are
 // rejected with a *RecordError, which names the record's offset (given to
-// ReplayAt), the record and the cause once each, as record.CorruptionError
+// ReplayAt), the record and the cause once each, as metalog.CorruptionError
 // does for a file; a nil record is a *RecordError wrapping ErrNilRecord.
 //
 // Apply builds the next image with an image.Builder, and each changed

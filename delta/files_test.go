@@ -11,6 +11,7 @@ import (
 
 	"github.com/kmeta-go/kmeta/image"
 	"github.com/kmeta-go/kmeta/record"
+	"github.com/kmeta-go/kmeta/record/metalog"
 )
 
 // The helpers below read the corpus and the vectors with package record's
@@ -27,7 +28,7 @@ func loadSnapshotFile(t testing.TB, base *image.Image, path string) *image.Image
 	if filepath.Base(path) == bootstrapName {
 		return loadBootstrapFile(t, base, path)
 	}
-	s, err := record.OpenSnapshot(path)
+	s, err := metalog.OpenSnapshot(metalog.OS{}, path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -40,7 +41,7 @@ func loadSnapshotFile(t testing.TB, base *image.Image, path string) *image.Image
 // snapshot without one). The provenance is the snapshot id (offset − 1,
 // epoch) and the header's LastContainedLogTimestamp, as
 // RecordsSnapshotReader gives them to the loader.
-func loadSnapshot(t testing.TB, base *image.Image, s *record.SnapshotReader) *image.Image {
+func loadSnapshot(t testing.TB, base *image.Image, s *metalog.SnapshotReader) *image.Image {
 	t.Helper()
 	d := NewSnapshot(base)
 	var dec record.Decoder // Replay copies what it keeps of a record
@@ -83,7 +84,7 @@ func loadSnapshot(t testing.TB, base *image.Image, s *record.SnapshotReader) *im
 // LastContainedLogTimestamp is 0 (BootstrapDirectory).
 func loadBootstrapFile(t testing.TB, base *image.Image, path string) *image.Image {
 	t.Helper()
-	entries, err := record.ReadBootstrap(path)
+	entries, err := metalog.ReadBootstrap(metalog.OS{}, path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -101,7 +102,7 @@ func loadBootstrapFile(t testing.TB, base *image.Image, path string) *image.Imag
 	return img
 }
 
-func replayEntries(t testing.TB, entries []record.Entry, fn func(record.Record)) {
+func replayEntries(t testing.TB, entries []metalog.Entry, fn func(record.Record)) {
 	t.Helper()
 	for _, e := range entries {
 		r, _, err := e.Decode()
@@ -115,7 +116,7 @@ func replayEntries(t testing.TB, entries []record.Entry, fn func(record.Record))
 // batchSource is what replayLog reads batches from: a SegmentReader or a
 // DirReader.
 type batchSource interface {
-	Next() (*record.Batch, error)
+	Next() (*metalog.Batch, error)
 }
 
 // replayLog replays the batches of src whose last offset is at or after
@@ -149,7 +150,7 @@ func replayLogFiles(t testing.TB, base *image.Image, from, until int64, segments
 	x := &txReplayer{d: New(base)}
 	p := base.Provenance()
 	for _, path := range segments {
-		seg, err := record.OpenSegment(path, record.Finished)
+		seg, err := metalog.OpenSegment(metalog.OS{}, path, metalog.Finished)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -164,10 +165,10 @@ func replayLogFiles(t testing.TB, base *image.Image, from, until int64, segments
 }
 
 // loadDir loads a __cluster_metadata-0 directory as a broker does at start
-// (record.OpenDir): the latest snapshot, then every batch from its offset on.
+// (metalog.OpenDir): the latest snapshot, then every batch from its offset on.
 func loadDir(t testing.TB, dir string) *image.Image {
 	t.Helper()
-	r, err := record.OpenDir(dir, record.Finished)
+	r, err := metalog.OpenDir(metalog.OS{}, dir, metalog.Finished)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -194,7 +195,7 @@ func dirFiles(t testing.TB, dir string) (snapshot string, segments []string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var best record.SnapshotID
+	var best metalog.SnapshotID
 	type seg struct {
 		base int64
 		path string
@@ -202,11 +203,11 @@ func dirFiles(t testing.TB, dir string) (snapshot string, segments []string) {
 	var segs []seg
 	for _, e := range ents {
 		n := e.Name()
-		if id, err := record.ParseSnapshotName(n); err == nil {
+		if id, err := metalog.ParseSnapshotName(n); err == nil {
 			if snapshot == "" || best.Less(id) {
 				best, snapshot = id, filepath.Join(dir, n)
 			}
-		} else if o, err := record.ParseSegmentName(n); err == nil {
+		} else if o, err := metalog.ParseSegmentName(n); err == nil {
 			segs = append(segs, seg{o, filepath.Join(dir, n)})
 		}
 	}
@@ -220,7 +221,7 @@ func dirFiles(t testing.TB, dir string) (snapshot string, segments []string) {
 // snapshotOffset is the end offset in a snapshot's file name.
 func snapshotOffset(t testing.TB, path string) int64 {
 	t.Helper()
-	id, err := record.ParseSnapshotName(filepath.Base(path))
+	id, err := metalog.ParseSnapshotName(filepath.Base(path))
 	if err != nil {
 		t.Fatalf("not a snapshot name: %s", path)
 	}

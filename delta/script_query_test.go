@@ -208,8 +208,8 @@ func (s *replayScript) records(t *testing.T, c *datadriven.Case) string {
 		from = 0
 	}
 	for _, bt := range s.simulator(t, c).BatchesFrom(from) {
-		if bt.Control != nil {
-			fmt.Fprintf(&b, "%d LEADER_CHANGE leader=%d epoch=%d\n", bt.BaseOffset, bt.Control.LeaderID, bt.LeaderEpoch)
+		if lc, ok := leaderChange(bt); ok {
+			fmt.Fprintf(&b, "%d LEADER_CHANGE leader=%d epoch=%d\n", bt.BaseOffset, lc.LeaderID, bt.LeaderEpoch)
 			continue
 		}
 		for i, r := range bt.Records {
@@ -224,4 +224,13 @@ func (s *replayScript) records(t *testing.T, c *datadriven.Case) string {
 		return "none"
 	}
 	return b.String()
+}
+
+// leaderChange is the LeaderChangeMessage of a control batch.
+func leaderChange(b record.Batch) (*record.LeaderChangeMessage, bool) {
+	if len(b.Control) == 0 {
+		return nil, false
+	}
+	lc, ok := b.Control[0].(*record.LeaderChangeMessage)
+	return lc, ok
 }

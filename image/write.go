@@ -292,17 +292,15 @@ func featureNames(fs []FeatureLevel) string {
 	return s
 }
 
-// VersionedRecord is a record and the version to write it at.
-type VersionedRecord struct {
-	Record  record.Record
-	Version int16
-}
+// VersionedRecord is a record with the version it is written at: the one
+// definition is record.VersionedRecord (Kafka's ApiMessageAndVersion).
+type VersionedRecord = record.VersionedRecord
 
 // Records returns the writer path's records as a list (RecordListWriter).
 func (img *Image) Records(opts WriteOptions) ([]VersionedRecord, error) {
 	var out []VersionedRecord
 	err := img.Write(opts, func(r record.Record, v int16) error {
-		out = append(out, VersionedRecord{r, v})
+		out = append(out, VersionedRecord{Record: r, Version: v})
 		return nil
 	})
 	if err != nil {

@@ -138,7 +138,7 @@ func BenchmarkCommitLoader3Publishers(b *testing.B) {
 	recs := make([]record.Record, 1)
 	for b.Loop() {
 		recs[0] = benchChange(i)
-		if err := l.HandleCommit(Batch{BaseOffset: benchNext, Epoch: 1, AppendTime: int64(i), Size: 100, Records: recs}); err != nil {
+		if err := l.HandleCommit(record.Batch{BaseOffset: benchNext, LeaderEpoch: 1, AppendTime: int64(i), Size: 100, Records: versioned(recs...)}); err != nil {
 			b.Fatal(err)
 		}
 		benchNext++

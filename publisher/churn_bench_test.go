@@ -143,7 +143,7 @@ func (s *churnSetup) churn(stop <-chan struct{}, done chan<- int) {
 		default:
 		}
 		recs := []record.Record{churnChange(s.seq)}
-		if err := s.runner.HandleCommit(Batch{BaseOffset: s.next, Epoch: 1, AppendTime: int64(s.seq), Size: 100, Records: recs}); err != nil {
+		if err := s.runner.HandleCommit(record.Batch{BaseOffset: s.next, LeaderEpoch: 1, AppendTime: int64(s.seq), Size: 100, Records: versioned(recs...)}); err != nil {
 			panic(err)
 		}
 		s.next++

@@ -13,11 +13,11 @@
 //
 //	// handleLoadSnapshot: a snapshot in memory, or read from a file
 //	l.LoadSnapshot(publisher.Snapshot{LastContainedOffset: 99, LastContainedEpoch: 3, Records: recs})
-//	l.LoadSnapshotReader(snapshotReader) // a *record.SnapshotReader
+//	l.LoadSnapshotReader(snapshotReader) // a *metalog.SnapshotReader
 //
 //	// handleCommit: one raft commit, one or more batches
-//	l.HandleCommit(publisher.Batch{BaseOffset: 100, Epoch: 3, AppendTime: ms, Records: recs})
-//	// or batch by batch, e.g. from record.OpenDir / OpenSegment
+//	l.HandleCommit(record.Batch{BaseOffset: 100, LeaderEpoch: 3, AppendTime: ms, Records: vrecs}) // []record.VersionedRecord
+//	// or batch by batch, e.g. from metalog.OpenDir / OpenSegment
 //	l.LoadRecordBatch(b) ... l.Commit()
 //
 //	// highWatermark(), handleLeaderChange

@@ -14,6 +14,7 @@ import (
 	"github.com/kmeta-go/kmeta/image"
 	"github.com/kmeta-go/kmeta/internal/benchtest"
 	"github.com/kmeta-go/kmeta/record"
+	"github.com/kmeta-go/kmeta/record/metalog"
 )
 
 // End to end: the bytes of a metadata file in, a published image out, as a
@@ -53,7 +54,7 @@ type e2eFile struct {
 	data   []byte
 	last   int64
 	topics int
-	id     record.SnapshotID // snapshots only
+	id     metalog.SnapshotID // snapshots only
 }
 
 // e2eCache holds the files across benchmarks (writing 1 M partitions takes
@@ -124,8 +125,8 @@ func e2eSnapshot(tb testing.TB, topics int) e2eFile {
 	var buf bytes.Buffer
 	n := int64(0)
 	_ = e2eRecords(topics, func(record.Record, int16) error { n++; return nil })
-	id := record.SnapshotID{EndOffset: n, Epoch: 1}
-	w, err := record.NewSnapshotWriter(&buf, id, record.SnapshotWriterConfig{LastContainedLogTimestamp: 1, Now: func() int64 { return 1 }})
+	id := metalog.SnapshotID{EndOffset: n, Epoch: 1}
+	w, err := metalog.NewSnapshotWriter(&buf, id, metalog.SnapshotWriterConfig{LastContainedLogTimestamp: 1, Now: func() int64 { return 1 }})
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -145,7 +146,7 @@ func e2eSnapshot(tb testing.TB, topics int) e2eFile {
 func e2eSegment(tb testing.TB, records int) e2eFile {
 	topics := records / (e2ePartitions + 1)
 	var out []byte
-	bb := record.NewBatchBuilder(0, 1, 1)
+	bb := metalog.NewBatchBuilder(0, 1, 1)
 	flush := func() {
 		if bb.Len() == 0 {
 			return
@@ -169,7 +170,7 @@ func e2eSegment(tb testing.TB, records int) e2eFile {
 	}
 	last := bb.NextOffset() - 1
 	flush()
-	return e2eFile{name: record.SegmentName(0), data: out, last: last, topics: topics}
+	return e2eFile{name: metalog.SegmentName(0), data: out, last: last, topics: topics}
 }
 
 func e2eCached(tb testing.TB, key string, mk func() e2eFile) e2eFile {
@@ -190,7 +191,7 @@ func e2eLoadSnapshot(f e2eFile) (*image.Image, error) {
 		return nil, err
 	}
 	l.SetHighWatermark(f.last + 1)
-	r, err := record.NewSnapshotReader(bytes.NewReader(f.data), f.name, f.id)
+	r, err := metalog.NewSnapshotReader(bytes.NewReader(f.data), f.name, f.id)
 	if err != nil {
 		return nil, err
 	}
@@ -209,7 +210,7 @@ func e2eReplaySegment(f e2eFile) (*image.Image, error) {
 		return nil, err
 	}
 	l.SetHighWatermark(f.last + 1)
-	br := record.NewBatchReader(bytes.NewReader(f.data), f.name, record.Finished)
+	br := metalog.NewBatchReader(bytes.NewReader(f.data), f.name, metalog.Finished)
 	for {
 		b, err := br.Next()
 		if errors.Is(err, io.EOF) {

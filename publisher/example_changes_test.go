@@ -53,7 +53,7 @@ func ExampleChanges_ReplicaChanges() {
 				recs = append(recs, r.Record)
 			}
 			if len(recs) > 0 {
-				l.HandleCommit(publisher.Batch{BaseOffset: b.BaseOffset, Epoch: b.LeaderEpoch, Records: recs})
+				l.HandleCommit(record.Batch{BaseOffset: b.BaseOffset, LeaderEpoch: b.LeaderEpoch, Records: versioned(recs...)})
 			}
 			l.SetHighWatermark(b.LastOffset() + 1)
 		}

@@ -40,9 +40,9 @@ func ExampleLoader() {
 		return []record.Record{t, p}
 	}
 	l.SetHighWatermark(4)
-	l.HandleCommit(publisher.Batch{BaseOffset: 0, Epoch: 1, Records: topic("orders", 1)})   // offsets 0-1: catching up
-	l.HandleCommit(publisher.Batch{BaseOffset: 2, Epoch: 1, Records: topic("payments", 2)}) // offsets 2-3: caught up
-	l.HandleCommit(publisher.Batch{BaseOffset: 4, Epoch: 1, Records: topic("refunds", 3)})  // offsets 4-5
+	l.HandleCommit(record.Batch{BaseOffset: 0, LeaderEpoch: 1, Records: versioned(topic("orders", 1)...)})   // offsets 0-1: catching up
+	l.HandleCommit(record.Batch{BaseOffset: 2, LeaderEpoch: 1, Records: versioned(topic("payments", 2)...)}) // offsets 2-3: caught up
+	l.HandleCommit(record.Batch{BaseOffset: 4, LeaderEpoch: 1, Records: versioned(topic("refunds", 3)...)})  // offsets 4-5
 
 	// A broker waits until its own registration record is applied.
 	img, _ := l.WaitForOffset(context.Background(), 5)
@@ -67,7 +67,7 @@ func ExampleStats_Metrics() {
 	l.SetHighWatermark(1)
 	tr := record.NewTopicRecord()
 	tr.Name, tr.TopicID = "orders", record.UUID{1}
-	if err := l.HandleCommit(publisher.Batch{BaseOffset: 0, Epoch: 1, AppendTime: 1_700_000_000_000, Records: []record.Record{tr}}); err != nil {
+	if err := l.HandleCommit(record.Batch{BaseOffset: 0, LeaderEpoch: 1, AppendTime: 1_700_000_000_000, Records: versioned(tr)}); err != nil {
 		panic(err)
 	}
 	for _, m := range l.Stats().Metrics(time.UnixMilli(1_700_000_002_500))[:3] {

@@ -23,7 +23,7 @@ func ExampleCache_Watch() {
 		return []record.Record{t}
 	}
 	l.SetHighWatermark(0)
-	l.HandleCommit(publisher.Batch{BaseOffset: 0, Epoch: 1, Records: topic("orders", 1)})
+	l.HandleCommit(record.Batch{BaseOffset: 0, LeaderEpoch: 1, Records: versioned(topic("orders", 1)...)})
 
 	img, changed := cache.Watch()
 	fmt.Println("serving offset", img.Provenance().LastContainedOffset, "with", img.Topics().Len(), "topic")
@@ -35,7 +35,7 @@ func ExampleCache_Watch() {
 		next, _ := cache.Watch()
 		fmt.Println("newer image at offset", next.Provenance().LastContainedOffset, "with", next.Topics().Len(), "topics")
 	}()
-	l.HandleCommit(publisher.Batch{BaseOffset: 1, Epoch: 1, Records: topic("payments", 2)})
+	l.HandleCommit(record.Batch{BaseOffset: 1, LeaderEpoch: 1, Records: versioned(topic("payments", 2)...)})
 	<-done
 	// Output:
 	// serving offset 0 with 1 topic

@@ -7,6 +7,7 @@ import (
 
 	"github.com/kmeta-go/kmeta/delta"
 	"github.com/kmeta-go/kmeta/record"
+	"github.com/kmeta-go/kmeta/record/metalog"
 )
 
 // Errors the loader returns, for errors.Is.
@@ -51,7 +52,7 @@ const (
 	// FaultRead: the embedder reading the log could not read it (a damaged
 	// batch, a record that does not decode, a file gone), reported with
 	// ReportReadError. Err names the file, byte position and offset (a
-	// *record.CorruptionError for damaged bytes). The loader itself is
+	// *metalog.CorruptionError for damaged bytes). The loader itself is
 	// unchanged by it.
 	FaultRead
 )
@@ -117,7 +118,7 @@ type ReplayError struct {
 	Offset int64
 	// Snapshot is the id of the snapshot the record is part of; nil for a
 	// record of the log.
-	Snapshot *record.SnapshotID
+	Snapshot *metalog.SnapshotID
 	// Batch is, for a snapshot read by LoadSnapshotReader, the base offset
 	// of the record's batch inside the snapshot (a snapshot's own offsets,
 	// starting at 0 with its SnapshotHeaderRecord, not log offsets); -1

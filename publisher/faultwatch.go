@@ -1,6 +1,8 @@
 package publisher
 
-import "sort"
+import (
+	"sort"
+)
 
 // WatchFaults calls fn with every fault the loader reports from now on,
 // after the Fault hook and before the fault handler, on the goroutine that
@@ -44,7 +46,7 @@ func (l *Loader) notifyFaultListeners(f *Fault) {
 // in Stats.ReadErrors, passed to the Fault hook, the WatchFaults listeners
 // and the fault handler. It changes nothing else: the last good image stays
 // published. err should name the file and byte position (a
-// *record.CorruptionError does).
+// *metalog.CorruptionError does).
 func (l *Loader) ReportReadError(offset int64, err error) {
 	l.enter()
 	defer l.leave()

@@ -6,6 +6,7 @@ import (
 
 	"github.com/kmeta-go/kmeta/publisher"
 	"github.com/kmeta-go/kmeta/record"
+	"github.com/kmeta-go/kmeta/record/metalog"
 )
 
 // WatchFaults lets the component feeding a loader learn of the faults it
@@ -22,10 +23,10 @@ func ExampleLoader_WatchFaults() {
 	// A PartitionRecord for a topic the image does not have: skipped.
 	pr := record.NewPartitionRecord()
 	pr.TopicID, pr.PartitionID, pr.Leader, pr.Replicas, pr.ISR = record.UUID{7}, 0, 1, []int32{1}, []int32{1}
-	l.LoadBatch(publisher.Batch{BaseOffset: 0, Epoch: 1, Records: []record.Record{pr}})
+	l.LoadBatch(record.Batch{BaseOffset: 0, LeaderEpoch: 1, Records: versioned(pr)})
 
 	// A batch the reader could not read.
-	l.ReportReadError(1, &record.CorruptionError{File: "00000000000000000000.log", Position: 90, Offset: 1, Err: errors.New("bad CRC")})
+	l.ReportReadError(1, &metalog.CorruptionError{File: "00000000000000000000.log", Position: 90, Offset: 1, Err: errors.New("bad CRC")})
 	fmt.Println("replay errors:", l.Stats().ReplayErrors, "read errors:", l.Stats().ReadErrors)
 	// Output:
 	// watcher: replay at offset 0

@@ -62,15 +62,15 @@ type feed struct {
 	time  int64
 }
 
-func (f *feed) batch(recs ...record.Record) Batch {
-	b := Batch{BaseOffset: f.next, Epoch: f.epoch, AppendTime: f.time, Records: recs}
+func (f *feed) batch(recs ...record.Record) record.Batch {
+	b := record.Batch{BaseOffset: f.next, LeaderEpoch: f.epoch, AppendTime: f.time, Records: versioned(recs...)}
 	f.next += int64(len(recs))
 	f.time++
 	return b
 }
 
-func (f *feed) control(cs ...record.ControlRecord) Batch {
-	b := Batch{BaseOffset: f.next, Epoch: f.epoch, AppendTime: f.time, Control: cs}
+func (f *feed) control(cs ...record.ControlRecord) record.Batch {
+	b := record.Batch{BaseOffset: f.next, LeaderEpoch: f.epoch, AppendTime: f.time, Control: cs}
 	f.next += int64(len(cs))
 	f.time++
 	return b
@@ -197,4 +197,17 @@ func must(t testing.TB, err error) {
 	if err != nil {
 		t.Fatal(err)
 	}
+}
+
+// versioned gives records the versions a batch carries: each at its highest
+// version (the loader does not read them).
+func versioned(recs ...record.Record) []record.VersionedRecord {
+	out := make([]record.VersionedRecord, len(recs))
+	for i, r := range recs {
+		out[i] = record.VersionedRecord{Record: r}
+		if r != nil {
+			out[i].Version = r.HighestVersion()
+		}
+	}
+	return out
 }

@@ -12,7 +12,7 @@ import (
 
 	"github.com/kmeta-go/kmeta/delta"
 	"github.com/kmeta-go/kmeta/internal/sharedtest"
-	"github.com/kmeta-go/kmeta/record"
+	"github.com/kmeta-go/kmeta/record/metalog"
 )
 
 // TestSnapshotFromEmptyInitializesLikeImageRewrite: a publisher installed
@@ -24,7 +24,7 @@ import (
 // for every snapshot of the corpus and the end-to-end benchmark's.
 func TestSnapshotFromEmptyInitializesLikeImageRewrite(t *testing.T) {
 	small := e2eSnapshot(t, 300)
-	check := func(t *testing.T, open func() (*record.SnapshotReader, error)) {
+	check := func(t *testing.T, open func() (*metalog.SnapshotReader, error)) {
 		early := &lastUpdate{}
 		l1 := NewLoader(Config{})
 		if err := l1.Install(early); err != nil {
@@ -66,8 +66,8 @@ func TestSnapshotFromEmptyInitializesLikeImageRewrite(t *testing.T) {
 		}
 	}
 	t.Run("e2e-300-topics", func(t *testing.T) {
-		check(t, func() (*record.SnapshotReader, error) {
-			return record.NewSnapshotReader(bytes.NewReader(small.data), small.name, small.id)
+		check(t, func() (*metalog.SnapshotReader, error) {
+			return metalog.NewSnapshotReader(bytes.NewReader(small.data), small.name, small.id)
 		})
 	})
 	n := 0
@@ -79,7 +79,7 @@ func TestSnapshotFromEmptyInitializesLikeImageRewrite(t *testing.T) {
 			n++
 			rel, _ := filepath.Rel(f.Root, path)
 			t.Run(f.Name+"/"+rel, func(t *testing.T) {
-				check(t, func() (*record.SnapshotReader, error) { return record.OpenSnapshot(path) })
+				check(t, func() (*metalog.SnapshotReader, error) { return metalog.OpenSnapshot(metalog.OS{}, path) })
 			})
 			return nil
 		})
@@ -91,7 +91,7 @@ func TestSnapshotFromEmptyInitializesLikeImageRewrite(t *testing.T) {
 		for _, path := range snaps {
 			n++
 			t.Run("scenario/"+filepath.Base(sc), func(t *testing.T) {
-				check(t, func() (*record.SnapshotReader, error) { return record.OpenSnapshot(path) })
+				check(t, func() (*metalog.SnapshotReader, error) { return metalog.OpenSnapshot(metalog.OS{}, path) })
 			})
 		}
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/kmeta-go/kmeta/delta"
 	"github.com/kmeta-go/kmeta/image"
 	"github.com/kmeta-go/kmeta/record"
+	"github.com/kmeta-go/kmeta/record/metalog"
 )
 
 // txState is MetadataBatchLoader.TransactionState.
@@ -263,7 +264,7 @@ func (l *Loader) setLeader(le LeaderAndEpoch) {
 // (ErrOffset), when the loader is halted or closed, or for the replay error
 // that halts it (Halt mode). In Skip mode replay errors go to the fault
 // handler and the commit is published without the bad records.
-func (l *Loader) HandleCommit(batches ...Batch) error {
+func (l *Loader) HandleCommit(batches ...record.Batch) error {
 	l.enter()
 	defer l.leave()
 	start := l.clock()
@@ -277,39 +278,25 @@ func (l *Loader) HandleCommit(batches ...Batch) error {
 
 // LoadBatch loads one batch of the commit in progress; Commit ends the
 // commit. Use them when a commit is read batch by batch.
-func (l *Loader) LoadBatch(b Batch) error {
+func (l *Loader) LoadBatch(b record.Batch) error {
 	l.enter()
 	defer l.leave()
 	return l.loadBatch(&b)
 }
 
 // LoadRecordBatch loads one batch read by the record package's readers
-// (record.OpenDir, OpenSegment, ParseBatch...). The batch is decoded before
+// (metalog.OpenDir, OpenSegment, ParseBatch...). The batch is decoded before
 // anything is loaded: a record that does not decode is an error naming its
 // offset and leaves the loader as it was. The loader does not keep b, so the
 // reader may reuse it.
-func (l *Loader) LoadRecordBatch(b *record.Batch) error {
-	mb := Batch{BaseOffset: b.BaseOffset, Epoch: b.PartitionLeaderEpoch, AppendTime: b.AppendTime(), Size: b.Size()}
+func (l *Loader) LoadRecordBatch(b *metalog.Batch) error {
 	count := len(b.Entries)
-	if b.IsControl() {
-		for _, e := range b.Entries {
-			c, err := e.DecodeControl()
-			if err != nil {
-				// Reported below, inside the operation, where faults are.
-				mb.Control = nil
-				break
-			}
-			mb.Control = append(mb.Control, c)
-		}
-	} else {
-		recs, err := b.DecodeRecords()
-		if err != nil {
-			return fmt.Errorf("publisher: batch at offset %d: %w", b.BaseOffset, err)
-		}
-		mb.Records = make([]record.Record, len(recs))
-		for i, r := range recs {
-			mb.Records[i] = r.Record
-		}
+	mb, err := b.Decode()
+	if err != nil && !b.IsControl() {
+		return fmt.Errorf("publisher: batch at offset %d: %w", b.BaseOffset, err)
+	}
+	if err != nil {
+		mb.Control = nil // reported below, inside the operation, where faults are
 	}
 	if b.LastOffset()-b.BaseOffset+1 != int64(count) {
 		return fmt.Errorf("%w: batch at offset %d holds %d records but spans %d offsets", ErrOffset, b.BaseOffset, count, b.LastOffset()-b.BaseOffset+1)
@@ -332,7 +319,7 @@ func (l *Loader) Commit() error {
 	return l.commit(l.clock(), 0)
 }
 
-func (l *Loader) loadBatch(b *Batch) error {
+func (l *Loader) loadBatch(b *record.Batch) error {
 	n := len(b.Records) + len(b.Control)
 	if n == 0 {
 		return fmt.Errorf("%w: empty batch at offset %d", ErrOffset, b.BaseOffset)
@@ -344,7 +331,7 @@ func (l *Loader) loadBatch(b *Batch) error {
 }
 
 // loadBatchSpan is MetadataBatchLoader.loadBatch for a batch ending at last.
-func (l *Loader) loadBatchSpan(b *Batch, last int64) error {
+func (l *Loader) loadBatchSpan(b *record.Batch, last int64) error {
 	if err := l.usable(); err != nil {
 		return err
 	}
@@ -354,7 +341,7 @@ func (l *Loader) loadBatchSpan(b *Batch, last int64) error {
 	start := time.Now()
 	for i, r := range b.Records {
 		off := b.BaseOffset + int64(i)
-		if err := l.replay(off, r); err != nil {
+		if err := l.replay(off, r.Record); err != nil {
 			return err
 		}
 		// A transaction always starts from a clean delta: what precedes a
@@ -363,7 +350,7 @@ func (l *Loader) loadBatchSpan(b *Batch, last int64) error {
 		if l.tx == txStarted && (i > 0 || l.numBatches > 0) {
 			p := image.Provenance{LastContainedOffset: l.lastOffset, LastContainedEpoch: l.lastEpoch, LastContainedLogTimeMs: l.lastTime, BatchAligned: i == 0}
 			if i > 0 {
-				p.LastContainedEpoch, p.LastContainedLogTimeMs = b.Epoch, b.AppendTime
+				p.LastContainedEpoch, p.LastContainedLogTimeMs = b.LeaderEpoch, b.AppendTime
 			}
 			l.emit(l.d, l.logManifest(p))
 			if l.halted != nil {
@@ -376,7 +363,7 @@ func (l *Loader) loadBatchSpan(b *Batch, last int64) error {
 	for _, c := range b.Control {
 		switch c := c.(type) {
 		case *record.LeaderChangeMessage:
-			l.setLeader(LeaderAndEpoch{LeaderID: c.LeaderID, Epoch: b.Epoch})
+			l.setLeader(LeaderAndEpoch{LeaderID: c.LeaderID, Epoch: b.LeaderEpoch})
 		case *record.KRaftVersionRecord:
 			l.kraftVersion = c.KRaftVersion
 			l.setStats(func(s *Stats) { s.KRaftVersion = c.KRaftVersion })
@@ -387,33 +374,33 @@ func (l *Loader) loadBatchSpan(b *Batch, last int64) error {
 		size = estimateSize(b)
 	}
 	el := time.Since(start)
-	l.lastOffset, l.lastEpoch, l.lastTime = last, b.Epoch, b.AppendTime
+	l.lastOffset, l.lastEpoch, l.lastTime = last, b.LeaderEpoch, b.AppendTime
 	l.numBytes += int64(size)
 	l.numBatches++
 	l.elapsed += el
 	if h := l.cfg.Hooks.BatchLoaded; h != nil {
-		h(BatchInfo{BaseOffset: b.BaseOffset, LastOffset: last, Epoch: b.Epoch, Records: len(b.Records) + len(b.Control), Bytes: size, Control: len(b.Control) > 0, Elapsed: el})
+		h(BatchInfo{BaseOffset: b.BaseOffset, LastOffset: last, Epoch: b.LeaderEpoch, Records: len(b.Records) + len(b.Control), Bytes: size, Control: len(b.Control) > 0, Elapsed: el})
 	}
 	return nil
 }
 
-func estimateSize(b *Batch) int {
-	n := record.BatchHeaderSize
+func estimateSize(b *record.Batch) int {
+	n := metalog.BatchHeaderSize
 	for i, r := range b.Records {
 		v := 0
-		if r != nil { // a nil record was reported as a replay fault
-			if n, err := record.Size(r, r.HighestVersion()); err == nil {
+		if r.Record != nil { // a nil record was reported as a replay fault
+			if n, err := record.Size(r.Record, r.Record.HighestVersion()); err == nil {
 				v = n
 			}
 		}
-		n += record.RecordSize(int32(i), -1, v)
+		n += metalog.RecordSize(int32(i), -1, v)
 	}
 	for i, c := range b.Control {
 		v, err := c.BodySize(c.HighestVersion())
 		if err != nil {
 			v = 0
 		}
-		n += record.RecordSize(int32(len(b.Records)+i), 4, v)
+		n += metalog.RecordSize(int32(len(b.Records)+i), 4, v)
 	}
 	return n
 }

@@ -635,7 +635,7 @@ func TestOffsetsMustContinue(t *testing.T) {
 	f := &feed{}
 	must(t, l.HandleCommit(f.batch(topicRec("a", 1), partRec(1, 0, 0))))
 	for _, base := range []int64{0, 1, 3} {
-		err := l.HandleCommit(Batch{BaseOffset: base, Records: []record.Record{record.NewNoOpRecord()}})
+		err := l.HandleCommit(record.Batch{BaseOffset: base, Records: versioned(record.NewNoOpRecord())})
 		if !errors.Is(err, ErrOffset) {
 			t.Errorf("batch at %d: %v, want ErrOffset", base, err)
 		}

@@ -8,6 +8,7 @@ import (
 	"github.com/kmeta-go/kmeta/delta"
 	"github.com/kmeta-go/kmeta/image"
 	"github.com/kmeta-go/kmeta/record"
+	"github.com/kmeta-go/kmeta/record/metalog"
 )
 
 // LoadSnapshot loads a snapshot held in memory
@@ -24,17 +25,17 @@ func (l *Loader) LoadSnapshot(s Snapshot) error {
 		// A snapshot of no log at all: the empty image, with its provenance.
 		p = image.EmptyProvenance
 	}
-	id := record.SnapshotID{EndOffset: s.LastContainedOffset + 1, Epoch: s.LastContainedEpoch}
+	id := metalog.SnapshotID{EndOffset: s.LastContainedOffset + 1, Epoch: s.LastContainedEpoch}
 	return l.loadSnapshot(p, id, fmt.Sprintf("snapshot %d-%d", id.EndOffset, id.Epoch), &sliceRecords{recs: s.Records})
 }
 
-// LoadSnapshotReader loads the snapshot a record.SnapshotReader reads, as
+// LoadSnapshotReader loads the snapshot a metalog.SnapshotReader reads, as
 // LoadSnapshot does, with the provenance Kafka's loader takes from it: the
 // id's offset and epoch and the header's LastContainedLogTimestamp. It reads
 // the reader to its end; a snapshot that is damaged or lacks its footer
-// (record.ErrIncompleteSnapshot) is an error and changes nothing. It does
+// (metalog.ErrIncompleteSnapshot) is an error and changes nothing. It does
 // not close the reader.
-func (l *Loader) LoadSnapshotReader(r *record.SnapshotReader) error {
+func (l *Loader) LoadSnapshotReader(r *metalog.SnapshotReader) error {
 	l.enter()
 	defer l.leave()
 	p := image.Provenance{LastContainedOffset: r.LastContainedLogOffset(), LastContainedEpoch: r.LastContainedLogEpoch(), LastContainedLogTimeMs: r.LastContainedLogTimestamp(), BatchAligned: true}
@@ -69,14 +70,14 @@ func (s *sliceRecords) next() (record.Record, int64, int, error) {
 
 func (s *sliceRecords) keep() record.Record { return s.recs[s.i-1] }
 
-// readerRecords yields the records a record.SnapshotReader reads, decoded
+// readerRecords yields the records a metalog.SnapshotReader reads, decoded
 // with one reused record.Decoder: the delta copies what it keeps of each
 // record before the next is decoded, so a snapshot load allocates little
 // beyond what the image holds.
 type readerRecords struct {
-	r   *record.SnapshotReader
-	b   *record.Batch // the batch being read; nil before the first
-	i   int           // the index in b of the next record
+	r   *metalog.SnapshotReader
+	b   *metalog.Batch // the batch being read; nil before the first
+	i   int            // the index in b of the next record
 	dec record.Decoder
 }
 
@@ -109,7 +110,7 @@ func (s *readerRecords) keep() record.Record {
 
 // loadSnapshot is MetadataLoader's snapshot load of the snapshot id, called
 // name in logs, replaying the records recs yields.
-func (l *Loader) loadSnapshot(p image.Provenance, id record.SnapshotID, name string, recs snapshotRecords) error {
+func (l *Loader) loadSnapshot(p image.Provenance, id metalog.SnapshotID, name string, recs snapshotRecords) error {
 	if l.closed {
 		return ErrClosed
 	}

@@ -27,13 +27,13 @@ func TestStatsMetrics(t *testing.T) {
 	pr := record.NewPartitionRecord()
 	pr.TopicID, pr.Leader, pr.Replicas, pr.ISR = tr.TopicID, 1, []int32{1}, []int32{1}
 	l.SetHighWatermark(2)
-	if err := l.HandleCommit(publisher.Batch{BaseOffset: 0, Epoch: 1, AppendTime: 2000, Records: []record.Record{tr, pr}}); err != nil {
+	if err := l.HandleCommit(record.Batch{BaseOffset: 0, LeaderEpoch: 1, AppendTime: 2000, Records: versioned(tr, pr)}); err != nil {
 		t.Fatal(err)
 	}
 	l.SetHighWatermark(10) // offsets 3..9 not yet seen
 	bad := record.NewPartitionRecord()
 	bad.TopicID, bad.Leader, bad.Replicas, bad.ISR = record.UUID{9}, 1, []int32{1}, []int32{1}
-	if err := l.HandleCommit(publisher.Batch{BaseOffset: 2, Epoch: 1, AppendTime: 3000, Records: []record.Record{bad}}); err != nil {
+	if err := l.HandleCommit(record.Batch{BaseOffset: 2, LeaderEpoch: 1, AppendTime: 3000, Records: versioned(bad)}); err != nil {
 		t.Fatal(err)
 	}
 	s := l.Stats()

@@ -133,7 +133,7 @@ func runModel(t *testing.T, seed uint64) {
 			must(t, l.LoadSnapshot(s))
 			f.next += 6
 		}
-		var batches []Batch
+		var batches []record.Batch
 		for b := 1 + g.r.IntN(3); b > 0; b-- {
 			if g.r.IntN(10) == 0 {
 				f.epoch++

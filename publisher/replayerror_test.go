@@ -7,6 +7,7 @@ import (
 
 	"github.com/kmeta-go/kmeta/delta"
 	"github.com/kmeta-go/kmeta/record"
+	"github.com/kmeta-go/kmeta/record/metalog"
 )
 
 // recordJSON is r in the form delta.RecordError prints it.
@@ -49,7 +50,7 @@ func TestReplayErrorOneFactPerLayer(t *testing.T) {
 		}
 		var re *ReplayError
 		var de *delta.RecordError
-		if !errors.As(err, &re) || re.Offset != -1 || re.Snapshot == nil || *re.Snapshot != (record.SnapshotID{EndOffset: 1000, Epoch: 3}) || re.Batch != -1 || re.Index != 1 || re.Record != orphan {
+		if !errors.As(err, &re) || re.Offset != -1 || re.Snapshot == nil || *re.Snapshot != (metalog.SnapshotID{EndOffset: 1000, Epoch: 3}) || re.Batch != -1 || re.Index != 1 || re.Record != orphan {
 			t.Errorf("ReplayError %+v", re)
 		}
 		if !errors.As(err, &de) || de.Offset != -1 || de.Record != orphan || !errors.Is(err, delta.ErrRejected) {
@@ -64,8 +65,8 @@ func TestReplayErrorOneFactPerLayer(t *testing.T) {
 		var fs faults
 		l := NewLoader(Config{FaultHandler: fs.handler})
 		defer l.Close()
-		must(t, l.LoadBatch(Batch{BaseOffset: 0, Epoch: 1, Records: []record.Record{topicRec("a", 1)}}))
-		must(t, l.LoadBatch(Batch{BaseOffset: 1, Epoch: 1, Records: []record.Record{orphan, nil, end()}}))
+		must(t, l.LoadBatch(record.Batch{BaseOffset: 0, LeaderEpoch: 1, Records: versioned(topicRec("a", 1))}))
+		must(t, l.LoadBatch(record.Batch{BaseOffset: 1, LeaderEpoch: 1, Records: versioned(orphan, nil, end())}))
 		must(t, l.Commit())
 		want := []string{
 			fmt.Sprintf("loading metadata: delta: PARTITION_RECORD at offset 1 %s: %s", recordJSON(t, orphan), cause),

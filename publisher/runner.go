@@ -4,6 +4,7 @@ import (
 	"sync"
 
 	"github.com/kmeta-go/kmeta/record"
+	"github.com/kmeta-go/kmeta/record/metalog"
 )
 
 // Runner is the concurrent wrapper around a Loader, as raft's node is around
@@ -89,7 +90,7 @@ func (r *Runner) Do(fn func(l *Loader) error) error {
 
 // HandleCommit queues a commit. The batches and their records now belong to
 // the runner.
-func (r *Runner) HandleCommit(batches ...Batch) error {
+func (r *Runner) HandleCommit(batches ...record.Batch) error {
 	return r.enqueue(func() error { return r.l.HandleCommit(batches...) })
 }
 
@@ -117,7 +118,7 @@ func (r *Runner) ReportReadError(offset int64, err error) error {
 // package's readers, as Loader.LoadRecordBatch then Commit. The batches now
 // belong to the runner: a reader that reuses its batch must hand over a
 // copy.
-func (r *Runner) LoadRecordBatches(batches ...*record.Batch) error {
+func (r *Runner) LoadRecordBatches(batches ...*metalog.Batch) error {
 	return r.enqueue(func() error {
 		for _, b := range batches {
 			if err := r.l.LoadRecordBatch(b); err != nil {

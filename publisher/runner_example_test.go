@@ -34,8 +34,8 @@ func ExampleRunner() {
 		fmt.Println(err)
 	}
 	r.SetHighWatermark(2)
-	r.HandleCommit(publisher.Batch{BaseOffset: 0, Epoch: 1, Records: topic("orders", 1)})
-	r.HandleCommit(publisher.Batch{BaseOffset: 2, Epoch: 1, Records: topic("payments", 2)})
+	r.HandleCommit(record.Batch{BaseOffset: 0, LeaderEpoch: 1, Records: versioned(topic("orders", 1)...)})
+	r.HandleCommit(record.Batch{BaseOffset: 2, LeaderEpoch: 1, Records: versioned(topic("payments", 2)...)})
 
 	// Readers wait on the loader itself, from any goroutine.
 	img, _ := l.WaitForOffset(context.Background(), 3)

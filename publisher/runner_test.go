@@ -29,7 +29,7 @@ func TestRunner(t *testing.T) {
 	if img != cache.Load() {
 		t.Errorf("cache behind WaitForOffset")
 	}
-	must(t, r.HandleCommit(Batch{BaseOffset: 0, Records: []record.Record{record.NewNoOpRecord()}})) // out of order
+	must(t, r.HandleCommit(record.Batch{BaseOffset: 0, Records: versioned(record.NewNoOpRecord())})) // out of order
 	if err := r.Close(); !errors.Is(err, ErrOffset) {
 		t.Errorf("Close = %v, want the ErrOffset the loader returned", err)
 	}

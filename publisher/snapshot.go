@@ -4,13 +4,12 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"os"
-	"path/filepath"
 	"sync"
 	"time"
 
 	"github.com/kmeta-go/kmeta/image"
 	"github.com/kmeta-go/kmeta/record"
+	"github.com/kmeta-go/kmeta/record/metalog"
 )
 
 // Kafka's snapshot-trigger defaults (KRaftConfigs / MetadataLogConfig).
@@ -38,13 +37,16 @@ type SnapshotEmitter interface {
 // DirEmitter writes snapshots into a __cluster_metadata-0 directory as
 // Kafka's SnapshotEmitter does through the raft client: the image's records
 // at its metadata.version (image.Image.Write) in a .checkpoint that
-// record.CreateSnapshot writes to a temporary file and renames into place
-// when complete, so Kafka and record.OpenDir can read it.
+// metalog.CreateSnapshot writes to a temporary file and renames into place
+// when complete, so Kafka and metalog.OpenDir can read it.
 type DirEmitter struct {
+	// FS is the file system Dir is in; nil means metalog.OS{}, the operating
+	// system's files.
+	FS metalog.FS
 	// Dir is the __cluster_metadata-0 directory.
 	Dir string
 	// KRaftVersion and Voters go into the snapshot's header batch
-	// (record.SnapshotWriterConfig).
+	// (metalog.SnapshotWriterConfig).
 	KRaftVersion int16
 	Voters       *record.VotersRecord
 	// Now stands in for the clock in the batch timestamps (nil: the wall
@@ -56,18 +58,22 @@ type DirEmitter struct {
 }
 
 // SnapshotID is the id the snapshot of img gets.
-func SnapshotID(img *image.Image) record.SnapshotID {
+func SnapshotID(img *image.Image) metalog.SnapshotID {
 	p := img.Provenance()
-	return record.SnapshotID{EndOffset: p.LastContainedOffset + 1, Epoch: p.LastContainedEpoch}
+	return metalog.SnapshotID{EndOffset: p.LastContainedOffset + 1, Epoch: p.LastContainedEpoch}
 }
 
 // Emit implements SnapshotEmitter.
 func (e *DirEmitter) Emit(img *image.Image) (int64, error) {
 	id := SnapshotID(img)
-	if _, err := os.Stat(filepath.Join(e.Dir, id.FileName())); err == nil {
+	fsys := e.FS
+	if fsys == nil {
+		fsys = metalog.OS{}
+	}
+	if _, err := fsys.Stat(fsys.PathJoin(e.Dir, id.FileName())); err == nil {
 		return 0, fmt.Errorf("%w: %s", ErrSnapshotExists, id.FileName())
 	}
-	w, err := record.CreateSnapshot(e.Dir, id, record.SnapshotWriterConfig{
+	w, err := metalog.CreateSnapshot(fsys, e.Dir, id, metalog.SnapshotWriterConfig{
 		LastContainedLogTimestamp: img.Provenance().LastContainedLogTimeMs,
 		KRaftVersion:              e.KRaftVersion,
 		Voters:                    e.Voters,
@@ -121,7 +127,7 @@ type SnapshotGeneratorConfig struct {
 
 // GeneratedSnapshot describes a written snapshot.
 type GeneratedSnapshot struct {
-	ID     record.SnapshotID
+	ID     metalog.SnapshotID
 	Bytes  int64
 	At     time.Time
 	Reason string

@@ -13,6 +13,7 @@ import (
 	"github.com/kmeta-go/kmeta/publisher"
 	"github.com/kmeta-go/kmeta/publisher/dirfollow"
 	"github.com/kmeta-go/kmeta/record"
+	"github.com/kmeta-go/kmeta/record/metalog"
 )
 
 // generate loads dir through a loader with a SnapshotGenerator writing into
@@ -31,7 +32,7 @@ func generate(t *testing.T, dir string) (string, *image.Image) {
 		t.Fatal(err)
 	}
 	p := l.Image().Provenance()
-	if err := l.HandleCommit(publisher.Batch{BaseOffset: p.LastContainedOffset + 1, Epoch: p.LastContainedEpoch, AppendTime: p.LastContainedLogTimeMs, Records: []record.Record{record.NewNoOpRecord()}}); err != nil {
+	if err := l.HandleCommit(record.Batch{BaseOffset: p.LastContainedOffset + 1, LeaderEpoch: p.LastContainedEpoch, AppendTime: p.LastContainedLogTimeMs, Records: versioned(record.NewNoOpRecord())}); err != nil {
 		t.Fatal(err)
 	}
 	if st := l.Stats(); st.PublisherErrors != 0 {
@@ -53,7 +54,7 @@ func generate(t *testing.T, dir string) (string, *image.Image) {
 // it publishes.
 func readBack(t *testing.T, path string) *image.Image {
 	t.Helper()
-	s, err := record.OpenSnapshot(path)
+	s, err := metalog.OpenSnapshot(metalog.OS{}, path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -73,7 +74,7 @@ func readBack(t *testing.T, path string) *image.Image {
 // snapshotLines returns the data records of a snapshot file as envelope
 // lines, at the versions they were written.
 func snapshotLines(t *testing.T, path string) []string {
-	s, err := record.OpenSnapshot(path)
+	s, err := metalog.OpenSnapshot(metalog.OS{}, path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -103,7 +104,7 @@ func snapshotLines(t *testing.T, path string) []string {
 
 // TestSnapshotGeneratorCorpusRoundTrip: for every corpus directory, the
 // snapshot the generator writes (SnapshotEmitter through
-// record.CreateSnapshot) reads back into an image equal to Kafka's image of
+// metalog.CreateSnapshot) reads back into an image equal to Kafka's image of
 // the directory, with the provenance of the image it was made from.
 func TestSnapshotGeneratorCorpusRoundTrip(t *testing.T) {
 	dirs, images, names := corpusDirs(t)

@@ -7,40 +7,6 @@ import (
 	"github.com/kmeta-go/kmeta/record"
 )
 
-// Batch is one committed record batch held in memory, for embedders whose own
-// raft client hands them decoded records (Kafka's raft Batch). The records
-// take consecutive offsets from BaseOffset on.
-//
-// A data batch holds Records; a control batch (LeaderChange, KRaftVersion,
-// ...) holds Control and no Records. Either way its last offset is
-// BaseOffset + len(Records) + len(Control) - 1.
-type Batch struct {
-	// BaseOffset is the offset of the first record.
-	BaseOffset int64
-	// Epoch is the raft leader epoch that wrote the batch
-	// (partitionLeaderEpoch).
-	Epoch int32
-	// AppendTime is the batch's append time in milliseconds
-	// (Batch.appendTimestamp, the batch's maxTimestamp).
-	AppendTime int64
-	// Size is the number of bytes the batch takes in the log. It feeds the
-	// manifest's NumBytes and with it the snapshot generator's byte trigger.
-	// Zero means unknown: the loader then estimates it from the records'
-	// encoded sizes.
-	Size int
-	// Records are the metadata records of a data batch, in offset order.
-	// The loader keeps references to them (they become part of images):
-	// do not modify them after handing them over.
-	Records []record.Record
-	// Control are the control records of a control batch.
-	Control []record.ControlRecord
-}
-
-// LastOffset is the offset of the batch's last record.
-func (b *Batch) LastOffset() int64 {
-	return b.BaseOffset + int64(len(b.Records)+len(b.Control)) - 1
-}
-
 // Snapshot is a snapshot held in memory: the records of an image and the log
 // position it covers (Kafka's SnapshotReader: lastContainedLogOffset,
 // lastContainedLogEpoch, lastContainedLogTimestamp).

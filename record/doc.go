@@ -1,8 +1,7 @@
-// Package record reads and writes the bytes of Apache Kafka's KRaft metadata:
-// every metadata record (apiKeys 0-29) and KRaft control record at every
-// version Kafka 4.4 defines, their frame, Kafka's JSON form, record batches, log
-// segments, snapshot files, bootstrap files and whole __cluster_metadata-0
-// directories.
+// Package record reads and writes the bytes of Apache Kafka's KRaft metadata
+// records: every metadata record (apiKeys 0-29) and KRaft control record at
+// every version Kafka 4.4 defines, their frame and Kafka's JSON form. The
+// batches and files that hold them are package record/metalog's.
 //
 // # Records
 //
@@ -31,25 +30,10 @@
 //
 // # Files
 //
-// A BatchReader reads record batches (v2, CRC-32C checked) from any
-// io.Reader in one reused buffer. OpenSegment, OpenSnapshot, ReadBootstrap and
-// OpenDir read the files of a metadata log directory; OpenDir chooses what a
-// broker reads at start-up: the latest snapshot (DirReader.Snapshot), then the
-// log after it (DirReader.Next). Readers run in Finished mode (a cut-short
-// batch at the end is damage) or Follow mode (it is ErrIncompleteTail: wait
-// for more). Damage is reported as a *CorruptionError naming the file, the
-// byte position and the offset of the batch; nothing decoded from bytes that
-// fail their CRC is ever returned.
-//
-// The readers read through io/fs: OpenDir, OpenSegment and OpenSnapshot take
-// paths of the operating system's files (os.DirFS behind them); OpenDirFS,
-// OpenSegmentFS and OpenSnapshotFS take any fs.FS, so a directory can be read
-// from memory or an archive. MemFS is an in-memory fs.FS whose open files see
-// later appends and truncations, as a live directory's do, which Follow mode
-// needs (OpenDirFS says what an fs.FS must provide for it).
-//
-// BatchBuilder, CreateSegment, CreateSnapshot and WriteBootstrap write
-// batches and files byte for byte as Kafka's raft writers do.
+// Record batches, log segments, snapshot files, bootstrap files and whole
+// __cluster_metadata-0 directories are package record/metalog's, which reads
+// and writes them through one file-system seam (metalog.FS). This package
+// holds the records and their codecs only, and imports no file layer.
 //
 // Decoding copies what it keeps: a record never aliases the buffer it was
 // decoded from. Decoder is the exception, for pipelines that copy each record

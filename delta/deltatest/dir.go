@@ -2,11 +2,10 @@ package deltatest
 
 import (
 	"fmt"
-	"os"
-	"path/filepath"
 
 	"github.com/kmeta-go/kmeta/image"
 	"github.com/kmeta-go/kmeta/record"
+	"github.com/kmeta-go/kmeta/record/metalog"
 )
 
 // WriteDirOptions tune one WriteDir call: the shape of the directory it
@@ -20,39 +19,46 @@ type WriteDirOptions struct {
 	// SegmentBatches starts a new segment every this many batches; 0 writes
 	// one segment.
 	SegmentBatches int
+	// FS is the file system to write in; nil means metalog.OS{}, the
+	// operating system's files.
+	FS metalog.FS
 }
 
 // WriteDir writes the log as a __cluster_metadata-0 directory under parent
-// (created if needed) and returns its path: log segments written with
-// record.CreateSegment and, when asked (or when the log does not start at
+// (created if needed) in opts.FS and returns its path: log segments written with
+// metalog.CreateSegment and, when asked (or when the log does not start at
 // offset 0, as for a simulator made by FromImage), a snapshot written with
-// record.CreateSnapshot. A broker, record.OpenDir or kafka-metadata-shell
+// metalog.CreateSnapshot. A broker, metalog.OpenDir or kafka-metadata-shell
 // reads it back into Image().
 func (s *Simulator) WriteDir(parent string, opts WriteDirOptions) (string, error) {
-	dir := filepath.Join(parent, record.MetadataPartitionDir)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	fsys := opts.FS
+	if fsys == nil {
+		fsys = metalog.OS{}
+	}
+	dir := fsys.PathJoin(parent, metalog.MetadataPartitionDir)
+	if err := fsys.MkdirAll(dir, 0o755); err != nil {
 		return "", err
 	}
 	if _, err := s.catchUp(); err != nil {
 		return "", err
 	}
 	if len(s.batches) > 0 && s.batches[0].BaseOffset > 0 && opts.SnapshotAt < s.batches[0].BaseOffset {
-		if err := writeSnapshot(dir, s.startImage()); err != nil {
+		if err := writeSnapshot(fsys, dir, s.startImage()); err != nil {
 			return "", err
 		}
 	} else if len(s.batches) == 0 && s.img.Provenance().LastContainedOffset >= 0 {
-		return dir, writeSnapshot(dir, s.img)
+		return dir, writeSnapshot(fsys, dir, s.img)
 	}
 	if opts.SnapshotAt > 0 {
 		img, err := s.ImageAt(opts.SnapshotAt)
 		if err != nil {
 			return "", err
 		}
-		if err := writeSnapshot(dir, img); err != nil {
+		if err := writeSnapshot(fsys, dir, img); err != nil {
 			return "", err
 		}
 	}
-	var w *record.SegmentWriter
+	var w *metalog.SegmentWriter
 	n := 0
 	for i := range s.batches {
 		b := &s.batches[i]
@@ -63,12 +69,12 @@ func (s *Simulator) WriteDir(parent string, opts WriteDirOptions) (string, error
 				}
 			}
 			var err error
-			if w, err = record.CreateSegment(dir, b.BaseOffset); err != nil {
+			if w, err = metalog.CreateSegment(fsys, dir, b.BaseOffset); err != nil {
 				return "", err
 			}
 			n = 0
 		}
-		data, err := b.Bytes()
+		data, err := metalog.AppendDecoded(nil, b)
 		if err != nil {
 			w.Close()
 			return "", err
@@ -89,14 +95,14 @@ func (s *Simulator) WriteDir(parent string, opts WriteDirOptions) (string, error
 
 // writeSnapshot writes img as a snapshot the way the controller's
 // SnapshotEmitter does (image.Write at the image's own metadata.version).
-func writeSnapshot(dir string, img *image.Image) error {
+func writeSnapshot(fsys metalog.FS, dir string, img *image.Image) error {
 	p := img.Provenance()
 	if p.LastContainedOffset < 0 {
 		return fmt.Errorf("deltatest: no snapshot of an image before offset 0")
 	}
-	id := record.SnapshotID{EndOffset: p.LastContainedOffset + 1, Epoch: p.LastContainedEpoch}
+	id := metalog.SnapshotID{EndOffset: p.LastContainedOffset + 1, Epoch: p.LastContainedEpoch}
 	t := p.LastContainedLogTimeMs
-	w, err := record.CreateSnapshot(dir, id, record.SnapshotWriterConfig{LastContainedLogTimestamp: t, Now: func() int64 { return t }})
+	w, err := metalog.CreateSnapshot(fsys, dir, id, metalog.SnapshotWriterConfig{LastContainedLogTimestamp: t, Now: func() int64 { return t }})
 	if err != nil {
 		return err
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/kmeta-go/kmeta/delta"
 	"github.com/kmeta-go/kmeta/image"
 	"github.com/kmeta-go/kmeta/record"
+	"github.com/kmeta-go/kmeta/record/metalog"
 )
 
 // imageLines is an image as the sorted envelope JSON lines of its records
@@ -55,11 +56,11 @@ func requireSameImage(t testing.TB, want, got *image.Image) {
 }
 
 // loadDirImage reads a metadata directory as a broker does at start-up
-// (record.OpenDir: the latest snapshot, then the log after it) into an image
+// (metalog.OpenDir: the latest snapshot, then the log after it) into an image
 // with delta.
 func loadDirImage(t testing.TB, dir string) *image.Image {
 	t.Helper()
-	r, err := record.OpenDir(dir, record.Finished)
+	r, err := metalog.OpenDir(metalog.OS{}, dir, metalog.Finished)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -102,9 +103,9 @@ func loadDirImage(t testing.TB, dir string) *image.Image {
 	return img
 }
 
-func snapshotEpoch(t testing.TB, r *record.DirReader) int32 {
+func snapshotEpoch(t testing.TB, r *metalog.DirReader) int32 {
 	for _, f := range r.Files() {
-		if id, err := record.ParseSnapshotName(lastElem(f)); err == nil {
+		if id, err := metalog.ParseSnapshotName(lastElem(f)); err == nil {
 			return id.Epoch
 		}
 	}
@@ -121,7 +122,7 @@ func lastElem(p string) string {
 	return p
 }
 
-func replayBatch(t testing.TB, d *delta.Delta, b *record.Batch) {
+func replayBatch(t testing.TB, d *delta.Delta, b *metalog.Batch) {
 	t.Helper()
 	if b.IsControl() {
 		return
@@ -139,7 +140,7 @@ func replayBatch(t testing.TB, d *delta.Delta, b *record.Batch) {
 
 // TestWriteDirReadsBack: a simulated cluster written as a
 // __cluster_metadata-0 directory (segments, with and without a snapshot)
-// reads back through record.OpenDir and delta into the simulator's image.
+// reads back through metalog.OpenDir and delta into the simulator's image.
 func TestWriteDirReadsBack(t *testing.T) {
 	for _, mv := range propertyMVs {
 		for _, snap := range []bool{false, true} {

@@ -94,15 +94,16 @@
 //
 // # Output
 //
-// Batches returns the committed batches: base offset, raft leader epoch,
-// append time and records with their versions (or a LeaderChange control
-// record), each encodable as record batch v2 bytes (Batch.Bytes) for a
-// loader. Each operation is one batch (an atomic result) or chunks of
+// Batches returns the committed batches as record.Batch, the one decoded
+// batch type: base offset, raft leader epoch, append time and records with
+// their versions (or a LeaderChange control record), which a
+// publisher.Loader takes as they are (HandleCommit) and
+// metalog.AppendDecoded encodes as record batch v2 bytes. Each operation is one batch (an atomic result) or chunks of
 // 10 000 records (a non-atomic one); raft's packing of several operations
 // into one batch within its linger time is not modelled. WriteDir writes a
-// real __cluster_metadata-0 directory (segments with record.CreateSegment,
-// optionally a snapshot with record.CreateSnapshot) that brokers, tools and
-// record.OpenDir read back into the same image.
+// real __cluster_metadata-0 directory (segments with metalog.CreateSegment,
+// optionally a snapshot with metalog.CreateSnapshot) that brokers, tools and
+// metalog.OpenDir read back into the same image.
 //
 // Views: Image is the image of the whole log; ImageAt, ImageLagging and
 // ImageAsOf give the image of a broker that has replayed less (a lag in

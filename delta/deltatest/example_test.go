@@ -8,6 +8,8 @@ import (
 	"github.com/kmeta-go/kmeta/delta/deltatest"
 	"github.com/kmeta-go/kmeta/image"
 	"github.com/kmeta-go/kmeta/record"
+
+	"github.com/kmeta-go/kmeta/record/metalog"
 )
 
 // leadersChanged is the code under test: a metadata publisher's handler that
@@ -61,7 +63,7 @@ func ExampleSimulator_FenceBroker() {
 func ExampleSimulator_Batches() {
 	sim := deltatest.MustCluster(1)
 	for _, b := range sim.Batches() {
-		data, _ := b.Bytes()
+		data, _ := metalog.AppendDecoded(nil, &b)
 		fmt.Printf("offset %d epoch %d records %d bytes %d\n", b.BaseOffset, b.LeaderEpoch, b.Len(), len(data))
 	}
 	// Output:

@@ -14,6 +14,7 @@ import (
 
 	"github.com/kmeta-go/kmeta/internal/sharedtest"
 	"github.com/kmeta-go/kmeta/record"
+	"github.com/kmeta-go/kmeta/record/metalog"
 )
 
 // shape is how a field's value looks: null, empty ("" or []), or a value.
@@ -60,21 +61,21 @@ func corpusShapes(t *testing.T) (map[string]map[string]bool, map[string]int) {
 				return nil
 			}
 			var src interface {
-				Next() (*record.Batch, error)
+				Next() (*metalog.Batch, error)
 				Close() error
 			}
 			switch {
-			case strings.HasSuffix(p, record.SegmentSuffix):
-				if _, err := record.ParseSegmentName(e.Name()); err != nil {
+			case strings.HasSuffix(p, metalog.SegmentSuffix):
+				if _, err := metalog.ParseSegmentName(e.Name()); err != nil {
 					return nil
 				}
-				s, err := record.OpenSegment(p, record.Finished)
+				s, err := metalog.OpenSegment(metalog.OS{}, p, metalog.Finished)
 				if err != nil {
 					return nil
 				}
 				src = s
-			case strings.HasSuffix(p, record.SnapshotSuffix):
-				s, err := record.OpenSnapshot(p)
+			case strings.HasSuffix(p, metalog.SnapshotSuffix):
+				s, err := metalog.OpenSnapshot(metalog.OS{}, p)
 				if err != nil {
 					return nil
 				}

@@ -12,6 +12,7 @@ import (
 	"github.com/kmeta-go/kmeta/image"
 	"github.com/kmeta-go/kmeta/internal/sharedtest"
 	"github.com/kmeta-go/kmeta/record"
+	"github.com/kmeta-go/kmeta/record/metalog"
 )
 
 func envelope(t *testing.T, r image.VersionedRecord) string {
@@ -39,7 +40,7 @@ func envelope(t *testing.T, r image.VersionedRecord) string {
 // work.
 func TestKafka43RegistrationsMatchRealSnapshots(t *testing.T) {
 	root := sharedtest.Path(t, "corpus", "kraft-4.3")
-	boot, err := record.ReadBootstrap(filepath.Join(root, "KS9602__KASYNO", "data", record.BootstrapFileName))
+	boot, err := metalog.ReadBootstrap(metalog.OS{}, filepath.Join(root, "KS9602__KASYNO", "data", metalog.BootstrapFileName))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -63,7 +64,7 @@ func TestKafka43RegistrationsMatchRealSnapshots(t *testing.T) {
 	if !maps(def.features, cfg.Features) {
 		t.Errorf("default features at 4.3-IV0 %v, the real bootstrap %v (Feature.defaultLevel)", def.features, cfg.Features)
 	}
-	snaps, _ := filepath.Glob(filepath.Join(root, "KS9602__KASYNO", "data", record.MetadataPartitionDir, "*"+record.SnapshotSuffix))
+	snaps, _ := filepath.Glob(filepath.Join(root, "KS9602__KASYNO", "data", metalog.MetadataPartitionDir, "*"+metalog.SnapshotSuffix))
 	if len(snaps) == 0 {
 		t.Fatal("no snapshots")
 	}
@@ -141,7 +142,7 @@ func brokerIndex(recs []image.VersionedRecord) int {
 // RegisterControllerRecords of a snapshot.
 func realRegistrations(t *testing.T, path string) []image.VersionedRecord {
 	t.Helper()
-	sr, err := record.OpenSnapshot(path)
+	sr, err := metalog.OpenSnapshot(metalog.OS{}, path)
 	if err != nil {
 		t.Fatal(err)
 	}

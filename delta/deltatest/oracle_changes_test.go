@@ -18,6 +18,7 @@ import (
 	"github.com/kmeta-go/kmeta/internal/kafkaoracle"
 	"github.com/kmeta-go/kmeta/internal/sharedtest"
 	"github.com/kmeta-go/kmeta/record"
+	"github.com/kmeta-go/kmeta/record/metalog"
 )
 
 // The simulator runs the oracle harness's ChangesReplicas generator reads:
@@ -240,7 +241,7 @@ func oracleInputDir(t *testing.T, input string) string {
 // NoOpRecords aside; a batch of nothing else is no delta), calling fn with
 // the delta's number, the delta and the image it applies to.
 func replayDirDeltas(t *testing.T, dir string, fn func(batch int, d *delta.Delta, img *image.Image)) {
-	r, err := record.OpenDir(dir, record.Finished)
+	r, err := metalog.OpenDir(metalog.OS{}, dir, metalog.Finished)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -287,7 +288,7 @@ func replayDirDeltas(t *testing.T, dir string, fn func(batch int, d *delta.Delta
 	}
 }
 
-func replayOracleBatch(t *testing.T, d *delta.Delta, b *record.Batch) bool {
+func replayOracleBatch(t *testing.T, d *delta.Delta, b *metalog.Batch) bool {
 	recs, err := b.DecodeRecords()
 	if err != nil {
 		t.Fatal(err)

@@ -14,6 +14,7 @@ import (
 	"github.com/kmeta-go/kmeta/image"
 	"github.com/kmeta-go/kmeta/internal/sharedtest"
 	"github.com/kmeta-go/kmeta/record"
+	"github.com/kmeta-go/kmeta/record/metalog"
 )
 
 // The oracle: Kafka's own controller. Every batch of the corpus logs that
@@ -84,7 +85,7 @@ func corpusLogs(t *testing.T) []corpusLog {
 func folderLogs(t *testing.T, name, root string) []corpusLog {
 	var segs []string
 	err := filepath.Walk(root, func(p string, info os.FileInfo, err error) error {
-		if err == nil && strings.HasSuffix(p, record.SegmentSuffix) {
+		if err == nil && strings.HasSuffix(p, metalog.SegmentSuffix) {
 			segs = append(segs, p)
 		}
 		return err
@@ -96,18 +97,18 @@ func folderLogs(t *testing.T, name, root string) []corpusLog {
 	var out []corpusLog
 	for _, seg := range segs {
 		l := corpusLog{name: name + "/" + strings.TrimPrefix(seg, root+"/"), segment: seg}
-		base, _ := record.ParseSegmentName(filepath.Base(seg))
+		base, _ := metalog.ParseSegmentName(filepath.Base(seg))
 		if base > 0 {
-			others, _ := filepath.Glob(filepath.Join(filepath.Dir(seg), "*"+record.SegmentSuffix))
+			others, _ := filepath.Glob(filepath.Join(filepath.Dir(seg), "*"+metalog.SegmentSuffix))
 			sort.Strings(others)
 			for _, o := range others {
-				if ob, _ := record.ParseSegmentName(filepath.Base(o)); ob < base {
+				if ob, _ := metalog.ParseSegmentName(filepath.Base(o)); ob < base {
 					l.earlier = append(l.earlier, o)
 				}
 			}
 			first := base
 			if len(l.earlier) > 0 {
-				first, _ = record.ParseSegmentName(filepath.Base(l.earlier[0]))
+				first, _ = metalog.ParseSegmentName(filepath.Base(l.earlier[0]))
 			}
 			if first > 0 {
 				// The log does not start at 0: start from a snapshot, as a
@@ -116,10 +117,10 @@ func folderLogs(t *testing.T, name, root string) []corpusLog {
 				// on; a snapshot below the first segment leaves a gap),
 				// else the latest (it starts inside this segment; the
 				// events before it are skipped).
-				snaps, _ := filepath.Glob(filepath.Join(filepath.Dir(seg), "*"+record.SnapshotSuffix))
+				snaps, _ := filepath.Glob(filepath.Join(filepath.Dir(seg), "*"+metalog.SnapshotSuffix))
 				sort.Strings(snaps)
 				for _, sn := range snaps {
-					if id, err := record.ParseSnapshotName(filepath.Base(sn)); err == nil && id.EndOffset >= first && id.EndOffset <= base {
+					if id, err := metalog.ParseSnapshotName(filepath.Base(sn)); err == nil && id.EndOffset >= first && id.EndOffset <= base {
 						l.snapshot = sn
 					}
 				}
@@ -161,9 +162,9 @@ func (l *logReplayer) image() *image.Image {
 	return img
 }
 
-func readBatches(t *testing.T, path string, fn func(b *record.Batch, recs []record.DecodedRecord)) {
+func readBatches(t *testing.T, path string, fn func(b *metalog.Batch, recs []metalog.DecodedRecord)) {
 	t.Helper()
-	r, err := record.OpenSegment(path, record.Finished)
+	r, err := metalog.OpenSegment(metalog.OS{}, path, metalog.Finished)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -189,13 +190,13 @@ func readBatches(t *testing.T, path string, fn func(b *record.Batch, recs []reco
 
 func loadSnapshot(t *testing.T, path string) *image.Image {
 	t.Helper()
-	sr, err := record.OpenSnapshot(path)
+	sr, err := metalog.OpenSnapshot(metalog.OS{}, path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer sr.Close()
 	d := delta.NewSnapshot(image.Empty())
-	var last *record.Batch
+	var last *metalog.Batch
 	for {
 		b, err := sr.Next()
 		if errors.Is(err, io.EOF) {
@@ -219,7 +220,7 @@ func loadSnapshot(t *testing.T, path string) *image.Image {
 		last = b
 	}
 	d.FinishSnapshot()
-	id, err := record.ParseSnapshotName(filepath.Base(path))
+	id, err := metalog.ParseSnapshotName(filepath.Base(path))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -288,7 +289,7 @@ func checkLog(t *testing.T, cl corpusLog) oracleStats {
 	}
 	l.d = delta.New(l.img)
 	for _, e := range cl.earlier {
-		readBatches(t, e, func(b *record.Batch, recs []record.DecodedRecord) {
+		readBatches(t, e, func(b *metalog.Batch, recs []metalog.DecodedRecord) {
 			for _, r := range recs {
 				if r.Offset >= from {
 					l.replay(r.Record)
@@ -299,7 +300,7 @@ func checkLog(t *testing.T, cl corpusLog) oracleStats {
 			}
 		})
 	}
-	readBatches(t, cl.segment, func(b *record.Batch, recs []record.DecodedRecord) {
+	readBatches(t, cl.segment, func(b *metalog.Batch, recs []metalog.DecodedRecord) {
 		if b.BaseOffset < from {
 			for _, r := range recs {
 				if k, _ := classify(r.Record); k != notAnEvent {
@@ -314,12 +315,12 @@ func checkLog(t *testing.T, cl corpusLog) oracleStats {
 	return st
 }
 
-func provOf(b *record.Batch) image.Provenance {
+func provOf(b *metalog.Batch) image.Provenance {
 	return image.Provenance{LastContainedOffset: b.LastOffset(), LastContainedEpoch: b.PartitionLeaderEpoch,
 		LastContainedLogTimeMs: b.AppendTime(), BatchAligned: true}
 }
 
-func checkBatch(t *testing.T, l *logReplayer, b *record.Batch, decoded []record.DecodedRecord, st *oracleStats) {
+func checkBatch(t *testing.T, l *logReplayer, b *metalog.Batch, decoded []metalog.DecodedRecord, st *oracleStats) {
 	t.Helper()
 	recs := make([]record.Record, len(decoded))
 	for i, d := range decoded {
@@ -410,8 +411,8 @@ func simulate(t *testing.T, img *image.Image, k eventKind, id int32) ([]image.Ve
 	return pcrs, s.LastRecords()
 }
 
-func compareEvent(t *testing.T, b *record.Batch, offset int64, k eventKind, id int32, sim []image.VersionedRecord,
-	anchor record.Record, kafkaPCRs []record.DecodedRecord, simPCRs []image.VersionedRecord, anchorVersion int16, st *oracleStats) {
+func compareEvent(t *testing.T, b *metalog.Batch, offset int64, k eventKind, id int32, sim []image.VersionedRecord,
+	anchor record.Record, kafkaPCRs []metalog.DecodedRecord, simPCRs []image.VersionedRecord, anchorVersion int16, st *oracleStats) {
 	t.Helper()
 	st.checked[k]++
 	st.pcrs += len(kafkaPCRs)

@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/kmeta-go/kmeta/image"
+
+	"github.com/kmeta-go/kmeta/record/metalog"
 )
 
 var long = flag.Bool("kmeta.long", false, "run the long randomized simulator tests")
@@ -105,7 +107,7 @@ func opsOfSeed(t *testing.T, mv image.MetadataVersion, seed, ops int) (names []s
 	}
 	randomOps(t, s, rand.New(rand.NewPCG(uint64(seed), uint64(mv))), ops, func(op string) { names = append(names, op) })
 	for _, b := range s.Batches() {
-		raw, err := b.Bytes()
+		raw, err := metalog.AppendDecoded(nil, &b)
 		if err != nil {
 			t.Fatal(err)
 		}

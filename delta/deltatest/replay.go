@@ -24,7 +24,7 @@ func (s *Simulator) commit(recs []image.VersionedRecord, atomic bool) error {
 		n := min(len(recs), maxRecordsPerBatch)
 		chunk := recs[:n:n]
 		recs = recs[n:]
-		b := Batch{BaseOffset: s.nextOffset, LeaderEpoch: s.raftEpoch, AppendTime: s.now, Records: chunk}
+		b := record.Batch{BaseOffset: s.nextOffset, LeaderEpoch: s.raftEpoch, AppendTime: s.now, Records: chunk}
 		for i, r := range chunk {
 			if err := s.replay(r.Record, b.BaseOffset+int64(i)); err != nil {
 				return fmt.Errorf("deltatest: own record at offset %d: %w", b.BaseOffset+int64(i), err)

@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/kmeta-go/kmeta/image"
+
+	"github.com/kmeta-go/kmeta/record"
 )
 
 func leaderships(img *image.Image, broker int32) int {
@@ -124,7 +126,7 @@ func TestControllerFailover(t *testing.T) {
 		t.Fatal(err)
 	}
 	last := sc.Sim.Batches()[len(sc.Sim.Batches())-1]
-	if last.Control == nil || last.Control.LeaderID != 3001 || last.LeaderEpoch != 2 {
+	if lc, ok := last.Control[0].(*record.LeaderChangeMessage); len(last.Control) != 1 || !ok || lc.LeaderID != 3001 || last.LeaderEpoch != 2 {
 		t.Fatalf("last batch %+v", last)
 	}
 	tc := sc.Delta.Topics()

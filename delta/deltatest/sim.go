@@ -125,53 +125,6 @@ type Config struct {
 	NoBootstrap bool
 }
 
-// Batch is one committed batch of the metadata log as the simulator wrote it:
-// what a raft client hands to a metadata loader. Either Records (a data
-// batch) or Control (a control batch) is set.
-type Batch struct {
-	// BaseOffset is the offset of the first record.
-	BaseOffset int64
-	// LeaderEpoch is the raft leader epoch (the batch header's
-	// partitionLeaderEpoch).
-	LeaderEpoch int32
-	// AppendTime is the append time in milliseconds.
-	AppendTime int64
-	// Records are the data records with the versions they are written at.
-	Records []image.VersionedRecord
-	// Control is the LeaderChange record of a control batch.
-	Control *record.LeaderChangeMessage
-}
-
-// Len is the number of records (offsets) in the batch.
-func (b *Batch) Len() int {
-	if b.Control != nil {
-		return 1
-	}
-	return len(b.Records)
-}
-
-// LastOffset is the offset of the last record.
-func (b *Batch) LastOffset() int64 { return b.BaseOffset + int64(b.Len()) - 1 }
-
-// Bytes encodes the batch as a record batch v2, as Kafka's raft layer writes
-// it (record.BatchBuilder).
-func (b *Batch) Bytes() ([]byte, error) {
-	if b.Control != nil {
-		bb := record.NewControlBatchBuilder(b.BaseOffset, b.LeaderEpoch, b.AppendTime)
-		if err := bb.AppendControlRecord(b.Control); err != nil {
-			return nil, err
-		}
-		return bb.Build()
-	}
-	bb := record.NewBatchBuilder(b.BaseOffset, b.LeaderEpoch, b.AppendTime)
-	for _, r := range b.Records {
-		if err := bb.AppendRecord(r.Record, r.Version); err != nil {
-			return nil, fmt.Errorf("batch at offset %d: %w", b.BaseOffset, err)
-		}
-	}
-	return bb.Build()
-}
-
 // Errors the simulator returns: each is the kafkaerr.Code the controller
 // answers with (test them with errors.Is, on the variable or the code, or
 // read the code with kafkaerr.CodeOf). ErrDelegationTokenState stands for
@@ -285,7 +238,7 @@ type Simulator struct {
 	configs    map[configKey]map[string]string
 	producerID int64
 
-	batches    []Batch
+	batches    []record.Batch
 	nextOffset int64
 	raftEpoch  int32
 	now        int64
@@ -489,11 +442,11 @@ func (s *Simulator) RaftEpoch() int32 { return s.raftEpoch }
 
 // Batches returns the committed batches, in offset order. The slice and the
 // records are the simulator's own: do not modify them.
-func (s *Simulator) Batches() []Batch { return s.batches }
+func (s *Simulator) Batches() []record.Batch { return s.batches }
 
 // BatchesFrom returns the batches holding offsets at or after offset.
-func (s *Simulator) BatchesFrom(offset int64) []Batch {
-	i, _ := slices.BinarySearchFunc(s.batches, offset, func(b Batch, o int64) int {
+func (s *Simulator) BatchesFrom(offset int64) []record.Batch {
+	i, _ := slices.BinarySearchFunc(s.batches, offset, func(b record.Batch, o int64) int {
 		switch {
 		case b.LastOffset() < o:
 			return -1
@@ -536,7 +489,7 @@ func (s *Simulator) catchUp() (*image.Image, error) {
 }
 
 // replayBatches replays batches onto base in one delta.
-func replayBatches(base *image.Image, batches []Batch) (*image.Image, error) {
+func replayBatches(base *image.Image, batches []record.Batch) (*image.Image, error) {
 	if len(batches) == 0 {
 		return base, nil
 	}
@@ -590,7 +543,7 @@ func (s *Simulator) startImage() *image.Image { return s.marks[0].img }
 func (s *Simulator) Changes(since *image.Image) (*delta.Delta, *image.Image, error) {
 	from := since.Provenance().LastContainedOffset + 1
 	d := delta.New(since)
-	var last *Batch
+	var last *record.Batch
 	for _, b := range s.BatchesFrom(from) {
 		for i, r := range b.Records {
 			if b.BaseOffset+int64(i) < from {
@@ -618,7 +571,7 @@ func (s *Simulator) leaderChange() {
 	m.LeaderID = s.controller
 	m.Voters = []record.LeaderChangeVoter{{VoterID: s.controller}}
 	m.GrantingVoters = []record.LeaderChangeVoter{{VoterID: s.controller}}
-	s.batches = append(s.batches, Batch{BaseOffset: s.nextOffset, LeaderEpoch: s.raftEpoch, AppendTime: s.now, Control: m})
+	s.batches = append(s.batches, record.Batch{BaseOffset: s.nextOffset, LeaderEpoch: s.raftEpoch, AppendTime: s.now, Control: []record.ControlRecord{m}})
 	s.nextOffset++
 }
 

@@ -324,7 +324,7 @@ func TestServerAuthorization(t *testing.T) {
 	}
 	loader := publisher.NewLoader(publisher.Config{})
 	defer loader.Close()
-	require.NoError(t, loader.HandleCommit(simBatches(sim)...))
+	require.NoError(t, loader.HandleCommit(sim.Batches()...))
 	loader.SetHighWatermark(sim.NextOffset())
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)

@@ -10,7 +10,6 @@ import (
 	"github.com/kmeta-go/kmeta/delta/deltatest"
 	"github.com/kmeta-go/kmeta/internal/proxytest"
 	"github.com/kmeta-go/kmeta/publisher"
-	"github.com/kmeta-go/kmeta/record"
 )
 
 // demoServer is the -demo cluster served in-process with lim on 127.0.0.1
@@ -85,7 +84,7 @@ func loadDemo(l *publisher.Loader) error {
 	sim.MustCreateTopic("orders", 6, 3)
 	sim.MustCreateTopic("payments", 3, 3)
 	sim.MustCreateTopic("__consumer_offsets", 50, 3)
-	batches := simBatches(sim)
+	batches := sim.Batches()
 	if err := l.HandleCommit(batches...); err != nil {
 		return err
 	}
@@ -97,20 +96,4 @@ func newMetadataV12Response() *kmsg.MetadataResponse {
 	r := kmsg.NewPtrMetadataResponse()
 	r.Version = 12
 	return r
-}
-
-// simBatches are the simulator's batches as the loader takes them.
-func simBatches(sim *deltatest.Simulator) []publisher.Batch {
-	var batches []publisher.Batch
-	for _, b := range sim.Batches() {
-		pb := publisher.Batch{BaseOffset: b.BaseOffset, Epoch: b.LeaderEpoch, AppendTime: b.AppendTime}
-		for _, r := range b.Records {
-			pb.Records = append(pb.Records, r.Record)
-		}
-		if b.Control != nil {
-			pb.Control = []record.ControlRecord{b.Control}
-		}
-		batches = append(batches, pb)
-	}
-	return batches
 }

@@ -9,7 +9,7 @@ import (
 	"github.com/kmeta-go/kmeta/image"
 	"github.com/kmeta-go/kmeta/image/redact"
 	"github.com/kmeta-go/kmeta/publisher/history"
-	"github.com/kmeta-go/kmeta/record"
+	"github.com/kmeta-go/kmeta/record/metalog"
 )
 
 // -at OFFSET|TIME: time travel (package history). With -image or
@@ -63,7 +63,7 @@ func dumpAt(path string, at history.Point, o options, w *bufio.Writer) error {
 	}
 	var sum summary
 	var line []byte
-	emit := func(b *record.Batch) error {
+	emit := func(b *metalog.Batch) error {
 		switch {
 		case o.summary:
 			return sum.add(b)
@@ -98,5 +98,5 @@ func dumpAt(path string, at history.Point, o options, w *bufio.Writer) error {
 			}
 		}
 	}
-	return finish(l.EachBatchUpTo(at, func(_ string, b *record.Batch) error { return emit(b) }))
+	return finish(l.EachBatchUpTo(at, func(_ string, b *metalog.Batch) error { return emit(b) }))
 }

@@ -14,12 +14,13 @@ import (
 	"github.com/kmeta-go/kmeta/delta/deltatest/kafkalog"
 	"github.com/kmeta-go/kmeta/internal/sharedtest"
 	"github.com/kmeta-go/kmeta/record"
+	"github.com/kmeta-go/kmeta/record/metalog"
 )
 
 // copyDir copies the regular files of src into a new directory.
 func copyDir(t *testing.T, src string) string {
 	t.Helper()
-	dst := filepath.Join(t.TempDir(), record.MetadataPartitionDir)
+	dst := filepath.Join(t.TempDir(), metalog.MetadataPartitionDir)
 	if err := os.MkdirAll(dst, 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -46,7 +47,7 @@ func copyDir(t *testing.T, src string) string {
 // the log after the latest snapshot that PartitionRecords follow: its
 // segment, the byte position of its batch and its offset.
 func topicRecordInLog(t *testing.T, dir string) (seg string, pos, offset int64, ok bool) {
-	d, err := record.OpenDir(dir, record.Finished)
+	d, err := metalog.OpenDir(metalog.OS{}, dir, metalog.Finished)
 	if err != nil {
 		return "", 0, 0, false
 	}
@@ -80,7 +81,7 @@ func topicRecordInLog(t *testing.T, dir string) (seg string, pos, offset int64, 
 	}
 }
 
-func r0(recs []record.DecodedRecord, tr *record.TopicRecord) int64 {
+func r0(recs []metalog.DecodedRecord, tr *record.TopicRecord) int64 {
 	for _, r := range recs {
 		if r.Record == record.Record(tr) {
 			return r.Offset
@@ -101,7 +102,7 @@ func changeTopicID(t *testing.T, seg string, pos, offset int64) {
 	if _, err := f.Seek(pos, io.SeekStart); err != nil {
 		t.Fatal(err)
 	}
-	br := record.NewBatchReader(f, seg, record.Finished)
+	br := metalog.NewBatchReader(f, seg, metalog.Finished)
 	b, err := br.Next()
 	if err != nil {
 		t.Fatal(err)
@@ -110,7 +111,7 @@ func changeTopicID(t *testing.T, seg string, pos, offset int64) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	nb := record.NewBatchBuilder(b.BaseOffset, b.PartitionLeaderEpoch, b.AppendTime())
+	nb := metalog.NewBatchBuilder(b.BaseOffset, b.PartitionLeaderEpoch, b.AppendTime())
 	for _, r := range recs {
 		if tr, ok := r.Record.(*record.TopicRecord); ok && r.Offset == offset {
 			tr.TopicID[0] ^= 0xff
@@ -141,7 +142,7 @@ func TestImageChangedTopicIDExitsNonZero(t *testing.T) {
 	corpus := sharedtest.Corpus(t)
 	var dirs []string
 	filepath.WalkDir(corpus, func(p string, e fs.DirEntry, err error) error {
-		if err == nil && e.IsDir() && e.Name() == record.MetadataPartitionDir {
+		if err == nil && e.IsDir() && e.Name() == metalog.MetadataPartitionDir {
 			dirs = append(dirs, p)
 		}
 		return nil
@@ -181,7 +182,7 @@ func TestImageDamagedLengthOneAnswer(t *testing.T) {
 	corpus := sharedtest.Corpus(t)
 	var src string
 	filepath.WalkDir(corpus, func(p string, e fs.DirEntry, err error) error {
-		if src == "" && err == nil && e.IsDir() && e.Name() == record.MetadataPartitionDir {
+		if src == "" && err == nil && e.IsDir() && e.Name() == metalog.MetadataPartitionDir {
 			if _, pos, _, ok := topicRecordInLog(t, p); ok && pos > 0 {
 				src = p
 			}
@@ -214,8 +215,8 @@ func TestImageDamagedLengthOneAnswer(t *testing.T) {
 	// damaged segment the newest.
 	ents, _ := os.ReadDir(dir)
 	for _, e := range ents {
-		if b, err := record.ParseSegmentName(e.Name()); err == nil && filepath.Join(dir, e.Name()) != segPath {
-			if base, _ := record.ParseSegmentName(filepath.Base(segPath)); b > base {
+		if b, err := metalog.ParseSegmentName(e.Name()); err == nil && filepath.Join(dir, e.Name()) != segPath {
+			if base, _ := metalog.ParseSegmentName(filepath.Base(segPath)); b > base {
 				os.Remove(filepath.Join(dir, e.Name()))
 			}
 		}

@@ -16,6 +16,7 @@ import (
 	"github.com/kmeta-go/kmeta/image"
 	"github.com/kmeta-go/kmeta/publisher/history"
 	"github.com/kmeta-go/kmeta/record"
+	"github.com/kmeta-go/kmeta/record/metalog"
 )
 
 // crashDir is a simulated cluster in which broker 1 crashes and is fenced,
@@ -61,7 +62,7 @@ func TestAtInEveryMode(t *testing.T) {
 	// At batch boundaries (inside the bootstrap's metadata transaction
 	// the image is the one before it, as Kafka's loader publishes).
 	bs := sim.Batches()
-	for _, b := range []deltatest.Batch{bs[1], bs[len(bs)/2], bs[len(bs)-2]} {
+	for _, b := range []record.Batch{bs[1], bs[len(bs)/2], bs[len(bs)-2]} {
 		n := b.LastOffset()
 		img, err := sim.ImageAt(n)
 		require.NoError(t, err)
@@ -165,7 +166,7 @@ func TestCheckCommand(t *testing.T) {
 	r.ID, r.Epoch = 2, b.Epoch()+1
 	v, err := record.Append(nil, r, 0)
 	require.NoError(t, err)
-	w, err := record.CreateSegment(dir, sim.NextOffset())
+	w, err := metalog.CreateSegment(metalog.OS{}, dir, sim.NextOffset())
 	require.NoError(t, err)
 	_, err = w.AppendData(sim.RaftEpoch(), sim.Now().UnixMilli(), v)
 	require.NoError(t, err)
@@ -174,7 +175,7 @@ func TestCheckCommand(t *testing.T) {
 	out, errs, code = runDump(t, "-check", dir)
 	assert.Equal(t, 1, code, errs)
 	first := lines(out)[0]
-	assert.Contains(t, first, "first record Kafka's replay rejects: error rejected "+record.SegmentName(sim.NextOffset())+" offset "+strconv.FormatInt(sim.NextOffset(), 10))
+	assert.Contains(t, first, "first record Kafka's replay rejects: error rejected "+metalog.SegmentName(sim.NextOffset())+" offset "+strconv.FormatInt(sim.NextOffset(), 10))
 	assert.Contains(t, first, `"type":"FENCE_BROKER_RECORD"`)
 	assert.Contains(t, first, fmt.Sprintf("the registration has epoch %d", b.Epoch()))
 	assert.Contains(t, out, "1 errors, 0 warnings")

@@ -13,7 +13,7 @@ import (
 	"github.com/kmeta-go/kmeta/publisher"
 	"github.com/kmeta-go/kmeta/publisher/dirfollow"
 	"github.com/kmeta-go/kmeta/publisher/history"
-	"github.com/kmeta-go/kmeta/record"
+	"github.com/kmeta-go/kmeta/record/metalog"
 )
 
 // loadImage builds the image of whatever path names the way Kafka's code
@@ -30,7 +30,7 @@ func loadImage(path string) (*image.Image, error) {
 	if err != nil {
 		return nil, err
 	}
-	if base, err := record.ParseSegmentName(filepath.Base(path)); err == nil && base > 0 && !st.IsDir() {
+	if base, err := metalog.ParseSegmentName(filepath.Base(path)); err == nil && base > 0 && !st.IsDir() {
 		return history.ImageAt(path, history.End())
 	}
 	img, err := dirfollow.LoadPath(path)

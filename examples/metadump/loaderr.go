@@ -7,6 +7,7 @@ import (
 	"github.com/kmeta-go/kmeta/delta"
 	"github.com/kmeta-go/kmeta/publisher"
 	"github.com/kmeta-go/kmeta/record"
+	"github.com/kmeta-go/kmeta/record/metalog"
 )
 
 // loadError is an error met while building the image of a file or
@@ -51,7 +52,7 @@ func wrapLoadError(path string, err error) error {
 	case re.Snapshot != nil:
 		// A bootstrap.checkpoint, loaded as a list of its records.
 		off = -1
-		if es, rerr := record.ReadBootstrap(path); rerr == nil && re.Index < len(es) {
+		if es, rerr := metalog.ReadBootstrap(metalog.OS{}, path); rerr == nil && re.Index < len(es) {
 			off = es[re.Index].Offset
 		}
 	}

@@ -120,6 +120,7 @@ import (
 	"github.com/kmeta-go/kmeta/image/redact"
 	"github.com/kmeta-go/kmeta/publisher/history"
 	"github.com/kmeta-go/kmeta/record"
+	"github.com/kmeta-go/kmeta/record/metalog"
 )
 
 func main() {
@@ -261,7 +262,7 @@ func flags(o *options, stderr io.Writer) *flag.FlagSet {
 
 // source yields the batches of whatever PATH names.
 type source interface {
-	Next() (*record.Batch, error)
+	Next() (*metalog.Batch, error)
 	Close() error
 }
 
@@ -271,11 +272,11 @@ func open(path string) (source, error) {
 		return nil, err
 	}
 	if st.IsDir() {
-		sub := filepath.Join(path, record.MetadataPartitionDir)
+		sub := filepath.Join(path, metalog.MetadataPartitionDir)
 		if st2, err := os.Stat(sub); err == nil && st2.IsDir() {
 			path = sub
 		}
-		d, err := record.OpenDir(path, record.Finished)
+		d, err := metalog.OpenDir(metalog.OS{}, path, metalog.Finished)
 		if err != nil {
 			return nil, err
 		}
@@ -283,12 +284,12 @@ func open(path string) (source, error) {
 	}
 	name := filepath.Base(path)
 	switch {
-	case name == record.BootstrapFileName:
-		return record.OpenBootstrap(path)
-	case strings.HasSuffix(name, record.SnapshotSuffix):
-		return record.OpenSnapshot(path)
+	case name == metalog.BootstrapFileName:
+		return metalog.OpenBootstrap(metalog.OS{}, path)
+	case strings.HasSuffix(name, metalog.SnapshotSuffix):
+		return metalog.OpenSnapshot(metalog.OS{}, path)
 	case strings.HasSuffix(name, ".log"):
-		return record.OpenSegment(path, record.Finished)
+		return metalog.OpenSegment(metalog.OS{}, path, metalog.Finished)
 	}
 	return nil, fmt.Errorf("%s: not a segment (.log), snapshot (.checkpoint), bootstrap.checkpoint or directory", path)
 }
@@ -296,11 +297,11 @@ func open(path string) (source, error) {
 // dirSource yields a directory's snapshot batches, then its log batches
 // after the snapshot.
 type dirSource struct {
-	d        *record.DirReader
+	d        *metalog.DirReader
 	snapDone bool
 }
 
-func (s *dirSource) Next() (*record.Batch, error) {
+func (s *dirSource) Next() (*metalog.Batch, error) {
 	if snap := s.d.Snapshot(); snap != nil && !s.snapDone {
 		b, err := snap.Next()
 		if !errors.Is(err, io.EOF) {
@@ -361,7 +362,7 @@ func dump(path string, o options, w *bufio.Writer) error {
 
 // appendBatchLine prints one batch the way kafka-dump-log prints batch
 // headers.
-func appendBatchLine(b []byte, batch *record.Batch) []byte {
+func appendBatchLine(b []byte, batch *metalog.Batch) []byte {
 	kind := "data"
 	if batch.IsControl() {
 		kind = "control"
@@ -371,7 +372,7 @@ func appendBatchLine(b []byte, batch *record.Batch) []byte {
 		kind, batch.IsTransactional(), batch.Position, batch.Size(), batch.CRC)
 }
 
-func appendRecordLines(b []byte, batch *record.Batch, control bool, crit redact.Criteria) ([]byte, error) {
+func appendRecordLines(b []byte, batch *metalog.Batch, control bool, crit redact.Criteria) ([]byte, error) {
 	if batch.IsControl() {
 		if !control {
 			return b, nil
@@ -418,7 +419,7 @@ type summary struct {
 	control                 map[string]int
 }
 
-func (s *summary) add(b *record.Batch) error {
+func (s *summary) add(b *metalog.Batch) error {
 	if s.records == nil {
 		s.records, s.control = map[string]int{}, map[string]int{}
 	}

@@ -11,6 +11,8 @@ import (
 	"github.com/kmeta-go/kmeta/internal/sharedtest"
 	"github.com/kmeta-go/kmeta/record"
 	"github.com/stretchr/testify/require"
+
+	"github.com/kmeta-go/kmeta/record/metalog"
 )
 
 func runDump(t *testing.T, args ...string) (string, string, int) {
@@ -143,7 +145,7 @@ func TestDumpDamage(t *testing.T) {
 }
 
 func countDataRecordsBefore(t *testing.T, path string, offset int64) int {
-	s, err := record.OpenSegment(path, record.Finished)
+	s, err := metalog.OpenSegment(metalog.OS{}, path, metalog.Finished)
 	require.NoError(t, err)
 	defer s.Close()
 	n := 0
@@ -180,7 +182,7 @@ func TestRedactionFollowsKafkaCriteria(t *testing.T) {
 	deleted.Value = nil // a deletion: nothing to hide
 
 	dir := t.TempDir()
-	w, err := record.CreateSegment(dir, 0)
+	w, err := metalog.CreateSegment(metalog.OS{}, dir, 0)
 	require.NoError(t, err)
 	var vals [][]byte
 	for _, r := range []record.Record{pw, plain, unknown, deleted} {

@@ -12,6 +12,8 @@ import (
 	"github.com/kmeta-go/kmeta/internal/sharedtest"
 	"github.com/kmeta-go/kmeta/record"
 	"github.com/stretchr/testify/require"
+
+	"github.com/kmeta-go/kmeta/record/metalog"
 )
 
 // level99 is a FeatureLevelRecord for a metadata.version no Kafka kmeta
@@ -34,32 +36,32 @@ func newerFiles(t *testing.T) map[string]int64 {
 	root := t.TempDir()
 	boot := filepath.Join(root, "boot")
 	require.NoError(t, os.Mkdir(boot, 0o755))
-	require.NoError(t, record.WriteBootstrap(boot, [][]byte{level99(t)}, now))
-	es, err := record.ReadBootstrap(filepath.Join(boot, record.BootstrapFileName))
+	require.NoError(t, metalog.WriteBootstrap(metalog.OS{}, boot, [][]byte{level99(t)}, now))
+	es, err := metalog.ReadBootstrap(metalog.OS{}, filepath.Join(boot, metalog.BootstrapFileName))
 	require.NoError(t, err, "the bootstrap file reads back: CRCs are valid")
 	require.Len(t, es, 1)
 
 	snapDir := filepath.Join(root, "snap")
 	require.NoError(t, os.Mkdir(snapDir, 0o755))
-	id := record.SnapshotID{EndOffset: 1, Epoch: 1}
-	w, err := record.CreateSnapshot(snapDir, id, record.SnapshotWriterConfig{LastContainedLogTimestamp: now(), Now: now})
+	id := metalog.SnapshotID{EndOffset: 1, Epoch: 1}
+	w, err := metalog.CreateSnapshot(metalog.OS{}, snapDir, id, metalog.SnapshotWriterConfig{LastContainedLogTimestamp: now(), Now: now})
 	require.NoError(t, err)
 	require.NoError(t, w.Append(level99(t)))
 	_, err = w.Freeze()
 	require.NoError(t, err)
 	require.NoError(t, w.Close())
 
-	dir := filepath.Join(root, record.MetadataPartitionDir)
+	dir := filepath.Join(root, metalog.MetadataPartitionDir)
 	require.NoError(t, os.Mkdir(dir, 0o755))
-	b := record.NewBatchBuilder(0, 1, now())
+	b := metalog.NewBatchBuilder(0, 1, now())
 	require.NoError(t, b.Append(level99(t)))
 	seg, err := b.Build()
 	require.NoError(t, err)
-	require.NoError(t, os.WriteFile(filepath.Join(dir, record.SegmentName(0)), seg, 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, metalog.SegmentName(0)), seg, 0o644))
 	return map[string]int64{
-		filepath.Join(boot, record.BootstrapFileName): es[0].Offset,
-		filepath.Join(snapDir, id.FileName()):         1, // after the SnapshotHeader
-		filepath.Join(dir, record.SegmentName(0)):     0,
+		filepath.Join(boot, metalog.BootstrapFileName): es[0].Offset,
+		filepath.Join(snapDir, id.FileName()):          1, // after the SnapshotHeader
+		filepath.Join(dir, metalog.SegmentName(0)):     0,
 		dir: 0,
 	}
 }
@@ -95,7 +97,7 @@ func itoa(n int64) string { return strconv.FormatInt(n, 10) }
 // TestKafka43BootstrapImage: the bootstrap.checkpoint Kafka 4.3 wrote gives
 // an image at metadata.version 4.3-IV0 (level 30).
 func TestKafka43BootstrapImage(t *testing.T) {
-	p := sharedtest.Path(t, "corpus", "kraft-4.3", "KS9602__KASYNO", "data", record.BootstrapFileName)
+	p := sharedtest.Path(t, "corpus", "kraft-4.3", "KS9602__KASYNO", "data", metalog.BootstrapFileName)
 	out, errs, code := runDump(t, "-image", p)
 	require.Equal(t, 0, code, errs)
 	require.Contains(t, out, `"metadataVersion": "4.3-IV0"`)
@@ -115,13 +117,13 @@ func TestNewerRecordVersionRefused(t *testing.T) {
 		{[]byte{1, 0, 5, 0, 0, 0, 1}, "REGISTER_BROKER_RECORD version 5, valid versions are 0-4"},
 		{[]byte{1, 30, 0, 0}, "unknown metadata id 30"},
 	} {
-		dir := filepath.Join(t.TempDir(), record.MetadataPartitionDir)
+		dir := filepath.Join(t.TempDir(), metalog.MetadataPartitionDir)
 		require.NoError(t, os.Mkdir(dir, 0o755))
-		b := record.NewBatchBuilder(0, 1, 1700000000000)
+		b := metalog.NewBatchBuilder(0, 1, 1700000000000)
 		require.NoError(t, b.Append(c.value))
 		seg, err := b.Build()
 		require.NoError(t, err)
-		path := filepath.Join(dir, record.SegmentName(0))
+		path := filepath.Join(dir, metalog.SegmentName(0))
 		require.NoError(t, os.WriteFile(path, seg, 0o644))
 		for _, args := range [][]string{{"-image", path}, {"-image-records", path}, {"-image", dir}, {path}} {
 			_, errs, code := runDump(t, args...)
@@ -141,7 +143,7 @@ func TestNewerRecordVersionRefused(t *testing.T) {
 func TestImageCordonedDirsAndControllers(t *testing.T) {
 	for _, sc := range []string{"mv-4.3-IV0-cordoned", "mv-4.4-IV2-unregistered-controller-cidr-acls"} {
 		t.Run(sc, func(t *testing.T) {
-			dir := sharedtest.Path(t, "vectors", "snapshots-4.4", sc, record.MetadataPartitionDir)
+			dir := sharedtest.Path(t, "vectors", "snapshots-4.4", sc, metalog.MetadataPartitionDir)
 			snaps, err := filepath.Glob(filepath.Join(dir, "*.checkpoint.image.json"))
 			require.NoError(t, err)
 			require.Len(t, snaps, 1)

@@ -16,6 +16,8 @@ import (
 	"github.com/kmeta-go/kmeta/publisher/history"
 	"github.com/kmeta-go/kmeta/record"
 	"github.com/stretchr/testify/require"
+
+	"github.com/kmeta-go/kmeta/record/metalog"
 )
 
 // incidentDir writes a simulated incident as a __cluster_metadata-0
@@ -72,7 +74,7 @@ func rawCounts(t *testing.T, path string) (brokers, partitions int) {
 		p     int32
 	}
 	ps := map[key]bool{}
-	count := func(b *record.Batch) {
+	count := func(b *metalog.Batch) {
 		if b.IsControl() {
 			return
 		}
@@ -97,7 +99,7 @@ func rawCounts(t *testing.T, path string) (brokers, partitions int) {
 			count(b)
 		}
 	}
-	require.NoError(t, l.EachBatch(func(_ string, b *record.Batch) (bool, error) {
+	require.NoError(t, l.EachBatch(func(_ string, b *metalog.Batch) (bool, error) {
 		count(b)
 		return true, nil
 	}))
@@ -223,7 +225,7 @@ func TestTimelineCorpus(t *testing.T) {
 	corpus := sharedtest.Corpus(t)
 	var dirs []string
 	filepath.WalkDir(corpus, func(p string, d os.DirEntry, err error) error {
-		if err == nil && d.IsDir() && d.Name() == record.MetadataPartitionDir {
+		if err == nil && d.IsDir() && d.Name() == metalog.MetadataPartitionDir {
 			dirs = append(dirs, p)
 		}
 		return nil
@@ -268,7 +270,7 @@ func TestTimelineAgreesWithHistory(t *testing.T) {
 	dirs := map[string]string{"simulated": incidentDir(t, 11)}
 	if c := sharedtest.Find(); c != "" {
 		filepath.WalkDir(filepath.Join(c, "corpus"), func(p string, d os.DirEntry, err error) error {
-			if err == nil && d.IsDir() && d.Name() == record.MetadataPartitionDir {
+			if err == nil && d.IsDir() && d.Name() == metalog.MetadataPartitionDir {
 				rel, _ := filepath.Rel(c, p)
 				dirs[strings.ReplaceAll(rel, "/", "_")] = p
 			}
@@ -393,7 +395,7 @@ func TestTimelineTornTail(t *testing.T) {
 	full, err := buildTimeline(incidentDir(t, 11), false)
 	require.NoError(t, err)
 	tl, err := buildTimeline(dir, false)
-	var ce *record.CorruptionError
+	var ce *metalog.CorruptionError
 	require.ErrorAs(t, err, &ce)
 	require.Less(t, tl.LastOffset, full.LastOffset)
 	out, errs, code := runDump(t, "-timeline", dir)

@@ -16,6 +16,7 @@ import (
 
 	"github.com/kmeta-go/kmeta/internal/sharedtest"
 	"github.com/kmeta-go/kmeta/record"
+	"github.com/kmeta-go/kmeta/record/metalog"
 )
 
 // sweepSegments returns up to n small real segments of the corpus that
@@ -25,7 +26,7 @@ func sweepSegments(t *testing.T, n int) []string {
 	var segs []string
 	for _, f := range sharedtest.CorpusFolders(t) {
 		filepath.Walk(f.Root, func(p string, info os.FileInfo, err error) error {
-			if err == nil && !info.IsDir() && filepath.Base(p) == record.SegmentName(0) && info.Size() > 4<<10 && info.Size() < 64<<10 {
+			if err == nil && !info.IsDir() && filepath.Base(p) == metalog.SegmentName(0) && info.Size() > 4<<10 && info.Size() < 64<<10 {
 				segs = append(segs, p)
 			}
 			return nil
@@ -39,12 +40,12 @@ func sweepSegments(t *testing.T, n int) []string {
 }
 
 // batchesOf reads the batches of a healthy segment.
-func batchesOf(t *testing.T, path string) []*record.Batch {
+func batchesOf(t *testing.T, path string) []*metalog.Batch {
 	t.Helper()
-	seg, err := record.OpenSegment(path, record.Finished)
+	seg, err := metalog.OpenSegment(metalog.OS{}, path, metalog.Finished)
 	require.NoError(t, err)
 	defer seg.Close()
-	var out []*record.Batch
+	var out []*metalog.Batch
 	for {
 		b, err := seg.Next()
 		if errors.Is(err, io.EOF) {
@@ -68,7 +69,7 @@ type damage struct {
 // inside the batch (one byte in, in the middle, one byte short), and a bit
 // flipped in the batch length (low: a length off by one; high: a length
 // past the end of the file).
-func damagedCopies(data []byte, bs []*record.Batch) []damage {
+func damagedCopies(data []byte, bs []*metalog.Batch) []damage {
 	var out []damage
 	picks := map[int]bool{0: true, len(bs) / 3: true, len(bs) / 2: true, len(bs) - 2: true, len(bs) - 1: true}
 	for i, b := range bs {
@@ -121,7 +122,7 @@ func TestDamagedCopySweep(t *testing.T) {
 		copies := damagedCopies(data, bs)
 		t.Logf("%s: %d batches, %d damaged copies", seg, len(bs), len(copies))
 		for _, d := range copies {
-			path := filepath.Join(t.TempDir(), record.SegmentName(0))
+			path := filepath.Join(t.TempDir(), metalog.SegmentName(0))
 			require.NoError(t, os.WriteFile(path, d.data, 0o644))
 			_, dumpErr, code := runDump(t, path)
 			require.Equal(t, 1, code, "%s: %s: the dump calls it damaged", seg, d.name)
@@ -165,7 +166,7 @@ func splitAtBatches(t *testing.T, seg, dir string, parts int) []string {
 		if to < len(bs) {
 			end = bs[to].Position
 		}
-		p := filepath.Join(dir, record.SegmentName(bs[from].BaseOffset))
+		p := filepath.Join(dir, metalog.SegmentName(bs[from].BaseOffset))
 		require.NoError(t, os.WriteFile(p, data[start:end], 0o644))
 		out = append(out, p)
 	}
@@ -178,11 +179,11 @@ func splitAtBatches(t *testing.T, seg, dir string, parts int) []string {
 // beside its earlier files it checks clean.
 func TestMidLogSegments(t *testing.T) {
 	for _, seg := range sweepSegments(t, 2) {
-		dir := filepath.Join(t.TempDir(), record.MetadataPartitionDir)
+		dir := filepath.Join(t.TempDir(), metalog.MetadataPartitionDir)
 		require.NoError(t, os.MkdirAll(dir, 0o755))
 		parts := splitAtBatches(t, seg, dir, 3)
 		for _, p := range parts[1:] {
-			base, err := record.ParseSegmentName(filepath.Base(p))
+			base, err := metalog.ParseSegmentName(filepath.Base(p))
 			require.NoError(t, err)
 			alone := filepath.Join(t.TempDir(), filepath.Base(p))
 			data, err := os.ReadFile(p)
@@ -221,7 +222,7 @@ func evilLog(t *testing.T) (string, int64) {
 	t.Helper()
 	sim, dir := crashDir(t)
 	before := sim.NextOffset() - 1
-	w, err := record.CreateSegment(dir, sim.NextOffset())
+	w, err := metalog.CreateSegment(metalog.OS{}, dir, sim.NextOffset())
 	require.NoError(t, err)
 	id := record.UUID{7, 7, 7, 7}
 	tr := record.NewTopicRecord()
@@ -306,7 +307,7 @@ func TestRedactionKeepsJSONTypes(t *testing.T) {
 	tok := record.NewDelegationTokenRecord()
 	tok.TokenID, tok.Owner, tok.Requester, tok.Renewers, tok.IssueTimestamp = "t1", "User:alice", "User:alice", []string{"User:bob", "User:carol"}, 1700000000000
 	dir := t.TempDir()
-	w, err := record.CreateSegment(dir, 0)
+	w, err := metalog.CreateSegment(metalog.OS{}, dir, 0)
 	require.NoError(t, err)
 	var vals [][]byte
 	for _, r := range []record.Record{sc, tok} {
@@ -391,7 +392,7 @@ func TestCheckPrintsRejectedRecordAtItsVersion(t *testing.T) {
 	sim, dir := crashDir(t)
 	r := record.NewBrokerRegistrationChangeRecord()
 	r.BrokerID, r.BrokerEpoch, r.Fenced = 2, 999, 1
-	w, err := record.CreateSegment(dir, sim.NextOffset())
+	w, err := metalog.CreateSegment(metalog.OS{}, dir, sim.NextOffset())
 	require.NoError(t, err)
 	v, err := record.Append(nil, r, 0)
 	require.NoError(t, err)

@@ -90,7 +90,7 @@ import (
 	"github.com/kmeta-go/kmeta/epoch/proxy"
 	"github.com/kmeta-go/kmeta/publisher"
 	"github.com/kmeta-go/kmeta/publisher/dirfollow"
-	"github.com/kmeta-go/kmeta/record"
+	"github.com/kmeta-go/kmeta/record/metalog"
 )
 
 func main() {
@@ -230,8 +230,8 @@ func loadSource(loader *publisher.Loader, first *firstImage, dir string, demo, f
 	if demo {
 		return stop, loadDemo(loader)
 	}
-	if st, err := os.Stat(filepath.Join(dir, record.MetadataPartitionDir)); err == nil && st.IsDir() {
-		dir = filepath.Join(dir, record.MetadataPartitionDir) // a log directory holding the partition
+	if st, err := os.Stat(filepath.Join(dir, metalog.MetadataPartitionDir)); err == nil && st.IsDir() {
+		dir = filepath.Join(dir, metalog.MetadataPartitionDir) // a log directory holding the partition
 	}
 	if err := loadDir(loader, dir); err != nil {
 		var le *dirfollow.LoadError
@@ -280,18 +280,7 @@ func loadDemo(l *publisher.Loader) error {
 	sim.MustCreateTopic("orders", 6, 3)
 	sim.MustCreateTopic("payments", 3, 3)
 	sim.MustCreateTopic("__consumer_offsets", 50, 3)
-	var batches []publisher.Batch
-	for _, b := range sim.Batches() {
-		pb := publisher.Batch{BaseOffset: b.BaseOffset, Epoch: b.LeaderEpoch, AppendTime: b.AppendTime}
-		for _, r := range b.Records {
-			pb.Records = append(pb.Records, r.Record)
-		}
-		if b.Control != nil {
-			pb.Control = []record.ControlRecord{b.Control}
-		}
-		batches = append(batches, pb)
-	}
-	if err := l.HandleCommit(batches...); err != nil {
+	if err := l.HandleCommit(sim.Batches()...); err != nil {
 		return err
 	}
 	l.SetHighWatermark(sim.NextOffset())

@@ -28,7 +28,6 @@ import (
 	"github.com/kmeta-go/kmeta/delta/deltatest"
 	"github.com/kmeta-go/kmeta/image"
 	"github.com/kmeta-go/kmeta/publisher"
-	"github.com/kmeta-go/kmeta/record"
 )
 
 func main() {
@@ -118,17 +117,7 @@ func run(w io.Writer) error {
 func feeder(l *publisher.Loader, sim *deltatest.Simulator) func() error {
 	next := int64(0)
 	return func() error {
-		var batches []publisher.Batch
-		for _, b := range sim.BatchesFrom(next) {
-			pb := publisher.Batch{BaseOffset: b.BaseOffset, Epoch: b.LeaderEpoch, AppendTime: b.AppendTime}
-			for _, r := range b.Records {
-				pb.Records = append(pb.Records, r.Record)
-			}
-			if b.Control != nil {
-				pb.Control = []record.ControlRecord{b.Control}
-			}
-			batches = append(batches, pb)
-		}
+		batches := sim.BatchesFrom(next)
 		next = sim.NextOffset()
 		if err := l.HandleCommit(batches...); err != nil {
 			return err

@@ -42,14 +42,13 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 	"time"
 
 	"github.com/kmeta-go/kmeta/publisher"
-	"github.com/kmeta-go/kmeta/record"
+	"github.com/kmeta-go/kmeta/record/metalog"
 )
 
 // DefaultMaxCommitBytes is KafkaRaftClient.MAX_FETCH_SIZE_BYTES: a broker's
@@ -80,19 +79,18 @@ type Options struct {
 	// Poll. 0 means DefaultMaxPoll (or Poll, if Poll is larger).
 	MaxPoll time.Duration
 	// OnError, when set, makes Follow keep following after an error: it
-	// receives the error (a *record.CorruptionError, a *RecordError, or an
+	// receives the error (a *metalog.CorruptionError, a *RecordError, or an
 	// error opening the directory), and Follow reopens the directory
 	// after the next idle interval, serving the last good image
 	// meanwhile. When nil, Follow returns the first error.
 	OnError func(error)
 	// FS, when set, is the file system the directory is read from, and
-	// dir is a slash-separated path in it ("." for its root), read with
-	// record.OpenDirFS: a record.MemFS, an archive, a test's files. Nil
-	// means the operating system's files, dir a path (os.DirFS behind it).
-	// Follow needs what record.OpenDirFS's Follow mode needs: open files
-	// that show appended bytes, fs.Stat and listings that show new and
-	// removed files, io.ReaderAt, and file identities.
-	FS fs.FS
+	// dir is a name in it: a *metalog.MemFS, metalog.FromIOFS of an
+	// archive, a test's files. Nil means metalog.OS{}, the operating system's
+	// files, dir a path. Follow needs what metalog.FS says Follow mode
+	// needs: open files that show appended bytes, Stat and ReadDir that
+	// show new and removed files, and file identities.
+	FS metalog.FS
 }
 
 // RecordError is a record the loader skipped (publisher's Skip mode) or a
@@ -131,7 +129,7 @@ func (e *RecordError) Unwrap() error { return e.Err }
 // LoadError is what Load returns when it loaded the directory, published
 // its image, and yet left something out: records the loader skipped
 // (*RecordError) and a batch cut short at the end of the newest segment
-// (a *record.CorruptionError wrapping record.ErrIncompleteTail that says
+// (a *metalog.CorruptionError wrapping metalog.ErrIncompleteTail that says
 // how many bytes of which file at which offset were left out; Kafka's log
 // recovery truncates such a tail). The image stays published.
 type LoadError struct {
@@ -321,7 +319,7 @@ type follower struct {
 	opts Options
 	live bool
 
-	d      *record.DirReader
+	d      *metalog.DirReader
 	pos    fed
 	opened bool // the directory has been opened once
 
@@ -368,12 +366,12 @@ func (f *follower) open() error {
 
 // loadSnapshot loads d's snapshot, or the empty image when d has none and
 // the loader holds something (a reload after a truncation).
-func (f *follower) loadSnapshot(d *record.DirReader) error {
+func (f *follower) loadSnapshot(d *metalog.DirReader) error {
 	f.curFile, f.curPos = "", -1
 	if s := d.Snapshot(); s != nil {
 		f.curFile = s.Name()
 		if err := f.l.LoadSnapshotReader(s); err != nil {
-			if ce := (*record.CorruptionError)(nil); errors.As(err, &ce) {
+			if ce := (*metalog.CorruptionError)(nil); errors.As(err, &ce) {
 				return err // it names the file
 			}
 			return &RecordError{File: s.Name(), Position: -1, Offset: s.LastContainedLogOffset(), Err: err}
@@ -444,28 +442,23 @@ func (f *follower) reopen() error {
 }
 
 // openDir opens the directory for following.
-func (f *follower) openDir() (*record.DirReader, error) {
+func (f *follower) openDir() (*metalog.DirReader, error) {
+	return metalog.OpenDir(f.fsys(), f.dir, metalog.Follow)
+}
+
+// fsys is Options.FS, or metalog.OS{}.
+func (f *follower) fsys() metalog.FS {
 	if f.opts.FS == nil {
-		return record.OpenDir(f.dir, record.Follow)
+		return metalog.OS{}
 	}
-	return record.OpenDirFS(f.opts.FS, f.dir, record.Follow)
+	return f.opts.FS
 }
 
 // readDir lists the directory.
-func (f *follower) readDir() ([]fs.DirEntry, error) {
-	if f.opts.FS == nil {
-		return os.ReadDir(f.dir)
-	}
-	return fs.ReadDir(f.opts.FS, f.dir)
-}
+func (f *follower) readDir() ([]fs.DirEntry, error) { return f.fsys().ReadDir(f.dir) }
 
-// stat describes name: the directory, or a file as record's errors name it.
-func (f *follower) stat(name string) (fs.FileInfo, error) {
-	if f.opts.FS == nil {
-		return os.Stat(name)
-	}
-	return fs.Stat(f.opts.FS, name)
-}
+// stat describes name: the directory, or a file as metalog's errors name it.
+func (f *follower) stat(name string) (fs.FileInfo, error) { return f.fsys().Stat(name) }
 
 // hasSegment reports whether the directory holds a log segment.
 func (f *follower) hasSegment() bool {
@@ -474,7 +467,7 @@ func (f *follower) hasSegment() bool {
 		return true // let OpenDir say what is wrong
 	}
 	for _, e := range ents {
-		if _, err := record.ParseSegmentName(e.Name()); err == nil {
+		if _, err := metalog.ParseSegmentName(e.Name()); err == nil {
 			return true
 		}
 	}
@@ -543,7 +536,7 @@ func (f *follower) step() (progressed bool, err error) {
 		return progressed, nil
 	}
 	if fresh {
-		if errors.Is(err, record.ErrLogChanged) {
+		if errors.Is(err, metalog.ErrLogChanged) {
 			// Changed again while it was being read: a change, not
 			// damage; read it afresh at the next poll.
 			f.close()
@@ -577,7 +570,7 @@ func (f *follower) feed() (int, error) {
 		if err == io.EOF {
 			break
 		}
-		if errors.Is(err, record.ErrIncompleteTail) {
+		if errors.Is(err, metalog.ErrIncompleteTail) {
 			f.tail = err
 			break
 		}
@@ -630,7 +623,7 @@ func (f *follower) listing() map[string]string {
 
 // failedFile is the base name of the file an error names, or "".
 func failedFile(err error) string {
-	var ce *record.CorruptionError
+	var ce *metalog.CorruptionError
 	if errors.As(err, &ce) {
 		return filepath.Base(ce.File)
 	}
@@ -698,7 +691,7 @@ func (f *follower) readError(err error) {
 		return // the loader reported it already
 	}
 	off := f.pos.last + 1
-	var ce *record.CorruptionError
+	var ce *metalog.CorruptionError
 	if errors.As(err, &ce) {
 		off = ce.Offset
 	}
@@ -708,7 +701,7 @@ func (f *follower) readError(err error) {
 // tailProblem describes the tail cut short at the end of a load: how many
 // bytes of which file, from which position and offset, were left out.
 func (f *follower) tailProblem() error {
-	var ce *record.CorruptionError
+	var ce *metalog.CorruptionError
 	if !errors.As(f.tail, &ce) {
 		return f.tail
 	}
@@ -716,8 +709,8 @@ func (f *follower) tailProblem() error {
 	if st, err := f.stat(ce.File); err == nil {
 		left = st.Size() - ce.Position
 	}
-	what := strings.TrimPrefix(ce.Err.Error(), record.ErrIncompleteTail.Error()+": ")
-	return &record.CorruptionError{File: ce.File, Position: ce.Position, Offset: ce.Offset,
+	what := strings.TrimPrefix(ce.Err.Error(), metalog.ErrIncompleteTail.Error()+": ")
+	return &metalog.CorruptionError{File: ce.File, Position: ce.Position, Offset: ce.Offset,
 		Err: &tailError{what: what, left: left}}
 }
 
@@ -731,4 +724,4 @@ func (e *tailError) Error() string {
 	return fmt.Sprintf("%s at the end of the newest segment; %d bytes left out, as Kafka's log recovery truncates them", e.what, e.left)
 }
 
-func (e *tailError) Unwrap() error { return record.ErrIncompleteTail }
+func (e *tailError) Unwrap() error { return metalog.ErrIncompleteTail }

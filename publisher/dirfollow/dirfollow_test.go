@@ -9,6 +9,7 @@ import (
 	"github.com/kmeta-go/kmeta/publisher"
 	"github.com/kmeta-go/kmeta/publisher/dirfollow"
 	"github.com/kmeta-go/kmeta/record"
+	"github.com/kmeta-go/kmeta/record/metalog"
 )
 
 func value(t *testing.T, r record.Record) []byte {
@@ -34,7 +35,7 @@ func topic(t *testing.T, name string, id byte) [][]byte {
 // offset, as they appear.
 func TestFollowLiveDirectory(t *testing.T) {
 	dir := t.TempDir()
-	seg, err := record.CreateSegment(dir, 0)
+	seg, err := metalog.CreateSegment(metalog.OS{}, dir, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -69,7 +70,7 @@ func TestFollowLiveDirectory(t *testing.T) {
 	}
 	wait(4)
 	seg.Close()
-	seg2, err := record.CreateSegment(dir, 5)
+	seg2, err := metalog.CreateSegment(metalog.OS{}, dir, 5)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -94,7 +95,7 @@ func TestFollowLiveDirectory(t *testing.T) {
 // each); the final image is the same.
 func TestLoadCommitSize(t *testing.T) {
 	dir := t.TempDir()
-	seg, err := record.CreateSegment(dir, 0)
+	seg, err := metalog.CreateSegment(metalog.OS{}, dir, 0)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,7 +6,7 @@ import (
 
 	"github.com/kmeta-go/kmeta/publisher"
 	"github.com/kmeta-go/kmeta/publisher/dirfollow"
-	"github.com/kmeta-go/kmeta/record"
+	"github.com/kmeta-go/kmeta/record/metalog"
 )
 
 // loadWithin runs dirfollow.Load on dir and fails the test if it does not
@@ -32,7 +32,7 @@ func loadWithin(t *testing.T, dir string, limit time.Duration) (*publisher.Loade
 func TestLoadEmptyActiveSegment(t *testing.T) {
 	t.Run("alone", func(t *testing.T) {
 		dir := t.TempDir()
-		seg, err := record.CreateSegment(dir, 0)
+		seg, err := metalog.CreateSegment(metalog.OS{}, dir, 0)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -47,7 +47,7 @@ func TestLoadEmptyActiveSegment(t *testing.T) {
 	})
 	t.Run("after a full segment", func(t *testing.T) {
 		dir := t.TempDir()
-		seg, err := record.CreateSegment(dir, 0)
+		seg, err := metalog.CreateSegment(metalog.OS{}, dir, 0)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -55,7 +55,7 @@ func TestLoadEmptyActiveSegment(t *testing.T) {
 			t.Fatal(err)
 		}
 		seg.Close()
-		seg2, err := record.CreateSegment(dir, 2)
+		seg2, err := metalog.CreateSegment(metalog.OS{}, dir, 2)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -15,6 +15,7 @@ import (
 	"github.com/kmeta-go/kmeta/publisher"
 	"github.com/kmeta-go/kmeta/publisher/dirfollow"
 	"github.com/kmeta-go/kmeta/record"
+	"github.com/kmeta-go/kmeta/record/metalog"
 )
 
 // faultLog is a loader whose fault handler, Fault hook and stats are
@@ -42,7 +43,7 @@ func newFaultLog() *faultLog {
 // and the record's offset.
 func TestLoadReportsSkippedRecords(t *testing.T) {
 	dir := t.TempDir()
-	seg, err := record.CreateSegment(dir, 0)
+	seg, err := metalog.CreateSegment(metalog.OS{}, dir, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -61,7 +62,7 @@ func TestLoadReportsSkippedRecords(t *testing.T) {
 		t.Fatalf("Load returned %v, want a LoadError with one problem", err)
 	}
 	var re *dirfollow.RecordError
-	if !errors.As(le.Problems[0], &re) || re.Offset != 2 || re.Position <= 0 || filepath.Base(re.File) != record.SegmentName(0) {
+	if !errors.As(le.Problems[0], &re) || re.Offset != 2 || re.Position <= 0 || filepath.Base(re.File) != metalog.SegmentName(0) {
 		t.Fatalf("problem %v", le.Problems[0])
 	}
 	if len(f.handled) != 1 || f.handled[0].Kind != publisher.FaultReplay || f.hooked != 1 || f.l.Stats().ReplayErrors != 1 {
@@ -73,12 +74,12 @@ func TestLoadReportsSkippedRecords(t *testing.T) {
 }
 
 // TestLoadReportsDamage: a damaged batch (bad CRC) stops Load with a
-// *record.CorruptionError naming file, byte position and offset; the
+// *metalog.CorruptionError naming file, byte position and offset; the
 // loader's fault handler gets it as a FaultRead, counted in
 // Stats.ReadErrors and by the Fault hook.
 func TestLoadReportsDamage(t *testing.T) {
 	dir := t.TempDir()
-	seg, err := record.CreateSegment(dir, 0)
+	seg, err := metalog.CreateSegment(metalog.OS{}, dir, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -88,13 +89,13 @@ func TestLoadReportsDamage(t *testing.T) {
 		}
 	}
 	seg.Close()
-	p := filepath.Join(dir, record.SegmentName(0))
+	p := filepath.Join(dir, metalog.SegmentName(0))
 	b, _ := os.ReadFile(p)
 	b[len(b)-1] ^= 0xff // the last batch's last byte
 	os.WriteFile(p, b, 0o644)
 	f := newFaultLog()
 	err = dirfollow.Load(f.l, dir)
-	var ce *record.CorruptionError
+	var ce *metalog.CorruptionError
 	if !errors.As(err, &ce) || !errors.Is(err, record.ErrCorrupt) || ce.Offset != 4 || ce.Position == 0 || ce.File != p {
 		t.Fatalf("Load returned %v", err)
 	}
@@ -108,7 +109,7 @@ func TestLoadReportsDamage(t *testing.T) {
 // segment), not an append in progress.
 func TestLoadTailNotInNewestSegment(t *testing.T) {
 	dir := t.TempDir()
-	seg, err := record.CreateSegment(dir, 0)
+	seg, err := metalog.CreateSegment(metalog.OS{}, dir, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -116,10 +117,10 @@ func TestLoadTailNotInNewestSegment(t *testing.T) {
 		t.Fatal(err)
 	}
 	seg.Close()
-	p := filepath.Join(dir, record.SegmentName(0))
+	p := filepath.Join(dir, metalog.SegmentName(0))
 	b, _ := os.ReadFile(p)
 	os.WriteFile(p, b[:len(b)-5], 0o644)
-	seg2, err := record.CreateSegment(dir, 2)
+	seg2, err := metalog.CreateSegment(metalog.OS{}, dir, 2)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -128,7 +129,7 @@ func TestLoadTailNotInNewestSegment(t *testing.T) {
 	}
 	seg2.Close()
 	err = dirfollow.Load(publisher.NewLoader(publisher.Config{FaultHandler: func(*publisher.Loader, *publisher.Fault) {}}), dir)
-	if !errors.Is(err, record.ErrCorrupt) || errors.Is(err, record.ErrIncompleteTail) || !strings.Contains(err.Error(), "cut short") {
+	if !errors.Is(err, record.ErrCorrupt) || errors.Is(err, metalog.ErrIncompleteTail) || !strings.Contains(err.Error(), "cut short") {
 		t.Fatalf("Load returned %v, want damage", err)
 	}
 }
@@ -138,7 +139,7 @@ func TestLoadTailNotInNewestSegment(t *testing.T) {
 // of bytes left out.
 func TestLoadTailLeftOut(t *testing.T) {
 	dir := t.TempDir()
-	seg, err := record.CreateSegment(dir, 0)
+	seg, err := metalog.CreateSegment(metalog.OS{}, dir, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -150,13 +151,13 @@ func TestLoadTailLeftOut(t *testing.T) {
 		t.Fatal(err)
 	}
 	seg.Close()
-	p := filepath.Join(dir, record.SegmentName(0))
+	p := filepath.Join(dir, metalog.SegmentName(0))
 	b, _ := os.ReadFile(p)
 	os.WriteFile(p, b[:len(b)-5], 0o644)
 	err = dirfollow.Load(publisher.NewLoader(publisher.Config{}), dir)
 	var le *dirfollow.LoadError
-	var ce *record.CorruptionError
-	if !errors.As(err, &le) || !errors.As(le.Problems[0], &ce) || !errors.Is(err, record.ErrIncompleteTail) || ce.Offset != end || ce.File != p {
+	var ce *metalog.CorruptionError
+	if !errors.As(err, &le) || !errors.As(le.Problems[0], &ce) || !errors.Is(err, metalog.ErrIncompleteTail) || ce.Offset != end || ce.File != p {
 		t.Fatalf("Load returned %v", err)
 	}
 	if !strings.Contains(err.Error(), "batch cut short") || !strings.Contains(err.Error(), "bytes left out") {
@@ -170,7 +171,7 @@ func TestLoadTailLeftOut(t *testing.T) {
 // once the damaged segment is rewritten, Follow goes on.
 func TestFollowReportsDamageOnce(t *testing.T) {
 	dir := t.TempDir()
-	seg, err := record.CreateSegment(dir, 0)
+	seg, err := metalog.CreateSegment(metalog.OS{}, dir, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -248,7 +249,7 @@ func (o *offsets) OnUpdate(u publisher.Update) error {
 // from the loader's offset: no image older than one already published is
 // published again.
 func TestLoadThenFollowNeverGoesBack(t *testing.T) {
-	dir := filepath.Join(t.TempDir(), record.MetadataPartitionDir)
+	dir := filepath.Join(t.TempDir(), metalog.MetadataPartitionDir)
 	c := newCluster(t, 3)
 	w, err := kafkalog.Create(dir, 0, kafkalog.Config{SegmentBytes: 2 << 10})
 	must(t, err)
@@ -293,7 +294,7 @@ func TestLoadThenFollowNeverGoesBack(t *testing.T) {
 // short, so without its SnapshotFooterRecord) is an error of Load naming
 // the file, and reaches the fault handler as a FaultRead.
 func TestLoadReportsDamagedSnapshot(t *testing.T) {
-	dir := filepath.Join(t.TempDir(), record.MetadataPartitionDir)
+	dir := filepath.Join(t.TempDir(), metalog.MetadataPartitionDir)
 	c := newCluster(t, 3)
 	w, err := kafkalog.Create(dir, 0, kafkalog.Config{})
 	must(t, err)

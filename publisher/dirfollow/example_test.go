@@ -14,6 +14,7 @@ import (
 	"github.com/kmeta-go/kmeta/publisher"
 	"github.com/kmeta-go/kmeta/publisher/dirfollow"
 	"github.com/kmeta-go/kmeta/record"
+	"github.com/kmeta-go/kmeta/record/metalog"
 )
 
 // Load a __cluster_metadata-0 directory into a loader as a broker does after
@@ -61,7 +62,7 @@ func ExampleLoadError() {
 		panic(err)
 	}
 	defer os.RemoveAll(dir)
-	seg, err := record.CreateSegment(dir, 0)
+	seg, err := metalog.CreateSegment(metalog.OS{}, dir, 0)
 	if err != nil {
 		panic(err)
 	}
@@ -99,13 +100,13 @@ func ExampleFollow() {
 		tr.Name, tr.TopicID = name, record.UUID{id}
 		pr := record.NewPartitionRecord()
 		pr.TopicID, pr.PartitionID, pr.Leader, pr.Replicas, pr.ISR = tr.TopicID, 0, 1, []int32{1}, []int32{1}
-		b := record.NewBatchBuilder(offset, 1, 1000+offset)
+		b := metalog.NewBatchBuilder(offset, 1, 1000+offset)
 		b.AppendRecord(tr, tr.HighestVersion())
 		b.AppendRecord(pr, pr.HighestVersion())
 		data, _ := b.Build()
 		return data
 	}
-	seg := filepath.Join(dir, record.SegmentName(0))
+	seg := filepath.Join(dir, metalog.SegmentName(0))
 	first := topicBatch(0, "orders", 1)
 	os.WriteFile(seg, append(first, topicBatch(2, "uncommitted", 2)...), 0o644)
 

@@ -10,6 +10,7 @@ import (
 	"github.com/kmeta-go/kmeta/publisher"
 	"github.com/kmeta-go/kmeta/publisher/dirfollow"
 	"github.com/kmeta-go/kmeta/record"
+	"github.com/kmeta-go/kmeta/record/metalog"
 )
 
 // topicBatch is a data batch at offset creating topic name (a TopicRecord
@@ -21,7 +22,7 @@ func topicBatch(t *testing.T, offset int64, name string) []byte {
 	copy(tr.TopicID[:], fmt.Sprintf("%016s", name))
 	pr := record.NewPartitionRecord()
 	pr.TopicID, pr.PartitionID, pr.Leader, pr.Replicas, pr.ISR = tr.TopicID, 0, 1, []int32{1}, []int32{1}
-	b := record.NewBatchBuilder(offset, 1, 1000+offset)
+	b := metalog.NewBatchBuilder(offset, 1, 1000+offset)
 	if err := b.AppendRecord(tr, tr.HighestVersion()); err != nil {
 		t.Fatal(err)
 	}
@@ -58,7 +59,7 @@ func FuzzFollowDirectoryOps(f *testing.F) {
 		if len(ops) > 40 {
 			ops = ops[:40]
 		}
-		dir := filepath.Join(t.TempDir(), record.MetadataPartitionDir)
+		dir := filepath.Join(t.TempDir(), metalog.MetadataPartitionDir)
 		w, err := kafkalog.Create(dir, 0, kafkalog.Config{SegmentBytes: 600})
 		if err != nil {
 			t.Fatal(err)

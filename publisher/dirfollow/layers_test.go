@@ -10,15 +10,16 @@ import (
 	"github.com/kmeta-go/kmeta/publisher"
 	"github.com/kmeta-go/kmeta/publisher/dirfollow"
 	"github.com/kmeta-go/kmeta/record"
+	"github.com/kmeta-go/kmeta/record/metalog"
 )
 
-// badDir is a record.MemFS holding meta/, a __cluster_metadata-0 directory
+// badDir is a metalog.MemFS holding meta/, a __cluster_metadata-0 directory
 // with snapshot 1000-3 and a segment at 1000. Either the snapshot (when
 // snapshot is set) or the segment's batch holds a TopicRecord and then a
 // PartitionRecord naming a topic id no TopicRecord created; the snapshot
 // otherwise holds topic "a", the segment otherwise nothing. It returns the
 // orphan record.
-func badDir(t *testing.T, snapshot bool) (*record.MemFS, record.Record) {
+func badDir(t *testing.T, snapshot bool) (*metalog.MemFS, record.Record) {
 	tr := record.NewTopicRecord()
 	tr.Name, tr.TopicID = "b", record.UUID{2}
 	pr := record.NewPartitionRecord()
@@ -30,10 +31,10 @@ func badDir(t *testing.T, snapshot bool) (*record.MemFS, record.Record) {
 	if snapshot {
 		snap, seg = seg, nil
 	}
-	mem := &record.MemFS{}
+	mem := &metalog.MemFS{}
 	var buf bytes.Buffer
-	id := record.SnapshotID{EndOffset: 1000, Epoch: 3}
-	w, err := record.NewSnapshotWriter(&buf, id, record.SnapshotWriterConfig{})
+	id := metalog.SnapshotID{EndOffset: 1000, Epoch: 3}
+	w, err := metalog.NewSnapshotWriter(&buf, id, metalog.SnapshotWriterConfig{})
 	must(t, err)
 	for _, r := range snap {
 		must(t, w.AppendRecord(r, r.HighestVersion()))
@@ -43,14 +44,14 @@ func badDir(t *testing.T, snapshot bool) (*record.MemFS, record.Record) {
 	must(t, mem.WriteFile("meta/"+id.FileName(), buf.Bytes()))
 	var out []byte
 	if seg != nil {
-		b := record.NewBatchBuilder(1000, 3, 5000)
+		b := metalog.NewBatchBuilder(1000, 3, 5000)
 		for _, r := range seg {
 			must(t, b.AppendRecord(r, r.HighestVersion()))
 		}
 		out, err = b.Build()
 		must(t, err)
 	}
-	must(t, mem.WriteFile("meta/"+record.SegmentName(1000), out))
+	must(t, mem.WriteFile("meta/"+metalog.SegmentName(1000), out))
 	return mem, pr
 }
 

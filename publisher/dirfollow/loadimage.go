@@ -10,7 +10,7 @@ import (
 
 	"github.com/kmeta-go/kmeta/image"
 	"github.com/kmeta-go/kmeta/publisher"
-	"github.com/kmeta-go/kmeta/record"
+	"github.com/kmeta-go/kmeta/record/metalog"
 )
 
 // LoadImage reads dir, a __cluster_metadata-0 directory or the log directory
@@ -23,8 +23,8 @@ import (
 // image together with the *LoadError that lists them. A directory with no
 // record at all gives the empty image.
 func LoadImage(dir string) (*image.Image, error) {
-	if st, err := os.Stat(filepath.Join(dir, record.MetadataPartitionDir)); err == nil && st.IsDir() {
-		dir = filepath.Join(dir, record.MetadataPartitionDir)
+	if st, err := os.Stat(filepath.Join(dir, metalog.MetadataPartitionDir)); err == nil && st.IsDir() {
+		dir = filepath.Join(dir, metalog.MetadataPartitionDir)
 	}
 	l := publisher.NewLoader(publisher.Config{})
 	defer l.Close()
@@ -87,9 +87,9 @@ func LoadPath(path string) (*image.Image, error) {
 		return nil, err
 	}
 	switch name := filepath.Base(path); {
-	case name == record.BootstrapFileName:
+	case name == metalog.BootstrapFileName:
 		err = loadBootstrapFile(l, path)
-	case strings.HasSuffix(name, record.SnapshotSuffix):
+	case strings.HasSuffix(name, metalog.SnapshotSuffix):
 		err = loadSnapshotFile(l, path)
 	default:
 		err = loadSegmentFile(l, path, &batchPos)
@@ -110,7 +110,7 @@ func LoadPath(path string) (*image.Image, error) {
 // loadBootstrapFile loads a bootstrap.checkpoint's records as a snapshot
 // (BootstrapDirectory.read).
 func loadBootstrapFile(l *publisher.Loader, path string) error {
-	entries, err := record.ReadBootstrap(path)
+	entries, err := metalog.ReadBootstrap(metalog.OS{}, path)
 	if err != nil {
 		return err
 	}
@@ -133,13 +133,13 @@ func loadBootstrapFile(l *publisher.Loader, path string) error {
 
 // loadSnapshotFile loads a snapshot file as MetadataLoader.loadSnapshot does.
 func loadSnapshotFile(l *publisher.Loader, path string) error {
-	s, err := record.OpenSnapshot(path)
+	s, err := metalog.OpenSnapshot(metalog.OS{}, path)
 	if err != nil {
 		return err
 	}
 	defer s.Close()
 	if err := l.LoadSnapshotReader(s); err != nil {
-		if ce := (*record.CorruptionError)(nil); errors.As(err, &ce) {
+		if ce := (*metalog.CorruptionError)(nil); errors.As(err, &ce) {
 			return err // it names the file
 		}
 		return &RecordError{File: path, Position: -1, Offset: s.LastContainedLogOffset(), Err: err}
@@ -152,7 +152,7 @@ func loadSnapshotFile(l *publisher.Loader, path string) error {
 // MetadataLoader.handleCommit, every batch committed; *batchPos follows the
 // byte position of the batch being loaded, for the faults it raises.
 func loadSegmentFile(l *publisher.Loader, path string, batchPos *int64) error {
-	seg, err := record.OpenSegment(path, record.Finished)
+	seg, err := metalog.OpenSegment(metalog.OS{}, path, metalog.Finished)
 	if err != nil {
 		return err
 	}

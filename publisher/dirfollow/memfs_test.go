@@ -12,6 +12,7 @@ import (
 	"github.com/kmeta-go/kmeta/publisher"
 	"github.com/kmeta-go/kmeta/publisher/dirfollow"
 	"github.com/kmeta-go/kmeta/record"
+	"github.com/kmeta-go/kmeta/record/metalog"
 )
 
 // memTopicBatch is a data batch at base creating topic name (offsets base and
@@ -22,7 +23,7 @@ func memTopicBatch(name string, id byte, base int64, epoch int32) []byte {
 	pr := record.NewPartitionRecord()
 	pr.TopicID, pr.PartitionID, pr.Leader = record.UUID{id}, 0, 1
 	pr.Replicas, pr.ISR = []int32{1}, []int32{1}
-	b := record.NewBatchBuilder(base, epoch, 1000+base)
+	b := metalog.NewBatchBuilder(base, epoch, 1000+base)
 	for _, r := range []record.Record{tr, pr} {
 		if err := b.AppendRecord(r, r.HighestVersion()); err != nil {
 			panic(err)
@@ -44,14 +45,14 @@ func topicNames(img *image.Image) []string {
 	return out
 }
 
-// TestFollowMemFS: Follow over a record.MemFS, no temporary directory:
+// TestFollowMemFS: Follow over a metalog.MemFS, no temporary directory:
 // appends to the active segment, a roll to a new segment, then the raft
 // client truncating the new segment's suffix and the leader rewriting it
 // (UnifiedLog.truncateTo then append). The published images follow the
 // rewritten log, never going back in offset.
 func TestFollowMemFS(t *testing.T) {
-	var mem record.MemFS
-	seg0 := "meta/" + record.SegmentName(0)
+	var mem metalog.MemFS
+	seg0 := "meta/" + metalog.SegmentName(0)
 	must(t, mem.WriteFile(seg0, memTopicBatch("a", 1, 0, 1)))
 	l := publisher.NewLoader(publisher.Config{})
 	cache := publisher.NewCache("")
@@ -80,7 +81,7 @@ func TestFollowMemFS(t *testing.T) {
 	waitFor("a")
 	must(t, mem.Append(seg0, memTopicBatch("b", 2, 2, 1)))
 	waitFor("a", "b")
-	seg4 := "meta/" + record.SegmentName(4)
+	seg4 := "meta/" + metalog.SegmentName(4)
 	must(t, mem.WriteFile(seg4, append(memTopicBatch("c", 3, 4, 2), memTopicBatch("d", 4, 6, 2)...)))
 	waitFor("a", "b", "c", "d")
 	must(t, mem.Truncate(seg4, int64(len(memTopicBatch("c", 3, 4, 2)))))
@@ -98,14 +99,14 @@ func TestFollowMemFS(t *testing.T) {
 // TestLoadMemFSErrorsNameTheFile: a damaged batch read from a MemFS is an
 // error naming the file as dir/name, the byte position and the offset.
 func TestLoadMemFSErrorsNameTheFile(t *testing.T) {
-	var mem record.MemFS
+	var mem metalog.MemFS
 	b := memTopicBatch("b", 2, 2, 1)
 	b[len(b)-1] ^= 0xff // break the CRC
-	must(t, mem.WriteFile("meta/"+record.SegmentName(0), append(memTopicBatch("a", 1, 0, 1), b...)))
+	must(t, mem.WriteFile("meta/"+metalog.SegmentName(0), append(memTopicBatch("a", 1, 0, 1), b...)))
 	l := publisher.NewLoader(publisher.Config{FaultHandler: func(*publisher.Loader, *publisher.Fault) {}})
 	err := dirfollow.LoadWith(l, "meta", dirfollow.Options{FS: &mem})
-	var ce *record.CorruptionError
-	if !errors.As(err, &ce) || ce.File != "meta/"+record.SegmentName(0) || ce.Offset != 2 || ce.Position != int64(len(memTopicBatch("a", 1, 0, 1))) {
+	var ce *metalog.CorruptionError
+	if !errors.As(err, &ce) || ce.File != "meta/"+metalog.SegmentName(0) || ce.Offset != 2 || ce.Position != int64(len(memTopicBatch("a", 1, 0, 1))) {
 		t.Fatalf("Load = %v", err)
 	}
 	if got := l.Stats().ReadErrors; got != 1 {
@@ -115,8 +116,8 @@ func TestLoadMemFSErrorsNameTheFile(t *testing.T) {
 
 // A directory held in memory, loaded with Options.FS.
 func ExampleLoadWith_memFS() {
-	var mem record.MemFS
-	mem.WriteFile("meta/"+record.SegmentName(0), append(memTopicBatch("orders", 1, 0, 1), memTopicBatch("payments", 2, 2, 1)...))
+	var mem metalog.MemFS
+	mem.WriteFile("meta/"+metalog.SegmentName(0), append(memTopicBatch("orders", 1, 0, 1), memTopicBatch("payments", 2, 2, 1)...))
 	l := publisher.NewLoader(publisher.Config{})
 	cache := publisher.NewCache("")
 	l.Install(cache)

@@ -12,6 +12,7 @@ import (
 	"github.com/kmeta-go/kmeta/publisher"
 	"github.com/kmeta-go/kmeta/publisher/dirfollow"
 	"github.com/kmeta-go/kmeta/record"
+	"github.com/kmeta-go/kmeta/record/metalog"
 )
 
 // TestNewerMetadataVersionStopsLoadAndFollow: a directory whose log reaches
@@ -26,7 +27,7 @@ func TestNewerMetadataVersionStopsLoadAndFollow(t *testing.T) {
 		return value(t, r)
 	}
 	dir := t.TempDir()
-	seg, err := record.CreateSegment(dir, 0)
+	seg, err := metalog.CreateSegment(metalog.OS{}, dir, 0)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/kmeta-go/kmeta/publisher"
 	"github.com/kmeta-go/kmeta/publisher/dirfollow"
 	"github.com/kmeta-go/kmeta/record"
+	"github.com/kmeta-go/kmeta/record/metalog"
 )
 
 var soak = flag.Bool("dirfollow.soak", false, "run the one-simulated-hour soak of a live follower (BENCHMARKS.md)")
@@ -43,7 +44,7 @@ func TestSoakFollowOneHour(t *testing.T) {
 	if !*soak {
 		t.Skip("run with -dirfollow.soak")
 	}
-	dir := filepath.Join(t.TempDir(), record.MetadataPartitionDir)
+	dir := filepath.Join(t.TempDir(), metalog.MetadataPartitionDir)
 	base := heap()
 
 	// The follower.
@@ -162,7 +163,7 @@ func (c *soakChurn) step(step int) {
 func (c *soakChurn) pendingBytes() int64 {
 	var n int64
 	for _, b := range c.sim.Batches()[c.written:] {
-		data, _ := b.Bytes()
+		data, _ := metalog.AppendDecoded(nil, &b)
 		n += int64(len(data))
 	}
 	return n
@@ -251,7 +252,7 @@ func orphanBatch(t *testing.T, offset int64, epoch int32) []byte {
 	tr.Name, tr.TopicID = fmt.Sprintf("uncommitted-%d", offset), record.UUID{0xee, byte(offset), byte(offset >> 8)}
 	pr := record.NewPartitionRecord()
 	pr.TopicID, pr.PartitionID, pr.Leader, pr.Replicas, pr.ISR = tr.TopicID, 0, 1, []int32{1}, []int32{1}
-	b := record.NewBatchBuilder(offset, epoch, 0)
+	b := metalog.NewBatchBuilder(offset, epoch, 0)
 	if err := b.AppendRecord(tr, tr.HighestVersion()); err != nil {
 		t.Fatal(err)
 	}

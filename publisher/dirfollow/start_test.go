@@ -10,7 +10,7 @@ import (
 
 	"github.com/kmeta-go/kmeta/publisher"
 	"github.com/kmeta-go/kmeta/publisher/dirfollow"
-	"github.com/kmeta-go/kmeta/record"
+	"github.com/kmeta-go/kmeta/record/metalog"
 )
 
 // TestStartWaitsForFirstImage: Start returns the first published image of a
@@ -18,7 +18,7 @@ import (
 // after Start is published), and Stop ends it without error.
 func TestStartWaitsForFirstImage(t *testing.T) {
 	dir := t.TempDir()
-	seg, err := record.CreateSegment(dir, 0)
+	seg, err := metalog.CreateSegment(metalog.OS{}, dir, 0)
 	if err != nil {
 		t.Fatal(err)
 	}

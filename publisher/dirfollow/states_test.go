@@ -18,7 +18,7 @@ import (
 	"github.com/kmeta-go/kmeta/image"
 	"github.com/kmeta-go/kmeta/publisher"
 	"github.com/kmeta-go/kmeta/publisher/dirfollow"
-	"github.com/kmeta-go/kmeta/record"
+	"github.com/kmeta-go/kmeta/record/metalog"
 )
 
 // stepLimit is how long a follower may take to reach the image of a fresh
@@ -87,7 +87,7 @@ func (c *cluster) pending(t testing.TB) [][]byte {
 	var out [][]byte
 	bs := c.sim.Batches()
 	for i := c.done; i < len(bs); i++ {
-		b, err := bs[i].Bytes()
+		b, err := metalog.AppendDecoded(nil, &bs[i])
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -222,7 +222,7 @@ func freshLoad(t *testing.T, dir string) string {
 
 func onlyTail(le *dirfollow.LoadError) bool {
 	for _, p := range le.Problems {
-		if !errors.Is(p, record.ErrIncompleteTail) {
+		if !errors.Is(p, metalog.ErrIncompleteTail) {
 			return false
 		}
 	}
@@ -259,7 +259,7 @@ func must(t *testing.T, err error) {
 	}
 }
 
-func mustSnapshot(t *testing.T, l *kafkalog.Log, c *cluster) record.SnapshotID {
+func mustSnapshot(t *testing.T, l *kafkalog.Log, c *cluster) metalog.SnapshotID {
 	t.Helper()
 	id, err := l.Snapshot(c.sim.Image())
 	must(t, err)
@@ -455,7 +455,7 @@ var directoryStates = []struct {
 // newStateLog creates a metadata log of segments of seg bytes (0: the
 // default) in a fresh directory, with the cluster that writes it.
 func newStateLog(t *testing.T, seg int64) (string, *cluster, *kafkalog.Log) {
-	dir := filepath.Join(t.TempDir(), record.MetadataPartitionDir)
+	dir := filepath.Join(t.TempDir(), metalog.MetadataPartitionDir)
 	c := newCluster(t, 17)
 	l, err := kafkalog.Create(dir, 0, kafkalog.Config{SegmentBytes: seg})
 	must(t, err)

@@ -9,6 +9,7 @@ import (
 	"github.com/kmeta-go/kmeta/image"
 	"github.com/kmeta-go/kmeta/publisher"
 	"github.com/kmeta-go/kmeta/record"
+	"github.com/kmeta-go/kmeta/record/metalog"
 )
 
 // Point is a point of a metadata log to travel to: an offset or an append
@@ -65,7 +66,7 @@ func (p Point) String() string {
 }
 
 // after reports whether a batch lies wholly after the point.
-func (p Point) after(b *record.Batch) bool {
+func (p Point) after(b *metalog.Batch) bool {
 	if p.byTime {
 		return b.AppendTime() > p.time.UnixMilli()
 	}
@@ -154,7 +155,7 @@ func (tr *travel) capture() error {
 
 // batch is Log.eachBatch's callback: it captures the points before and
 // inside b, and loads b (up to the last point when the point cuts it).
-func (tr *travel) batch(name string, b *record.Batch) (bool, error) {
+func (tr *travel) batch(name string, b *metalog.Batch) (bool, error) {
 	if !tr.end.any {
 		for _, p := range tr.points {
 			if err := tr.end.before(tr.path, p, b); err != nil {
@@ -241,7 +242,7 @@ func (e *logEnd) seen(offset, appendTime int64) {
 
 // before returns an *OutsideError for a time point before the first batch
 // (b, when nothing was read before it).
-func (e *logEnd) before(path string, p Point, b *record.Batch) error {
+func (e *logEnd) before(path string, p Point, b *metalog.Batch) error {
 	if t, ok := p.Time(); ok && !e.any && t.UnixMilli() < b.AppendTime() {
 		return &OutsideError{Path: path, Point: p, LastOffset: -1, FirstTime: b.AppendTime(), LastTime: b.AppendTime()}
 	}
@@ -280,8 +281,8 @@ func loadStart(ld *publisher.Loader, l *Log, first Point) (int64, error) {
 }
 
 // loadRange loads the records of b from offset from to offset to.
-func loadRange(ld *publisher.Loader, name string, b *record.Batch, from, to int64) error {
-	mb := publisher.Batch{BaseOffset: from, Epoch: b.PartitionLeaderEpoch, AppendTime: b.AppendTime()}
+func loadRange(ld *publisher.Loader, name string, b *metalog.Batch, from, to int64) error {
+	mb := record.Batch{BaseOffset: from, LeaderEpoch: b.PartitionLeaderEpoch, AppendTime: b.AppendTime()}
 	for _, e := range b.Entries {
 		if e.Offset < from || e.Offset > to {
 			continue
@@ -294,11 +295,11 @@ func loadRange(ld *publisher.Loader, name string, b *record.Batch, from, to int6
 			mb.Control = append(mb.Control, c)
 			continue
 		}
-		r, _, err := e.Decode()
+		r, v, err := e.Decode()
 		if err != nil {
 			return fmt.Errorf("%s: record at offset %d: %w", name, e.Offset, err)
 		}
-		mb.Records = append(mb.Records, r)
+		mb.Records = append(mb.Records, record.VersionedRecord{Record: r, Version: v})
 	}
 	if len(mb.Records)+len(mb.Control) == 0 {
 		return nil
@@ -324,7 +325,7 @@ func (p Point) Contains(offset, appendTime int64) bool {
 // before it is an error. A point outside the log (an offset past its last
 // record, a time after its last batch or before its first) is an
 // *OutsideError after the batches; End() is not outside.
-func (l *Log) EachBatchUpTo(at Point, fn func(file string, b *record.Batch) error) error {
+func (l *Log) EachBatchUpTo(at Point, fn func(file string, b *metalog.Batch) error) error {
 	end := logEnd{offset: -1}
 	if l.snap != nil {
 		o, ms := l.snap.LastContainedLogOffset(), l.snap.LastContainedLogTimestamp()
@@ -333,7 +334,7 @@ func (l *Log) EachBatchUpTo(at Point, fn func(file string, b *record.Batch) erro
 		}
 		end.seen(o, ms)
 	}
-	err := l.eachBatch(func(file string, b *record.Batch) (bool, error) {
+	err := l.eachBatch(func(file string, b *metalog.Batch) (bool, error) {
 		if err := end.before(l.path, at, b); err != nil {
 			return false, err
 		}

@@ -16,6 +16,7 @@ import (
 	"github.com/kmeta-go/kmeta/image"
 	"github.com/kmeta-go/kmeta/publisher/history"
 	"github.com/kmeta-go/kmeta/record"
+	"github.com/kmeta-go/kmeta/record/metalog"
 )
 
 // refReplay replays a log the plain way, with delta alone: a snapshot as
@@ -42,8 +43,8 @@ func replayRef(t *testing.T, dir string, files []string) []boundary {
 	start := int64(0)
 	for _, f := range files {
 		p := filepath.Join(dir, f)
-		if id, err := record.ParseSnapshotName(f); err == nil {
-			s, err := record.OpenSnapshot(p)
+		if id, err := metalog.ParseSnapshotName(f); err == nil {
+			s, err := metalog.OpenSnapshot(metalog.OS{}, p)
 			require.NoError(t, err)
 			d := delta.NewSnapshot(r.cur)
 			for {
@@ -69,11 +70,11 @@ func replayRef(t *testing.T, dir string, files []string) []boundary {
 			start = id.EndOffset
 			continue
 		}
-		seg, err := record.OpenSegment(p, record.Follow)
+		seg, err := metalog.OpenSegment(metalog.OS{}, p, metalog.Follow)
 		require.NoError(t, err)
 		for {
 			b, err := seg.Next()
-			if errors.Is(err, io.EOF) || errors.Is(err, record.ErrIncompleteTail) {
+			if errors.Is(err, io.EOF) || errors.Is(err, metalog.ErrIncompleteTail) {
 				break
 			}
 			require.NoError(t, err)

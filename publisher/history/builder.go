@@ -11,6 +11,7 @@ import (
 	"github.com/kmeta-go/kmeta/image"
 	"github.com/kmeta-go/kmeta/publisher"
 	"github.com/kmeta-go/kmeta/record"
+	"github.com/kmeta-go/kmeta/record/metalog"
 )
 
 // Builder gathers a History from batches handed to it in log order: a
@@ -150,7 +151,7 @@ func (b *Builder) at(pos Position) {
 // loads it as Kafka's MetadataLoader.loadSnapshot does: whatever the
 // snapshot does not re-assert is deleted. Its records' positions carry the
 // snapshot's last contained offset, epoch and timestamp.
-func (b *Builder) LoadSnapshot(file string, s *record.SnapshotReader) error {
+func (b *Builder) LoadSnapshot(file string, s *metalog.SnapshotReader) error {
 	if b.err != nil {
 		return b.err
 	}
@@ -239,7 +240,7 @@ func (b *Builder) snapshotDeletions(pos Position, before, after *image.Image) {
 // replay rejects is kept as a Rejection and skipped; AddBatch returns an
 // error only for a record that does not decode, and then refuses more
 // input.
-func (b *Builder) AddBatch(file string, batch *record.Batch) error {
+func (b *Builder) AddBatch(file string, batch *metalog.Batch) error {
 	if b.err != nil {
 		return b.err
 	}
@@ -302,7 +303,7 @@ func (b *Builder) AddBatch(file string, batch *record.Batch) error {
 // SnapshotGenerator, so the two must be equal).
 func (b *Builder) verifySnapshots(offset int64) {
 	for len(b.verify) > 0 {
-		id, err := record.ParseSnapshotName(filepath.Base(b.verify[0]))
+		id, err := metalog.ParseSnapshotName(filepath.Base(b.verify[0]))
 		if err != nil || id.EndOffset-1 < offset || (id.EndOffset-1 == offset && b.inTx) {
 			b.verify = b.verify[1:]
 			continue
@@ -328,7 +329,7 @@ func (b *Builder) verifySnapshots(offset int64) {
 
 // snapshotImage loads a snapshot file as Kafka's loader does.
 func snapshotImage(path string) (*image.Image, error) {
-	s, err := record.OpenSnapshot(path)
+	s, err := metalog.OpenSnapshot(metalog.OS{}, path)
 	if err != nil {
 		return nil, err
 	}

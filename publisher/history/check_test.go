@@ -15,6 +15,7 @@ import (
 	"github.com/kmeta-go/kmeta/publisher"
 	"github.com/kmeta-go/kmeta/publisher/history"
 	"github.com/kmeta-go/kmeta/record"
+	"github.com/kmeta-go/kmeta/record/metalog"
 )
 
 // brokenLog is one deliberately broken log: a healthy simulated cluster,
@@ -150,7 +151,7 @@ func healthyCluster(t *testing.T) (*deltatest.Simulator, string) {
 // record as a control batch) in a new segment after the simulator's log,
 // and returns the offset of each record.
 func appendBroken(t *testing.T, sim *deltatest.Simulator, dir string, recs []record.Record, ctl record.ControlRecord) []int64 {
-	w, err := record.CreateSegment(dir, sim.NextOffset())
+	w, err := metalog.CreateSegment(metalog.OS{}, dir, sim.NextOffset())
 	require.NoError(t, err)
 	var vals [][]byte
 	var offs []int64
@@ -164,7 +165,7 @@ func appendBroken(t *testing.T, sim *deltatest.Simulator, dir string, recs []rec
 	_, err = w.AppendData(sim.RaftEpoch(), ms, vals...)
 	require.NoError(t, err)
 	if ctl != nil {
-		bb := record.NewControlBatchBuilder(w.NextOffset(), sim.RaftEpoch(), ms)
+		bb := metalog.NewControlBatchBuilder(w.NextOffset(), sim.RaftEpoch(), ms)
 		require.NoError(t, bb.AppendControlRecord(ctl))
 		batch, err := bb.Build()
 		require.NoError(t, err)
@@ -206,7 +207,7 @@ func TestCheckFindsEachBrokenLog(t *testing.T) {
 			}
 			require.NotNil(t, hit, "a %s finding at offset %d in %v", c.rule, offs[c.at], fs)
 			assert.Contains(t, hit.Message, c.message)
-			assert.Equal(t, record.SegmentName(sim.NextOffset()), hit.At.File)
+			assert.Equal(t, metalog.SegmentName(sim.NextOffset()), hit.At.File)
 			assert.Equal(t, recs[c.at].Type(), hit.Record.Type(), "the finding names the record")
 			assert.GreaterOrEqual(t, hit.Severity, history.Warning, "a finding that fails the check")
 			if c.rule == history.RuleRejected {
@@ -229,12 +230,12 @@ func TestCheckCorpus(t *testing.T) {
 		ents, _ := os.ReadDir(d)
 		for _, e := range ents {
 			n := e.Name()
-			if _, err := record.ParseSnapshotName(n); err == nil || n == "00000000000000000000.log" {
+			if _, err := metalog.ParseSnapshotName(n); err == nil || n == "00000000000000000000.log" {
 				paths = append(paths, filepath.Join(d, n))
 			}
 		}
-		if _, err := os.Stat(filepath.Join(d, "..", record.BootstrapFileName)); err == nil {
-			paths = append(paths, filepath.Join(d, "..", record.BootstrapFileName))
+		if _, err := os.Stat(filepath.Join(d, "..", metalog.BootstrapFileName)); err == nil {
+			paths = append(paths, filepath.Join(d, "..", metalog.BootstrapFileName))
 		}
 	}
 	notes := map[history.Rule]int{}

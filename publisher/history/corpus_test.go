@@ -15,6 +15,7 @@ import (
 	"github.com/kmeta-go/kmeta/internal/sharedtest"
 	"github.com/kmeta-go/kmeta/publisher/history"
 	"github.com/kmeta-go/kmeta/record"
+	"github.com/kmeta-go/kmeta/record/metalog"
 )
 
 // corpusDirs lists every __cluster_metadata-0 directory of the shared
@@ -25,7 +26,7 @@ func corpusDirs(t *testing.T) []string {
 	var dirs []string
 	for _, sub := range []string{"kraft", "kraft-2", "kraft-4.3"} {
 		filepath.Walk(filepath.Join(root, sub), func(p string, info os.FileInfo, err error) error {
-			if err == nil && info.IsDir() && info.Name() == record.MetadataPartitionDir {
+			if err == nil && info.IsDir() && info.Name() == metalog.MetadataPartitionDir {
 				dirs = append(dirs, p)
 			}
 			return nil
@@ -144,7 +145,7 @@ func (c *rawCount) add(r record.Record) {
 	}
 }
 
-func (c *rawCount) batch(t *testing.T, b *record.Batch) {
+func (c *rawCount) batch(t *testing.T, b *metalog.Batch) {
 	c.records += len(b.Entries)
 	if b.IsControl() {
 		return
@@ -164,8 +165,8 @@ func countRaw(t *testing.T, dir string, h *history.History) *rawCount {
 	start := int64(0)
 	for _, f := range h.Files {
 		p := filepath.Join(dir, f)
-		if id, err := record.ParseSnapshotName(f); err == nil {
-			s, err := record.OpenSnapshot(p)
+		if id, err := metalog.ParseSnapshotName(f); err == nil {
+			s, err := metalog.OpenSnapshot(metalog.OS{}, p)
 			require.NoError(t, err)
 			for {
 				b, err := s.Next()
@@ -179,11 +180,11 @@ func countRaw(t *testing.T, dir string, h *history.History) *rawCount {
 			start = id.EndOffset
 			continue
 		}
-		seg, err := record.OpenSegment(p, record.Follow)
+		seg, err := metalog.OpenSegment(metalog.OS{}, p, metalog.Follow)
 		require.NoError(t, err)
 		for {
 			b, err := seg.Next()
-			if errors.Is(err, io.EOF) || errors.Is(err, record.ErrIncompleteTail) {
+			if errors.Is(err, io.EOF) || errors.Is(err, metalog.ErrIncompleteTail) {
 				break
 			}
 			require.NoError(t, err)

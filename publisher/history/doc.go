@@ -31,7 +31,7 @@
 // offset and its batch's append time for every change, and must see the
 // records Kafka's loader rejects and skips, which never reach a publisher.
 // So the history is a replay of its own, record by record, over the
-// batches of a file or directory (record.Batch, as the record package's
+// batches of a file or directory (metalog.Batch, as the record package's
 // readers deliver them), judged by the same rules as the loader: each
 // record goes through a delta.Delta, whose lookups (Delta.Partition,
 // Delta.Broker) give the state before and after it; a record the delta

@@ -9,7 +9,7 @@ import (
 	"github.com/kmeta-go/kmeta/delta/deltatest"
 	"github.com/kmeta-go/kmeta/image"
 	"github.com/kmeta-go/kmeta/publisher/history"
-	"github.com/kmeta-go/kmeta/record"
+	"github.com/kmeta-go/kmeta/record/metalog"
 )
 
 // crashedCluster writes the log of a three-broker cluster in which broker 1
@@ -140,9 +140,9 @@ func ExampleBuilder() {
 
 	b := history.NewBuilder(history.BuilderConfig{})
 	for _, sb := range sim.Batches() {
-		raw, _ := sb.Bytes()
-		var batch record.Batch
-		if _, err := record.ParseBatch(raw, &batch); err != nil {
+		raw, _ := metalog.AppendDecoded(nil, &sb)
+		var batch metalog.Batch
+		if _, err := metalog.ParseBatch(raw, &batch); err != nil {
 			panic(err)
 		}
 		if err := b.AddBatch("memory", &batch); err != nil {
@@ -177,7 +177,7 @@ func ExampleOpenLog() {
 	snap, _ := l.Snapshot()
 	fmt.Println("snapshot:", snap != nil, "segments:", len(l.Segments()), "from offset", l.Start())
 	n := 0
-	l.EachBatch(func(file string, b *record.Batch) (bool, error) {
+	l.EachBatch(func(file string, b *metalog.Batch) (bool, error) {
 		n++
 		return true, nil
 	})
@@ -228,7 +228,7 @@ func ExampleLog_EachBatchUpTo() {
 	}
 	defer l.Close()
 	n := 0
-	err = l.EachBatchUpTo(history.AtOffset(10), func(file string, b *record.Batch) error {
+	err = l.EachBatchUpTo(history.AtOffset(10), func(file string, b *metalog.Batch) error {
 		n += len(b.Entries)
 		return nil
 	})
@@ -236,7 +236,7 @@ func ExampleLog_EachBatchUpTo() {
 
 	l2, _ := history.OpenLog(dir, nil)
 	defer l2.Close()
-	err = l2.EachBatchUpTo(history.AtOffset(1000), func(string, *record.Batch) error { return nil })
+	err = l2.EachBatchUpTo(history.AtOffset(1000), func(string, *metalog.Batch) error { return nil })
 	var oe *history.OutsideError
 	fmt.Println(errors.As(err, &oe), oe.LastOffset)
 	// Output:

@@ -10,7 +10,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/kmeta-go/kmeta/record"
+	"github.com/kmeta-go/kmeta/record/metalog"
 )
 
 // Read gathers the history of path: a log segment (<offset>.log), a
@@ -67,7 +67,7 @@ func OpenLog(path string, at *Point) (*Log, error) {
 
 // Snapshot returns the snapshot (or bootstrap file) the log starts from and
 // its path, nil if none. Read it before the batches.
-func (l *Log) Snapshot() (*record.SnapshotReader, string) { return l.snap, l.snapshot }
+func (l *Log) Snapshot() (*metalog.SnapshotReader, string) { return l.snap, l.snapshot }
 
 // Segments returns the paths of the segments read, in order.
 func (l *Log) Segments() []string { return l.segments }
@@ -79,7 +79,7 @@ func (l *Log) Start() int64 { return l.start }
 // from Start on, in order, until fn returns false or an error. A batch cut
 // short at the end of the last segment is an error (after the batches
 // before it), as every damage is. The batch is valid until fn returns.
-func (l *Log) EachBatch(fn func(file string, b *record.Batch) (bool, error)) error {
+func (l *Log) EachBatch(fn func(file string, b *metalog.Batch) (bool, error)) error {
 	return l.eachBatch(fn)
 }
 
@@ -94,7 +94,7 @@ type Log struct {
 	start     int64    // first log offset to read from the segments
 	segments  []string // segment paths, in base offset order
 	later     []string // paths of the snapshots after the start, by offset
-	snap      *record.SnapshotReader
+	snap      *metalog.SnapshotReader
 	// from is the first offset of the file asked for when it is a segment
 	// starting mid-log read after the files before it (0 otherwise).
 	from int64
@@ -133,7 +133,7 @@ type segment struct {
 // metadataDir returns path's __cluster_metadata-0 when path is the log
 // directory holding it.
 func metadataDir(path string) string {
-	sub := filepath.Join(path, record.MetadataPartitionDir)
+	sub := filepath.Join(path, metalog.MetadataPartitionDir)
 	if st, err := os.Stat(sub); err == nil && st.IsDir() {
 		return sub
 	}
@@ -160,7 +160,7 @@ func openLog(path string, upTo *int64) (*Log, error) {
 }
 
 // plan chooses the snapshot and segments of dir to read (see openLog).
-func plan(dir string, segs []segment, snaps []record.SnapshotID, upTo *int64) (*Log, error) {
+func plan(dir string, segs []segment, snaps []metalog.SnapshotID, upTo *int64) (*Log, error) {
 	if len(snaps) == 0 && len(segs) > 0 && segs[0].base > 0 {
 		return nil, &StartError{File: segs[0].path, Offset: segs[0].base}
 	}
@@ -172,7 +172,7 @@ func plan(dir string, segs []segment, snaps []record.SnapshotID, upTo *int64) (*
 	if chosen != nil {
 		l.start = chosen.EndOffset
 		p := filepath.Join(dir, chosen.FileName())
-		s, err := record.OpenSnapshot(p)
+		s, err := metalog.OpenSnapshot(metalog.OS{}, p)
 		if err != nil {
 			return nil, err
 		}
@@ -216,7 +216,7 @@ func openMidLog(path string, base int64, upTo *int64) (*Log, error) {
 			next = min(next, s.base)
 		}
 	}
-	var usable []record.SnapshotID
+	var usable []metalog.SnapshotID
 	for _, id := range snaps {
 		if len(keep) > 0 && keep[0].base <= id.EndOffset && id.EndOffset <= next {
 			usable = append(usable, id)
@@ -240,20 +240,20 @@ func openFile(path string, upTo *int64) (*Log, error) {
 	l := &Log{}
 	name := filepath.Base(path)
 	switch {
-	case name == record.BootstrapFileName:
-		s, err := record.OpenBootstrap(path)
+	case name == metalog.BootstrapFileName:
+		s, err := metalog.OpenBootstrap(metalog.OS{}, path)
 		if err != nil {
 			return nil, err
 		}
 		l.snapshot, l.bootstrap, l.snap = path, true, s
-	case strings.HasSuffix(name, record.SnapshotSuffix):
-		s, err := record.OpenSnapshot(path)
+	case strings.HasSuffix(name, metalog.SnapshotSuffix):
+		s, err := metalog.OpenSnapshot(metalog.OS{}, path)
 		if err != nil {
 			return nil, err
 		}
 		l.snapshot, l.snap = path, s
 	case strings.HasSuffix(name, ".log"):
-		base, err := record.ParseSegmentName(name)
+		base, err := metalog.ParseSegmentName(name)
 		if err != nil {
 			return nil, err
 		}
@@ -269,23 +269,23 @@ func openFile(path string, upTo *int64) (*Log, error) {
 
 // listLog lists the segments of dir by base offset and its snapshots in
 // OffsetAndEpoch order.
-func listLog(dir string) ([]segment, []record.SnapshotID, error) {
+func listLog(dir string) ([]segment, []metalog.SnapshotID, error) {
 	ents, err := os.ReadDir(dir)
 	if err != nil {
 		return nil, nil, err
 	}
 	var segs []segment
-	var snaps []record.SnapshotID
+	var snaps []metalog.SnapshotID
 	for _, e := range ents {
 		if e.IsDir() {
 			continue
 		}
 		n := e.Name()
-		if base, err := record.ParseSegmentName(n); err == nil {
+		if base, err := metalog.ParseSegmentName(n); err == nil {
 			segs = append(segs, segment{base, filepath.Join(dir, n)})
 			continue
 		}
-		if id, err := record.ParseSnapshotName(n); err == nil {
+		if id, err := metalog.ParseSnapshotName(n); err == nil {
 			snaps = append(snaps, id)
 		}
 	}
@@ -302,14 +302,14 @@ func listLog(dir string) ([]segment, []record.SnapshotID, error) {
 // the segments continue (its end offset at or after the first segment's
 // base), else the last snapshot alone. With upTo, the latest such snapshot
 // that ends at or before upTo+1.
-func startSnapshot(dir string, segs []segment, snaps []record.SnapshotID, upTo *int64) (*record.SnapshotID, error) {
+func startSnapshot(dir string, segs []segment, snaps []metalog.SnapshotID, upTo *int64) (*metalog.SnapshotID, error) {
 	continues := func(end int64) bool {
 		if len(segs) == 0 {
 			return true
 		}
 		return segs[0].base <= end
 	}
-	var chosen *record.SnapshotID
+	var chosen *metalog.SnapshotID
 	fromZero := len(segs) > 0 && segs[0].base == 0
 	if upTo == nil {
 		if !fromZero {
@@ -344,7 +344,7 @@ func startSnapshot(dir string, segs []segment, snaps []record.SnapshotID, upTo *
 
 // feed hands the snapshot and the batches to b. stop, when set, is asked
 // before each log batch whether to stop.
-func (l *Log) feed(b *Builder, stop func(*record.Batch) bool) error {
+func (l *Log) feed(b *Builder, stop func(*metalog.Batch) bool) error {
 	if l.snap != nil {
 		// A bootstrap file holds the records a new cluster starts from
 		// (BootstrapDirectory.read): replayed like a snapshot.
@@ -352,7 +352,7 @@ func (l *Log) feed(b *Builder, stop func(*record.Batch) bool) error {
 			return err
 		}
 	}
-	return l.eachBatch(func(name string, batch *record.Batch) (bool, error) {
+	return l.eachBatch(func(name string, batch *metalog.Batch) (bool, error) {
 		if stop != nil && stop(batch) {
 			return false, nil
 		}
@@ -362,13 +362,13 @@ func (l *Log) feed(b *Builder, stop func(*record.Batch) bool) error {
 
 // eachBatch calls fn for every log batch at or after l.start, in order,
 // until fn returns false or an error. Every segment is read as a finished
-// file (record.Finished), as metadump's dump reads it: a batch cut short at
+// file (metalog.Finished), as metadump's dump reads it: a batch cut short at
 // the end of the last segment is damage, reported after the batches before
-// it (*record.CorruptionError), never left out without a word.
-func (l *Log) eachBatch(fn func(name string, b *record.Batch) (bool, error)) error {
+// it (*metalog.CorruptionError), never left out without a word.
+func (l *Log) eachBatch(fn func(name string, b *metalog.Batch) (bool, error)) error {
 	next := l.start
 	for _, p := range l.segments {
-		seg, err := record.OpenSegment(p, record.Finished)
+		seg, err := metalog.OpenSegment(metalog.OS{}, p, metalog.Finished)
 		if err != nil {
 			return err
 		}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/kmeta-go/kmeta/image"
 	"github.com/kmeta-go/kmeta/record"
+	"github.com/kmeta-go/kmeta/record/metalog"
 )
 
 // DefaultBuckets is the number of equal time buckets of a Timeline when
@@ -236,7 +237,7 @@ func timeRange(l *Log, start, end *int64) bool {
 	}
 	found := false
 	scan := func(path string, all bool) {
-		seg, err := record.OpenSegment(path, record.Finished)
+		seg, err := metalog.OpenSegment(metalog.OS{}, path, metalog.Finished)
 		if err != nil {
 			return
 		}

@@ -6,7 +6,7 @@ import (
 
 	"github.com/kmeta-go/kmeta/image"
 	"github.com/kmeta-go/kmeta/image/redact"
-	"github.com/kmeta-go/kmeta/record"
+	"github.com/kmeta-go/kmeta/record/metalog"
 )
 
 // maxLeadersKept is how many of a partition's last leaders a row keeps.
@@ -68,7 +68,7 @@ func (tb *timelineBuilder) snapshotLoaded(img *image.Image) {
 
 // beforeBatch ends the current bucket when batch falls in another one, and
 // follows the raft epochs.
-func (tb *timelineBuilder) beforeBatch(b *Builder, batch *record.Batch) error {
+func (tb *timelineBuilder) beforeBatch(b *Builder, batch *metalog.Batch) error {
 	t := tb.t
 	if !tb.started {
 		tb.started, tb.seed = true, tb.leaderless
@@ -95,7 +95,7 @@ func (tb *timelineBuilder) beforeBatch(b *Builder, batch *record.Batch) error {
 }
 
 // afterBatch records the partitions without a leader after batch.
-func (tb *timelineBuilder) afterBatch(b *Builder, batch *record.Batch) {
+func (tb *timelineBuilder) afterBatch(b *Builder, batch *metalog.Batch) {
 	bk := tb.bucket
 	tb.t.Leaderless[bk] = max(tb.t.Leaderless[bk], tb.leaderless)
 	tb.offEnd[bk] = tb.leaderless

@@ -15,6 +15,7 @@ import (
 	"github.com/kmeta-go/kmeta/delta/deltatest"
 	"github.com/kmeta-go/kmeta/publisher/history"
 	"github.com/kmeta-go/kmeta/record"
+	"github.com/kmeta-go/kmeta/record/metalog"
 )
 
 // segmentsOf lists dir's segments in offset order.
@@ -41,7 +42,7 @@ func TestReadDamagedTailIsLoud(t *testing.T) {
 	require.NoError(t, os.Truncate(seg, st.Size()-5))
 
 	h, err := history.Read(dir, history.Options{})
-	var ce *record.CorruptionError
+	var ce *metalog.CorruptionError
 	require.ErrorAs(t, err, &ce)
 	require.NotNil(t, h)
 	assert.Less(t, h.Records, whole.Records)
@@ -78,7 +79,7 @@ func TestMidLogSegment(t *testing.T) {
 	segs := segmentsOf(t, dir)
 	require.Greater(t, len(segs), 2)
 	mid := segs[len(segs)/2]
-	base, err := record.ParseSegmentName(filepath.Base(mid))
+	base, err := metalog.ParseSegmentName(filepath.Base(mid))
 	require.NoError(t, err)
 	require.Positive(t, base)
 
@@ -133,7 +134,7 @@ func TestRejectionAtItsOwnVersion(t *testing.T) {
 	sim, dir := healthyCluster(t)
 	r := record.NewBrokerRegistrationChangeRecord()
 	r.BrokerID, r.BrokerEpoch, r.Fenced = 1, 999, 1
-	w, err := record.CreateSegment(dir, sim.NextOffset())
+	w, err := metalog.CreateSegment(metalog.OS{}, dir, sim.NextOffset())
 	require.NoError(t, err)
 	v, err := record.Append(nil, r, 0)
 	require.NoError(t, err)

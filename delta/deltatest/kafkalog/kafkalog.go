@@ -26,9 +26,9 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/kmeta-go/kmeta/delta/deltatest"
 	"github.com/kmeta-go/kmeta/image"
 	"github.com/kmeta-go/kmeta/record"
+	"github.com/kmeta-go/kmeta/record/metalog"
 )
 
 // DefaultSegmentBytes is a small segment size for tests; Kafka's
@@ -81,7 +81,7 @@ type Log struct {
 	cfg   Config
 	segs  []*segment // in base offset order; the last is active
 	next  int64      // log end offset
-	snaps []record.SnapshotID
+	snaps []metalog.SnapshotID
 	// partial is a batch written in part by AppendPartial.
 	partial []byte
 }
@@ -123,7 +123,7 @@ func (l *Log) Segments() []int64 {
 }
 
 // Snapshots returns the ids of the frozen snapshots written and not deleted.
-func (l *Log) Snapshots() []record.SnapshotID { return append([]record.SnapshotID(nil), l.snaps...) }
+func (l *Log) Snapshots() []metalog.SnapshotID { return append([]metalog.SnapshotID(nil), l.snaps...) }
 
 func (l *Log) active() *segment { return l.segs[len(l.segs)-1] }
 
@@ -134,7 +134,7 @@ func (l *Log) path(base int64, suffix string) string {
 func (l *Log) newSegment(base int64) error {
 	// UnifiedLog.roll: a segment file already there at the new base offset
 	// is deleted first when empty.
-	p := l.path(base, record.SegmentSuffix)
+	p := l.path(base, metalog.SegmentSuffix)
 	if st, err := os.Stat(p); err == nil {
 		if st.Size() > 0 {
 			return fmt.Errorf("kafkalog: segment %s already exists and is not empty", p)
@@ -179,7 +179,7 @@ func (l *Log) Roll() error {
 		// UnifiedLog.roll: an empty active segment at the new base
 		// offset is deleted and made again.
 		a.f.Close()
-		for _, suf := range []string{record.SegmentSuffix, ".index", ".timeindex"} {
+		for _, suf := range []string{metalog.SegmentSuffix, ".index", ".timeindex"} {
 			os.Remove(l.path(a.base, suf))
 		}
 		l.segs = l.segs[:len(l.segs)-1]
@@ -261,7 +261,7 @@ func (l *Log) checkBatch(batch []byte) error {
 	if batch == nil {
 		return nil
 	}
-	if len(batch) < record.BatchHeaderSize {
+	if len(batch) < metalog.BatchHeaderSize {
 		return fmt.Errorf("kafkalog: %d bytes is no batch", len(batch))
 	}
 	if base := int64(binary.BigEndian.Uint64(batch)); base != l.next {
@@ -274,8 +274,8 @@ func (l *Log) write(batch []byte, n int) error {
 	if batch == nil {
 		return nil
 	}
-	var b record.Batch
-	if _, err := record.ParseBatch(batch, &b); err != nil {
+	var b metalog.Batch
+	if _, err := metalog.ParseBatch(batch, &b); err != nil {
 		return err
 	}
 	a := l.active()
@@ -330,9 +330,9 @@ func writeAt(p string, b []byte, off int64) error {
 
 // AppendSim appends the simulator's batches, encoded as Kafka's raft layer
 // writes them.
-func (l *Log) AppendSim(batches ...deltatest.Batch) error {
+func (l *Log) AppendSim(batches ...record.Batch) error {
 	for i := range batches {
-		data, err := batches[i].Bytes()
+		data, err := metalog.AppendDecoded(nil, &batches[i])
 		if err != nil {
 			return err
 		}
@@ -347,7 +347,7 @@ func (l *Log) AppendSim(batches ...deltatest.Batch) error {
 // in the directory until Freeze renames it.
 type SnapshotWriter struct {
 	l *Log
-	w *record.SnapshotWriter
+	w *metalog.SnapshotWriter
 }
 
 // StartSnapshot writes img, as the controller's SnapshotEmitter does, into
@@ -359,12 +359,12 @@ func (l *Log) StartSnapshot(img *image.Image) (*SnapshotWriter, error) {
 	if p.LastContainedOffset < 0 {
 		return nil, fmt.Errorf("kafkalog: no snapshot of an image before offset 0")
 	}
-	id := record.SnapshotID{EndOffset: p.LastContainedOffset + 1, Epoch: p.LastContainedEpoch}
+	id := metalog.SnapshotID{EndOffset: p.LastContainedOffset + 1, Epoch: p.LastContainedEpoch}
 	if n := len(l.snaps); n > 0 && id.Less(l.snaps[n-1]) {
 		return nil, fmt.Errorf("kafkalog: snapshot %v is not after the latest %v", id, l.snaps[n-1])
 	}
 	t := p.LastContainedLogTimeMs
-	w, err := record.CreateSnapshot(l.dir, id, record.SnapshotWriterConfig{LastContainedLogTimestamp: t, Now: func() int64 { return t }})
+	w, err := metalog.CreateSnapshot(metalog.OS{}, l.dir, id, metalog.SnapshotWriterConfig{LastContainedLogTimestamp: t, Now: func() int64 { return t }})
 	if err != nil {
 		return nil, err
 	}
@@ -377,19 +377,19 @@ func (l *Log) StartSnapshot(img *image.Image) (*SnapshotWriter, error) {
 
 // Freeze writes the footer and renames the .part file to the snapshot's
 // name (FileRawSnapshotWriter.freeze, Snapshots.moveRename).
-func (s *SnapshotWriter) Freeze() (record.SnapshotID, error) {
+func (s *SnapshotWriter) Freeze() (metalog.SnapshotID, error) {
 	if _, err := s.w.Freeze(); err != nil {
-		return record.SnapshotID{}, err
+		return metalog.SnapshotID{}, err
 	}
 	s.l.snaps = append(s.l.snaps, s.w.ID())
 	return s.w.ID(), nil
 }
 
 // Snapshot writes and freezes a snapshot of img.
-func (l *Log) Snapshot(img *image.Image) (record.SnapshotID, error) {
+func (l *Log) Snapshot(img *image.Image) (metalog.SnapshotID, error) {
 	s, err := l.StartSnapshot(img)
 	if err != nil {
-		return record.SnapshotID{}, err
+		return metalog.SnapshotID{}, err
 	}
 	return s.Freeze()
 }
@@ -400,7 +400,7 @@ func (l *Log) Snapshot(img *image.Image) (record.SnapshotID, error) {
 // deleted (UnifiedLog.deleteOldSegments; the active segment never is), and
 // the older snapshots are deleted (removeSnapshotFilesBefore). Deleted
 // files are renamed to .deleted first.
-func (l *Log) DeleteBeforeSnapshot(id record.SnapshotID) error {
+func (l *Log) DeleteBeforeSnapshot(id metalog.SnapshotID) error {
 	for len(l.segs) > 1 && l.segs[1].base <= id.EndOffset {
 		if err := l.deleteSegment(l.segs[0]); err != nil {
 			return err
@@ -423,7 +423,7 @@ func (l *Log) DeleteBeforeSnapshot(id record.SnapshotID) error {
 
 func (l *Log) deleteSegment(s *segment) error {
 	s.f.Close()
-	for _, suf := range []string{record.SegmentSuffix, ".index", ".timeindex"} {
+	for _, suf := range []string{metalog.SegmentSuffix, ".index", ".timeindex"} {
 		if err := l.deleteFile(l.path(s.base, suf)); err != nil {
 			return err
 		}

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/kmeta-go/kmeta/record"
+	"github.com/kmeta-go/kmeta/record/metalog"
 )
 
 func names(t *testing.T, dir string) map[string]int64 {
@@ -31,7 +31,7 @@ func names(t *testing.T, dir string) map[string]int64 {
 // starting over with an empty segment at the given offset. A Finished
 // reader reads the directory back with every offset continuous.
 func TestLogLikeKafka(t *testing.T) {
-	dir := filepath.Join(t.TempDir(), record.MetadataPartitionDir)
+	dir := filepath.Join(t.TempDir(), metalog.MetadataPartitionDir)
 	c, err := NewCluster(1)
 	if err != nil {
 		t.Fatal(err)
@@ -64,7 +64,7 @@ func checkRolledSegments(t *testing.T, l *Log, dir string) {
 	files := names(t, dir)
 	for i, base := range segs {
 		for _, suf := range []string{".log", ".index", ".timeindex"} {
-			n := record.SegmentName(base)
+			n := metalog.SegmentName(base)
 			n = strings.TrimSuffix(n, ".log") + suf
 			size, ok := files[n]
 			if !ok {
@@ -82,7 +82,7 @@ func checkRolledSegments(t *testing.T, l *Log, dir string) {
 
 // checkSnapshotWrite: a snapshot is a .checkpoint.part until frozen, then
 // renamed into place.
-func checkSnapshotWrite(t *testing.T, l *Log, c *Cluster, dir string) record.SnapshotID {
+func checkSnapshotWrite(t *testing.T, l *Log, c *Cluster, dir string) metalog.SnapshotID {
 	sw, err := l.StartSnapshot(c.Sim.Image())
 	if err != nil {
 		t.Fatal(err)
@@ -111,7 +111,7 @@ func checkSnapshotWrite(t *testing.T, l *Log, c *Cluster, dir string) record.Sna
 
 // checkRetention: after a roll, the segments below the snapshot are renamed
 // to .deleted.
-func checkRetention(t *testing.T, l *Log, dir string, id record.SnapshotID) {
+func checkRetention(t *testing.T, l *Log, dir string, id metalog.SnapshotID) {
 	if err := l.Roll(); err != nil {
 		t.Fatal(err)
 	}
@@ -121,14 +121,14 @@ func checkRetention(t *testing.T, l *Log, dir string, id record.SnapshotID) {
 	if got := l.Segments(); len(got) != 1 || got[0] != id.EndOffset {
 		t.Errorf("segments after retention %v, want only the one at %d", got, id.EndOffset)
 	}
-	if _, ok := names(t, dir)[record.SegmentName(0)+".deleted"]; !ok {
+	if _, ok := names(t, dir)[metalog.SegmentName(0)+".deleted"]; !ok {
 		t.Errorf("deleted segment not renamed to .deleted: %v", names(t, dir))
 	}
 }
 
 // checkTruncation: a truncated tail is cut at a batch boundary, and a
 // Finished reader reads the directory to its end with continuous offsets.
-func checkTruncation(t *testing.T, l *Log, c *Cluster, dir string, id record.SnapshotID) {
+func checkTruncation(t *testing.T, l *Log, c *Cluster, dir string, id metalog.SnapshotID) {
 	if err := c.Churn(10, "b"); err != nil {
 		t.Fatal(err)
 	}
@@ -143,7 +143,7 @@ func checkTruncation(t *testing.T, l *Log, c *Cluster, dir string, id record.Sna
 	if end > mid || end < id.EndOffset {
 		t.Fatalf("truncated to %d, asked %d", end, mid)
 	}
-	d, err := record.OpenDir(dir, record.Finished)
+	d, err := metalog.OpenDir(metalog.OS{}, dir, metalog.Finished)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -163,11 +163,11 @@ func checkTruncation(t *testing.T, l *Log, c *Cluster, dir string, id record.Sna
 
 // checkFullTruncation: a log truncated fully starts over with an empty
 // segment at the given offset.
-func checkFullTruncation(t *testing.T, l *Log, dir string, id record.SnapshotID) {
+func checkFullTruncation(t *testing.T, l *Log, dir string, id metalog.SnapshotID) {
 	if err := l.TruncateFullyAndStartAt(id.EndOffset); err != nil {
 		t.Fatal(err)
 	}
-	if got := l.Segments(); len(got) != 1 || got[0] != id.EndOffset || names(t, dir)[record.SegmentName(id.EndOffset)] != 0 {
+	if got := l.Segments(); len(got) != 1 || got[0] != id.EndOffset || names(t, dir)[metalog.SegmentName(id.EndOffset)] != 0 {
 		t.Errorf("after a full truncation: segments %v, files %v", got, names(t, dir))
 	}
 }

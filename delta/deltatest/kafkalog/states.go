@@ -6,7 +6,7 @@ import (
 	"path/filepath"
 
 	"github.com/kmeta-go/kmeta/delta/deltatest"
-	"github.com/kmeta-go/kmeta/record"
+	"github.com/kmeta-go/kmeta/record/metalog"
 )
 
 // Cluster is a simulated controller whose committed batches are written to
@@ -67,7 +67,7 @@ func (c *Cluster) Pending() ([]byte, bool, error) {
 	if c.done >= len(bs) {
 		return nil, false, nil
 	}
-	b, err := bs[c.done].Bytes()
+	b, err := metalog.AppendDecoded(nil, &bs[c.done])
 	return b, true, err
 }
 
@@ -96,7 +96,7 @@ type State struct {
 func BuildStates(parent string) ([]State, error) {
 	var out []State
 	for _, st := range stateSteps() {
-		dir := filepath.Join(parent, fmt.Sprintf("%02d", len(out)), record.MetadataPartitionDir)
+		dir := filepath.Join(parent, fmt.Sprintf("%02d", len(out)), metalog.MetadataPartitionDir)
 		if err := st.build(dir); err != nil {
 			return nil, fmt.Errorf("kafkalog: state %q: %w", st.name, err)
 		}

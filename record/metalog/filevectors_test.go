@@ -1,4 +1,4 @@
-package record
+package metalog
 
 import (
 	"bytes"
@@ -14,11 +14,13 @@ import (
 	"github.com/kmeta-go/kmeta/internal/sharedtest"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/kmeta-go/kmeta/record"
 )
 
 // codecLanded reports whether the generated codec is present: until it is,
 // Decode and DecodeControl fail with ErrUnknownType for everything.
-func codecLanded() bool { return ControlSnapshotHeader.Known() }
+func codecLanded() bool { return record.ControlSnapshotHeader.Known() }
 
 // TestControlVectorBatches reads every control batch written by Kafka's
 // MemoryRecordsBuilder in vectors/records (one control record, baseOffset 0,
@@ -66,7 +68,7 @@ func TestControlVectorBatches(t *testing.T) {
 
 			r, err := b.Entries[0].DecodeControlVersion(version)
 			if !codecLanded() {
-				assert.ErrorIs(t, err, ErrUnknownType)
+				assert.ErrorIs(t, err, record.ErrUnknownType)
 				return
 			}
 			require.NoError(t, err)
@@ -112,7 +114,7 @@ func TestVectorSnapshots(t *testing.T) {
 				assert.Equal(t, want[2], got.dataR, rel)
 			}
 
-			d, err := OpenDir(filepath.Join(dir, MetadataPartitionDir), Finished)
+			d, err := OpenDir(OS{}, filepath.Join(dir, MetadataPartitionDir), Finished)
 			require.NoError(t, err)
 			defer d.Close()
 			s := d.Snapshot()
@@ -250,7 +252,7 @@ func TestSnapshotWriterRoundTrip(t *testing.T) {
 			if name == BootstrapFileName {
 				in := readSnapshotInputs(t, p, SnapshotID{})
 				dir := t.TempDir()
-				require.NoError(t, WriteBootstrap(dir, in.values, clock(t, in.times)))
+				require.NoError(t, WriteBootstrap(OS{}, dir, in.values, clock(t, in.times)))
 				got, err := os.ReadFile(filepath.Join(dir, BootstrapFileName))
 				require.NoError(t, err)
 				assert.Equal(t, want, got)
@@ -262,7 +264,7 @@ func TestSnapshotWriterRoundTrip(t *testing.T) {
 			assert.Equal(t, []int{len(in.values)}, in.dataSizes, "Kafka wrote one data batch")
 			in.opts.Now = clock(t, in.times)
 			dir := t.TempDir()
-			w, err := CreateSnapshot(dir, id, in.opts)
+			w, err := CreateSnapshot(OS{}, dir, id, in.opts)
 			require.NoError(t, err)
 			require.NoError(t, w.Append(in.values...))
 			size, err := w.Freeze()

@@ -1,10 +1,12 @@
-package record
+package metalog
 
 import (
 	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
+
+	"github.com/kmeta-go/kmeta/record"
 )
 
 // Mode says how a reader treats a batch cut short at the very end of its
@@ -132,7 +134,7 @@ func (r *BatchReader) Next() (*Batch, error) {
 		// Fewer than 61 bytes left: look at what is there before calling it
 		// a cut-short header, so that a bad length or magic is named.
 		if have >= 17 && int8(r.buf[r.r0+16]) != 2 {
-			return nil, r.fail(fmt.Errorf("%w: magic %d, only record batch v2 (magic 2) is supported", ErrCorrupt, int8(r.buf[r.r0+16])))
+			return nil, r.fail(fmt.Errorf("%w: magic %d, only record batch v2 (magic 2) is supported", record.ErrCorrupt, int8(r.buf[r.r0+16])))
 		}
 		if have >= batchOverhead {
 			if _, err := batchSizeOf(r.buf[r.r0:], r.maxBatch); err != nil {
@@ -143,7 +145,7 @@ func (r *BatchReader) Next() (*Batch, error) {
 	}
 	hdr := r.buf[r.r0:]
 	if m := int8(hdr[16]); m != 2 {
-		return nil, r.fail(fmt.Errorf("%w: magic %d, only record batch v2 (magic 2) is supported", ErrCorrupt, m))
+		return nil, r.fail(fmt.Errorf("%w: magic %d, only record batch v2 (magic 2) is supported", record.ErrCorrupt, m))
 	}
 	size, err := batchSizeOf(hdr, r.maxBatch)
 	if err != nil {
@@ -161,7 +163,7 @@ func (r *BatchReader) Next() (*Batch, error) {
 	}
 	b.Position = r.pos
 	if r.expect >= 0 && b.BaseOffset != r.expect {
-		return nil, r.fail(fmt.Errorf("%w: batch starts at offset %d, offsets must continue at %d", ErrCorrupt, b.BaseOffset, r.expect))
+		return nil, r.fail(fmt.Errorf("%w: batch starts at offset %d, offsets must continue at %d", record.ErrCorrupt, b.BaseOffset, r.expect))
 	}
 	r.r0 += size
 	r.pos += int64(size)
@@ -271,5 +273,5 @@ func (r *BatchReader) short(what string) error {
 	if r.mode == Follow {
 		return &CorruptionError{File: r.name, Position: r.pos, Offset: r.offsetForError(), Err: fmt.Errorf("%w: %s", ErrIncompleteTail, what)}
 	}
-	return r.fail(fmt.Errorf("%w: %s at the end of a finished file", ErrCorrupt, what))
+	return r.fail(fmt.Errorf("%w: %s at the end of a finished file", record.ErrCorrupt, what))
 }

@@ -1,4 +1,4 @@
-package record
+package metalog
 
 import (
 	"errors"
@@ -6,10 +6,12 @@ import (
 	"io"
 	"io/fs"
 	"math"
-	"os"
-	"path/filepath"
+	"math/rand/v2"
+	"strconv"
 	"strings"
 	"time"
+
+	"github.com/kmeta-go/kmeta/record"
 )
 
 // SnapshotSuffix ends the name of a frozen snapshot file.
@@ -54,7 +56,7 @@ func ParseSnapshotName(name string) (SnapshotID, error) {
 	var id SnapshotID
 	stem, ok := strings.CutSuffix(name, SnapshotSuffix)
 	if !ok || len(stem) != 31 || stem[20] != '-' {
-		return id, fmt.Errorf("record: %q is not a snapshot name (<20-digit end offset>-<10-digit epoch>.checkpoint)", name)
+		return id, fmt.Errorf("metalog: %q is not a snapshot name (<20-digit end offset>-<10-digit epoch>.checkpoint)", name)
 	}
 	off, err := parseDigits(stem[:20], name)
 	if err != nil {
@@ -65,7 +67,7 @@ func ParseSnapshotName(name string) (SnapshotID, error) {
 		return id, err
 	}
 	if ep > math.MaxInt32 {
-		return id, fmt.Errorf("record: %q: epoch %d does not fit in int32", name, ep)
+		return id, fmt.Errorf("metalog: %q: epoch %d does not fit in int32", name, ep)
 	}
 	return SnapshotID{EndOffset: off, Epoch: int32(ep)}, nil
 }
@@ -86,30 +88,20 @@ func ParseSnapshotName(name string) (SnapshotID, error) {
 // snapshot's delta only after reading all of it.
 type SnapshotReader struct {
 	br      *BatchReader
-	f       fs.File
+	f       File
 	id      SnapshotID
 	pending bool // the header batch was read by Open and not yet returned
 	footer  bool
-	header  *SnapshotHeaderRecord
-	kraft   *KRaftVersionRecord
-	voters  *VotersRecord
+	header  *record.SnapshotHeaderRecord
+	kraft   *record.KRaftVersionRecord
+	voters  *record.VotersRecord
 }
 
-// OpenSnapshot opens the snapshot at path in the operating system's file
-// system, whose name gives its id, and reads its header batch. Close it when
-// done.
-func OpenSnapshot(path string) (*SnapshotReader, error) {
-	return openSnapshot(osFS{}, path)
-}
-
-// OpenSnapshotFS opens the snapshot name (a slash-separated path valid for
-// fs.ValidPath) in fsys, as OpenSnapshot does; errors name it as name.
-func OpenSnapshotFS(fsys fs.FS, name string) (*SnapshotReader, error) {
-	return openSnapshot(fsys, name)
-}
-
-func openSnapshot(fsys fs.FS, name string) (*SnapshotReader, error) {
-	id, err := ParseSnapshotName(filepath.Base(name))
+// OpenSnapshot opens the snapshot name of fsys (OS{} for the operating
+// system's files), whose base name gives its id, and reads its header batch;
+// errors name it as name. Close it when done.
+func OpenSnapshot(fsys FS, name string) (*SnapshotReader, error) {
+	id, err := ParseSnapshotName(fsys.PathBase(name))
 	if err != nil {
 		return nil, err
 	}
@@ -148,32 +140,32 @@ func NewSnapshotReader(r io.Reader, name string, id SnapshotID) (*SnapshotReader
 
 func (s *SnapshotReader) readHeader(b *Batch) error {
 	if !b.IsControl() {
-		return fmt.Errorf("%w: the first batch of a snapshot is a data batch, want a control batch with a SnapshotHeaderRecord", ErrCorrupt)
+		return fmt.Errorf("%w: the first batch of a snapshot is a data batch, want a control batch with a SnapshotHeaderRecord", record.ErrCorrupt)
 	}
 	for i, e := range b.Entries {
 		t, _ := e.ControlType() // checked by ParseBatch
-		if i == 0 && t != ControlSnapshotHeader {
-			return fmt.Errorf("%w: the first record of a snapshot is %s, want SNAPSHOT_HEADER", ErrCorrupt, t)
+		if i == 0 && t != record.ControlSnapshotHeader {
+			return fmt.Errorf("%w: the first record of a snapshot is %s, want SNAPSHOT_HEADER", record.ErrCorrupt, t)
 		}
 		switch t {
-		case ControlSnapshotHeader, ControlKRaftVersion, ControlKRaftVoters:
-			if t == ControlSnapshotHeader && i != 0 {
-				return fmt.Errorf("%w: a second SnapshotHeaderRecord at offset %d", ErrCorrupt, e.Offset)
+		case record.ControlSnapshotHeader, record.ControlKRaftVersion, record.ControlKRaftVoters:
+			if t == record.ControlSnapshotHeader && i != 0 {
+				return fmt.Errorf("%w: a second SnapshotHeaderRecord at offset %d", record.ErrCorrupt, e.Offset)
 			}
 			r, err := e.DecodeControl()
 			if err != nil {
-				return fmt.Errorf("%w: %s at offset %d: %v", ErrCorrupt, t, e.Offset, err)
+				return fmt.Errorf("%w: %s at offset %d: %v", record.ErrCorrupt, t, e.Offset, err)
 			}
 			switch r := r.(type) {
-			case *SnapshotHeaderRecord:
+			case *record.SnapshotHeaderRecord:
 				s.header = r
-			case *KRaftVersionRecord:
+			case *record.KRaftVersionRecord:
 				s.kraft = r
-			case *VotersRecord:
+			case *record.VotersRecord:
 				s.voters = r
 			}
-		case ControlSnapshotFooter:
-			return fmt.Errorf("%w: SnapshotFooterRecord in the header batch", ErrCorrupt)
+		case record.ControlSnapshotFooter:
+			return fmt.Errorf("%w: SnapshotFooterRecord in the header batch", record.ErrCorrupt)
 		}
 	}
 	return nil
@@ -195,7 +187,7 @@ func (s *SnapshotReader) LastContainedLogEpoch() int32 { return s.id.Epoch }
 func (s *SnapshotReader) LastContainedLogTimestamp() int64 { return s.header.LastContainedLogTimestamp }
 
 // Header returns the SnapshotHeaderRecord of the header batch.
-func (s *SnapshotReader) Header() *SnapshotHeaderRecord { return s.header }
+func (s *SnapshotReader) Header() *record.SnapshotHeaderRecord { return s.header }
 
 // KRaftVersion returns the KRaftVersion of the KRaftVersionRecord in the
 // header batch, written when kraft.version >= 1 (KIP-853), and whether there
@@ -209,7 +201,7 @@ func (s *SnapshotReader) KRaftVersion() (int16, bool) {
 
 // Voters returns the VotersRecord of the header batch (the voter set at the
 // snapshot's offset, kraft.version >= 1), or nil. The caller may keep it.
-func (s *SnapshotReader) Voters() *VotersRecord { return s.voters }
+func (s *SnapshotReader) Voters() *record.VotersRecord { return s.voters }
 
 // Name is the path or name the reader was given.
 func (s *SnapshotReader) Name() string { return s.br.Name() }
@@ -236,16 +228,16 @@ func (s *SnapshotReader) Next() (*Batch, error) {
 		return nil, err
 	}
 	if s.footer {
-		return nil, s.br.failAtBatch(b, fmt.Errorf("%w: batch after the SnapshotFooterRecord", ErrCorrupt))
+		return nil, s.br.failAtBatch(b, fmt.Errorf("%w: batch after the SnapshotFooterRecord", record.ErrCorrupt))
 	}
 	if b.IsControl() {
 		for i, e := range b.Entries {
 			t, _ := e.ControlType()
 			switch {
-			case t == ControlSnapshotFooter && i == 0:
+			case t == record.ControlSnapshotFooter && i == 0:
 				s.footer = true
-			case t == ControlSnapshotFooter, t == ControlSnapshotHeader:
-				return nil, s.br.failAtBatch(b, fmt.Errorf("%w: %s at offset %d inside the snapshot", ErrCorrupt, t, e.Offset))
+			case t == record.ControlSnapshotFooter, t == record.ControlSnapshotHeader:
+				return nil, s.br.failAtBatch(b, fmt.Errorf("%w: %s at offset %d inside the snapshot", record.ErrCorrupt, t, e.Offset))
 			}
 		}
 	}
@@ -282,7 +274,7 @@ type SnapshotWriterConfig struct {
 	KRaftVersion int16
 	// Voters is the VotersRecord (written at version 0) to write when
 	// KRaftVersion >= 1; nil writes none. It is an error with KRaftVersion 0.
-	Voters *VotersRecord
+	Voters *record.VotersRecord
 	// MaxBatchSize bounds each batch, header included (BatchAccumulator's
 	// maxBatchSize). 0 means DefaultMaxBatchSize, the 8 MiB
 	// KafkaRaftClient.createSnapshot gives.
@@ -317,7 +309,8 @@ type SnapshotWriter struct {
 	size    int64
 	frozen  bool
 	err     error
-	file    *os.File
+	fsys    FS
+	file    File
 	tmpPath string
 	path    string
 }
@@ -326,10 +319,10 @@ type SnapshotWriter struct {
 // writes the header batch at once. Call Freeze to finish it.
 func NewSnapshotWriter(w io.Writer, id SnapshotID, cfg SnapshotWriterConfig) (*SnapshotWriter, error) {
 	if cfg.KRaftVersion == 0 && cfg.Voters != nil {
-		return nil, fmt.Errorf("record: a voter set is not expected when kraft.version is 0")
+		return nil, fmt.Errorf("metalog: a voter set is not expected when kraft.version is 0")
 	}
 	if cfg.KRaftVersion < 0 {
-		return nil, fmt.Errorf("record: negative kraft.version %d", cfg.KRaftVersion)
+		return nil, fmt.Errorf("metalog: negative kraft.version %d", cfg.KRaftVersion)
 	}
 	s := &SnapshotWriter{w: w, id: id, max: cfg.MaxBatchSize, now: cfg.Now}
 	if s.max <= 0 {
@@ -339,9 +332,9 @@ func NewSnapshotWriter(w io.Writer, id SnapshotID, cfg SnapshotWriterConfig) (*S
 		s.now = func() int64 { return time.Now().UnixMilli() }
 	}
 	s.b.Reset(0, id.Epoch, s.now(), true)
-	ctl := []ControlRecord{&SnapshotHeaderRecord{Version: 0, LastContainedLogTimestamp: cfg.LastContainedLogTimestamp}}
+	ctl := []record.ControlRecord{&record.SnapshotHeaderRecord{Version: 0, LastContainedLogTimestamp: cfg.LastContainedLogTimestamp}}
 	if cfg.KRaftVersion > 0 {
-		ctl = append(ctl, &KRaftVersionRecord{Version: 0, KRaftVersion: cfg.KRaftVersion})
+		ctl = append(ctl, &record.KRaftVersionRecord{Version: 0, KRaftVersion: cfg.KRaftVersion})
 		if cfg.Voters != nil {
 			ctl = append(ctl, cfg.Voters)
 		}
@@ -357,24 +350,39 @@ func NewSnapshotWriter(w io.Writer, id SnapshotID, cfg SnapshotWriterConfig) (*S
 	return s, nil
 }
 
-// CreateSnapshot starts writing the snapshot id into dir. It writes to a
-// temporary "<name>-<random>.checkpoint.part" file that Freeze syncs and
+// CreateSnapshot starts writing the snapshot id into dir of fsys. It writes
+// to a temporary "<name>-<random>.checkpoint.part" file that Freeze syncs and
 // renames to id.FileName() atomically (FileRawSnapshotWriter,
 // Snapshots.createTempFile); Close without Freeze removes it.
-func CreateSnapshot(dir string, id SnapshotID, cfg SnapshotWriterConfig) (*SnapshotWriter, error) {
+func CreateSnapshot(fsys FS, dir string, id SnapshotID, cfg SnapshotWriterConfig) (*SnapshotWriter, error) {
 	name := id.FileName()
-	f, err := os.CreateTemp(dir, strings.TrimSuffix(name, SnapshotSuffix)+"-*"+SnapshotSuffix+".part")
+	f, tmp, err := createTemp(fsys, dir, strings.TrimSuffix(name, SnapshotSuffix)+"-", SnapshotSuffix+".part")
 	if err != nil {
 		return nil, err
 	}
 	s, err := NewSnapshotWriter(f, id, cfg)
 	if err != nil {
 		f.Close()
-		os.Remove(f.Name())
+		fsys.Remove(tmp)
 		return nil, err
 	}
-	s.file, s.tmpPath, s.path = f, f.Name(), filepath.Join(dir, name)
+	s.fsys, s.file, s.tmpPath, s.path = fsys, f, tmp, fsys.PathJoin(dir, name)
 	return s, nil
+}
+
+// createTemp creates a new file prefix<random>suffix in dir, as
+// os.CreateTemp does.
+func createTemp(fsys FS, dir, prefix, suffix string) (File, string, error) {
+	for try := 0; ; try++ {
+		p := fsys.PathJoin(dir, prefix+strconv.FormatUint(uint64(rand.Uint32()), 10)+suffix)
+		f, err := fsys.Create(p)
+		if err == nil {
+			return f, p, nil
+		}
+		if !errors.Is(err, fs.ErrExist) || try == 10000 {
+			return nil, "", err
+		}
+	}
 }
 
 // Path is where the frozen snapshot is (or will be) for a writer made by
@@ -399,8 +407,8 @@ func (s *SnapshotWriter) Append(values ...[]byte) error {
 }
 
 // AppendRecord adds a data record, framed at version.
-func (s *SnapshotWriter) AppendRecord(r Record, version int16) error {
-	n, err := Size(r, version)
+func (s *SnapshotWriter) AppendRecord(r record.Record, version int16) error {
+	n, err := record.Size(r, version)
 	if err != nil {
 		return err
 	}
@@ -420,7 +428,7 @@ func (s *SnapshotWriter) room(n int) error {
 		return s.err
 	}
 	if s.frozen {
-		return fmt.Errorf("record: append to snapshot %s after Freeze", s.id.FileName())
+		return fmt.Errorf("metalog: append to snapshot %s after Freeze", s.id.FileName())
 	}
 	if !s.open {
 		s.b.Reset(s.next, s.id.Epoch, s.now(), false)
@@ -431,7 +439,7 @@ func (s *SnapshotWriter) room(n int) error {
 		return nil
 	}
 	if BatchHeaderSize+RecordSize(0, -1, n) > s.max {
-		return fmt.Errorf("record: a record of %d bytes exceeds the maximum batch size %d", n, s.max)
+		return fmt.Errorf("metalog: a record of %d bytes exceeds the maximum batch size %d", n, s.max)
 	}
 	if err := s.writeBatch(); err != nil {
 		return err
@@ -478,7 +486,7 @@ func (s *SnapshotWriter) Freeze() (int64, error) {
 		}
 	}
 	s.b.Reset(s.next, s.id.Epoch, s.now(), true)
-	if err := s.b.AppendControlRecord(&SnapshotFooterRecord{Version: 0}); err != nil {
+	if err := s.b.AppendControlRecord(&record.SnapshotFooterRecord{Version: 0}); err != nil {
 		return 0, s.setErr(err)
 	}
 	if err := s.writeBatch(); err != nil {
@@ -493,10 +501,9 @@ func (s *SnapshotWriter) Freeze() (int64, error) {
 			return 0, s.setErr(err)
 		}
 		s.file = nil
-		if err := os.Rename(s.tmpPath, s.path); err != nil {
+		if err := s.fsys.Rename(s.tmpPath, s.path); err != nil {
 			return 0, s.setErr(err)
 		}
-		syncDir(filepath.Dir(s.path))
 	}
 	return s.size, nil
 }
@@ -510,17 +517,9 @@ func (s *SnapshotWriter) Close() error {
 	err := s.file.Close()
 	s.file = nil
 	if !s.frozen {
-		if rerr := os.Remove(s.tmpPath); err == nil {
+		if rerr := s.fsys.Remove(s.tmpPath); err == nil {
 			err = rerr
 		}
 	}
 	return err
-}
-
-// syncDir makes a rename durable where the platform allows it.
-func syncDir(dir string) {
-	if d, err := os.Open(dir); err == nil {
-		_ = d.Sync()
-		d.Close()
-	}
 }

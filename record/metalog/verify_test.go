@@ -1,4 +1,4 @@
-package record
+package metalog
 
 import (
 	"os"
@@ -35,7 +35,7 @@ func TestVerifyBatchBeingAppended(t *testing.T) {
 		_, err = f.WriteAt(batch(2000)[:30], end)
 		require.NoError(t, err)
 
-		d, err := OpenDir(dir, Follow)
+		d, err := OpenDir(OS{}, dir, Follow)
 		require.NoError(t, err)
 		for {
 			_, err := d.Next()

@@ -1,4 +1,4 @@
-package record
+package metalog
 
 import (
 	"bytes"
@@ -11,6 +11,8 @@ import (
 
 	"github.com/kmeta-go/kmeta/internal/sharedtest"
 	"github.com/stretchr/testify/require"
+
+	"github.com/kmeta-go/kmeta/record"
 )
 
 // Damage tests: every corpus file, cut at every byte and with every byte
@@ -177,12 +179,12 @@ func TestDamageTruncateAndFlip(t *testing.T) {
 						}
 						continue
 					}
-					want := ErrCorrupt
+					want := record.ErrCorrupt
 					if mode == Follow {
 						want = ErrIncompleteTail
 					}
 					checkDamaged(t, what, refs, k, n, differed, err, name, want)
-					if mode == Follow && errors.Is(err, ErrCorrupt) {
+					if mode == Follow && errors.Is(err, record.ErrCorrupt) {
 						t.Fatalf("%s: an incomplete tail in Follow mode is not corruption: %v", what, err)
 					}
 				}
@@ -211,7 +213,7 @@ func TestDamageTruncateAndFlip(t *testing.T) {
 					}
 					continue
 				}
-				checkDamaged(t, what, refs, k, n, differed, err, name, ErrCorrupt)
+				checkDamaged(t, what, refs, k, n, differed, err, name, record.ErrCorrupt)
 			}
 			require.Equal(t, 4*len(refs), undetected, "exactly the leader epoch bytes go undetected")
 		})

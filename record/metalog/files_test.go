@@ -1,4 +1,4 @@
-package record
+package metalog
 
 import (
 	"bytes"
@@ -12,17 +12,19 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/kmeta-go/kmeta/record"
 )
 
 func noop(t testing.TB) []byte {
-	v, err := Append(nil, &NoOpRecord{}, 0)
+	v, err := record.Append(nil, &record.NoOpRecord{}, 0)
 	require.NoError(t, err)
 	return v
 }
 
 // writeSegment writes a segment at base holding batches of n records each.
 func writeSegment(t testing.TB, dir string, base int64, batches ...int) int64 {
-	w, err := CreateSegment(dir, base)
+	w, err := CreateSegment(OS{}, dir, base)
 	require.NoError(t, err)
 	for _, n := range batches {
 		vs := make([][]byte, n)
@@ -37,7 +39,7 @@ func writeSegment(t testing.TB, dir string, base int64, batches ...int) int64 {
 }
 
 func readDir(t testing.TB, dir string, mode Mode) (*DirReader, []int64, error) {
-	d, err := OpenDir(dir, mode)
+	d, err := OpenDir(OS{}, dir, mode)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -74,7 +76,7 @@ func TestDirChoice(t *testing.T) {
 		next := writeSegment(t, dir, 0, 2)
 		writeSegment(t, dir, next+1, 1)
 		_, offs, err := readDir(t, dir, Finished)
-		assert.ErrorIs(t, err, ErrCorrupt)
+		assert.ErrorIs(t, err, record.ErrCorrupt)
 		var ce *CorruptionError
 		require.ErrorAs(t, err, &ce)
 		assert.Equal(t, filepath.Join(dir, SegmentName(next+1)), ce.File)
@@ -83,13 +85,13 @@ func TestDirChoice(t *testing.T) {
 	t.Run("no snapshot and first segment not at 0", func(t *testing.T) {
 		dir := t.TempDir()
 		writeSegment(t, dir, 10, 2)
-		_, err := OpenDir(dir, Finished)
+		_, err := OpenDir(OS{}, dir, Finished)
 		assert.Error(t, err)
 	})
 	t.Run("snapshot then a segment that began before it", func(t *testing.T) {
 		dir := t.TempDir()
 		writeSegment(t, dir, 0, 2, 2, 2) // offsets 0..5
-		w, err := CreateSnapshot(dir, SnapshotID{EndOffset: 4, Epoch: 1}, SnapshotWriterConfig{})
+		w, err := CreateSnapshot(OS{}, dir, SnapshotID{EndOffset: 4, Epoch: 1}, SnapshotWriterConfig{})
 		require.NoError(t, err)
 		require.NoError(t, w.Append(noop(t)))
 		_, err = w.Freeze()
@@ -107,23 +109,23 @@ func TestDirChoice(t *testing.T) {
 	t.Run("snapshot end inside a batch", func(t *testing.T) {
 		dir := t.TempDir()
 		writeSegment(t, dir, 0, 4)
-		w, err := CreateSnapshot(dir, SnapshotID{EndOffset: 2, Epoch: 1}, SnapshotWriterConfig{})
+		w, err := CreateSnapshot(OS{}, dir, SnapshotID{EndOffset: 2, Epoch: 1}, SnapshotWriterConfig{})
 		require.NoError(t, err)
 		require.NoError(t, w.Append(noop(t)))
 		_, err = w.Freeze()
 		require.NoError(t, err)
 		_, _, err = readDir(t, dir, Finished)
-		assert.ErrorIs(t, err, ErrCorrupt)
+		assert.ErrorIs(t, err, record.ErrCorrupt)
 	})
 	t.Run("snapshot after every segment", func(t *testing.T) {
 		dir := t.TempDir()
 		writeSegment(t, dir, 10, 1)
-		w, err := CreateSnapshot(dir, SnapshotID{EndOffset: 5, Epoch: 1}, SnapshotWriterConfig{})
+		w, err := CreateSnapshot(OS{}, dir, SnapshotID{EndOffset: 5, Epoch: 1}, SnapshotWriterConfig{})
 		require.NoError(t, err)
 		require.NoError(t, w.Append(noop(t)))
 		_, err = w.Freeze()
 		require.NoError(t, err)
-		_, err = OpenDir(dir, Finished)
+		_, err = OpenDir(OS{}, dir, Finished)
 		assert.Error(t, err, "a gap between the snapshot end and the first segment")
 	})
 }
@@ -145,9 +147,9 @@ func TestFollowIncompleteTail(t *testing.T) {
 	require.NoError(t, err)
 
 	_, _, err = readDir(t, dir, Finished)
-	assert.ErrorIs(t, err, ErrCorrupt)
+	assert.ErrorIs(t, err, record.ErrCorrupt)
 
-	d, err := OpenDir(dir, Follow)
+	d, err := OpenDir(OS{}, dir, Follow)
 	require.NoError(t, err)
 	defer d.Close()
 	got, err := d.Next()
@@ -155,7 +157,7 @@ func TestFollowIncompleteTail(t *testing.T) {
 	assert.Equal(t, int64(0), got.BaseOffset)
 	_, err = d.Next()
 	require.ErrorIs(t, err, ErrIncompleteTail)
-	assert.NotErrorIs(t, err, ErrCorrupt)
+	assert.NotErrorIs(t, err, record.ErrCorrupt)
 	var ce *CorruptionError
 	require.ErrorAs(t, err, &ce)
 	assert.Equal(t, int64(next), ce.Offset)
@@ -201,11 +203,11 @@ func TestSnapshotWithoutFooter(t *testing.T) {
 		}
 	}
 	assert.ErrorIs(t, err, ErrIncompleteSnapshot)
-	assert.ErrorIs(t, err, ErrCorrupt)
+	assert.ErrorIs(t, err, record.ErrCorrupt)
 
 	// A data batch first is not a snapshot.
 	_, err = NewSnapshotReader(bytes.NewReader(full[n1:]), "headless", SnapshotID{EndOffset: 10, Epoch: 2})
-	assert.ErrorIs(t, err, ErrCorrupt)
+	assert.ErrorIs(t, err, record.ErrCorrupt)
 }
 
 func TestBatchLimits(t *testing.T) {
@@ -219,7 +221,7 @@ func TestBatchLimits(t *testing.T) {
 		binary.BigEndian.PutUint32(bad[8:], 1<<30)
 		r := NewBatchReader(bytes.NewReader(bad), "huge", Finished)
 		_, err := r.Next()
-		assert.ErrorIs(t, err, ErrCorrupt)
+		assert.ErrorIs(t, err, record.ErrCorrupt)
 		assert.Less(t, cap(r.buf), 1<<20, "a damaged length does not size an allocation")
 	})
 	t.Run("length past the end within the limit", func(t *testing.T) {
@@ -227,7 +229,7 @@ func TestBatchLimits(t *testing.T) {
 		binary.BigEndian.PutUint32(bad[8:], 8<<20-12)
 		r := NewBatchReader(bytes.NewReader(bad), "long", Finished)
 		_, err := r.Next()
-		assert.ErrorIs(t, err, ErrCorrupt)
+		assert.ErrorIs(t, err, record.ErrCorrupt)
 		assert.Less(t, cap(r.buf), 64<<10, "the buffer grows with bytes read, not with the length field")
 	})
 	t.Run("gzip", func(t *testing.T) {

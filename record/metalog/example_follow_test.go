@@ -1,4 +1,4 @@
-package record_test
+package metalog_test
 
 import (
 	"errors"
@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 
 	"github.com/kmeta-go/kmeta/record"
+	"github.com/kmeta-go/kmeta/record/metalog"
 )
 
 // A follower reads a live directory in Follow mode. When Next has nothing
@@ -20,7 +21,7 @@ func ExampleDirReader_Verify() {
 		panic(err)
 	}
 	defer os.RemoveAll(dir)
-	seg, err := record.CreateSegment(dir, 0)
+	seg, err := metalog.CreateSegment(metalog.OS{}, dir, 0)
 	if err != nil {
 		panic(err)
 	}
@@ -30,7 +31,7 @@ func ExampleDirReader_Verify() {
 	seg.AppendData(1, 1001, v)
 	seg.Close()
 
-	d, err := record.OpenDir(dir, record.Follow)
+	d, err := metalog.OpenDir(metalog.OS{}, dir, metalog.Follow)
 	if err != nil {
 		panic(err)
 	}
@@ -44,9 +45,9 @@ func ExampleDirReader_Verify() {
 	}
 	fmt.Println("unchanged:", d.Verify() == nil)
 
-	os.Truncate(filepath.Join(dir, record.SegmentName(0)), 10)
+	os.Truncate(filepath.Join(dir, metalog.SegmentName(0)), 10)
 	err = d.Verify()
-	fmt.Println("changed:", errors.Is(err, record.ErrLogChanged))
+	fmt.Println("changed:", errors.Is(err, metalog.ErrLogChanged))
 	// Output:
 	// batch at offset 0
 	// batch at offset 1

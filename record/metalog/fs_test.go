@@ -1,4 +1,4 @@
-package record
+package metalog
 
 import (
 	"errors"
@@ -15,6 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/kmeta-go/kmeta/internal/sharedtest"
+	"github.com/kmeta-go/kmeta/record"
 )
 
 // batchTrace is what a DirReader delivered: the files it chose, then each
@@ -46,11 +47,10 @@ func batchTrace(t *testing.T, d *DirReader) []string {
 
 func itoa(v int64) string { return strconv.FormatInt(v, 10) }
 
-// TestOpenDirFSMatchesOpenDir: every corpus directory read through
-// OpenDirFS, from os.DirFS and from a MemFS copy, delivers what OpenDir
-// delivers, batch for batch, and names files under the directory it was
-// given.
-func TestOpenDirFSMatchesOpenDir(t *testing.T) {
+// TestOpenDirFSMatchesOS: every corpus directory read through
+// FromIOFS(os.DirFS) and from a MemFS copy delivers what it delivers through
+// OS{}, batch for batch, and names files under the directory it was given.
+func TestOpenDirFSMatchesOS(t *testing.T) {
 	for _, folder := range sharedtest.CorpusFolders(t) {
 		var dirs []string
 		require.NoError(t, filepath.WalkDir(folder.Root, func(p string, d os.DirEntry, err error) error {
@@ -64,12 +64,12 @@ func TestOpenDirFSMatchesOpenDir(t *testing.T) {
 		require.NotEmpty(t, dirs)
 		for _, rel := range dirs {
 			t.Run(folder.Name+"/"+rel, func(t *testing.T) {
-				d, err := OpenDir(filepath.Join(folder.Root, filepath.FromSlash(rel)), Finished)
+				d, err := OpenDir(OS{}, filepath.Join(folder.Root, filepath.FromSlash(rel)), Finished)
 				require.NoError(t, err)
 				want := batchTrace(t, d)
 				require.NoError(t, d.Close())
 
-				d, err = OpenDirFS(os.DirFS(folder.Root), rel, Finished)
+				d, err = OpenDir(FromIOFS(os.DirFS(folder.Root)), rel, Finished)
 				require.NoError(t, err)
 				require.Equal(t, want, batchTrace(t, d))
 				require.NoError(t, d.Close())
@@ -85,7 +85,7 @@ func TestOpenDirFSMatchesOpenDir(t *testing.T) {
 					require.NoError(t, err)
 					require.NoError(t, mem.WriteFile("m/"+e.Name(), b))
 				}
-				d, err = OpenDirFS(&mem, "m", Follow)
+				d, err = OpenDir(&mem, "m", Follow)
 				require.NoError(t, err)
 				require.Equal(t, want, batchTrace(t, d))
 				require.NoError(t, d.Verify())
@@ -100,7 +100,7 @@ func TestOpenDirFSMatchesOpenDir(t *testing.T) {
 func noOp(t *testing.T, offset int64) []byte {
 	t.Helper()
 	b := NewBatchBuilder(offset, 1, 1000+offset)
-	require.NoError(t, b.AppendRecord(NewNoOpRecord(), 0))
+	require.NoError(t, b.AppendRecord(record.NewNoOpRecord(), 0))
 	out, err := b.Build()
 	require.NoError(t, err)
 	return out
@@ -130,7 +130,7 @@ func drain(t *testing.T, d *DirReader) []int64 {
 func TestMemFSFollow(t *testing.T) {
 	var mem MemFS
 	require.NoError(t, mem.WriteFile("log/quorum-state", []byte("{}")))
-	d, err := OpenDirFS(&mem, "log", Follow)
+	d, err := OpenDir(&mem, "log", Follow)
 	require.NoError(t, err)
 	defer d.Close()
 	require.Empty(t, drain(t, d))
@@ -154,7 +154,7 @@ func TestMemFSFollow(t *testing.T) {
 	require.NoError(t, d.Verify())
 
 	// The same bytes in a new file under the same name: replaced.
-	cur, err := fs.ReadFile(&mem, seg2)
+	cur, err := readFile(&mem, seg2)
 	require.NoError(t, err)
 	require.NoError(t, mem.WriteFile(seg2, cur))
 	err = d.Verify()
@@ -164,7 +164,7 @@ func TestMemFSFollow(t *testing.T) {
 	require.ErrorAs(t, err, &ce)
 	require.Equal(t, seg2, ce.File)
 
-	d2, err := OpenDirFS(&mem, "log", Follow)
+	d2, err := OpenDir(&mem, "log", Follow)
 	require.NoError(t, err)
 	defer d2.Close()
 	require.Equal(t, []int64{0, 1, 2, 3}, drain(t, d2))
@@ -183,18 +183,18 @@ func TestMemFSFollow(t *testing.T) {
 // Verify with a reason, not a panic.
 func TestOpenDirFSErrors(t *testing.T) {
 	var mem MemFS
-	_, err := OpenDirFS(&mem, "missing", Finished)
+	_, err := OpenDir(&mem, "missing", Finished)
 	require.ErrorIs(t, err, fs.ErrNotExist)
 	require.Contains(t, err.Error(), "missing")
-	_, err = OpenDirFS(&mem, "../up", Finished)
+	_, err = OpenDir(&mem, "../up", Finished)
 	require.ErrorIs(t, err, fs.ErrInvalid)
 
-	_, err = OpenDir(filepath.Join(t.TempDir(), "gone"), Finished)
+	_, err = OpenDir(OS{}, filepath.Join(t.TempDir(), "gone"), Finished)
 	require.ErrorIs(t, err, fs.ErrNotExist)
 	require.Contains(t, err.Error(), filepath.Join("gone"))
 
 	require.NoError(t, mem.WriteFile("d/"+SegmentName(0), noOp(t, 0)))
-	d, err := OpenDirFS(noReaderAt{&mem}, "d", Follow)
+	d, err := OpenDir(FromIOFS(noReaderAt{&mem}), "d", Follow)
 	require.NoError(t, err)
 	defer d.Close()
 	require.Equal(t, []int64{0}, drain(t, d))
@@ -203,29 +203,94 @@ func TestOpenDirFSErrors(t *testing.T) {
 	require.Contains(t, err.Error(), "io.ReaderAt")
 }
 
-// noReaderAt hides the ReadAt of MemFS's files.
+// noReaderAt is MemFS as an fs.FS whose files hide their ReadAt.
 type noReaderAt struct{ m *MemFS }
 
-func (n noReaderAt) ReadDir(name string) ([]fs.DirEntry, error) { return n.m.ReadDir(name) }
-func (n noReaderAt) Stat(name string) (fs.FileInfo, error)      { return n.m.Stat(name) }
-
 func (n noReaderAt) Open(name string) (fs.File, error) {
-	f, err := n.m.Open(name)
-	if err != nil {
-		return nil, err
+	f, err := ioFSOf(n.m).Open(name)
+	if _, dir := f.(fs.ReadDirFile); err != nil || dir {
+		return f, err
 	}
 	return struct{ fs.File }{f}, nil
 }
 
-// TestMemFSConformance: MemFS passes testing/fstest's checks of an fs.FS.
+// ioFSOf is m as an fs.FS (directories open as fs.ReadDirFile), for
+// testing/fstest and for FromIOFS in tests.
+func ioFSOf(m *MemFS) fs.FS { return memIOFS{m} }
+
+type memIOFS struct{ m *MemFS }
+
+func (f memIOFS) Open(name string) (fs.File, error) {
+	if st, err := f.m.Stat(name); err == nil && st.IsDir() {
+		ents, err := f.m.ReadDir(name)
+		if err != nil {
+			return nil, err
+		}
+		return &memIODir{info: st, ents: ents}, nil
+	}
+	return f.m.Open(name)
+}
+
+type memIODir struct {
+	info fs.FileInfo
+	ents []fs.DirEntry
+}
+
+func (d *memIODir) Stat() (fs.FileInfo, error) { return d.info, nil }
+func (d *memIODir) Read([]byte) (int, error) {
+	return 0, &fs.PathError{Op: "read", Path: d.info.Name(), Err: errors.New("is a directory")}
+}
+func (d *memIODir) Close() error { return nil }
+func (d *memIODir) ReadDir(n int) ([]fs.DirEntry, error) {
+	if n <= 0 {
+		rest := d.ents
+		d.ents = nil
+		return rest, nil
+	}
+	if len(d.ents) == 0 {
+		return nil, io.EOF
+	}
+	rest := d.ents[:min(n, len(d.ents))]
+	d.ents = d.ents[len(rest):]
+	return rest, nil
+}
+
+// readFile reads the whole file name of fsys.
+func readFile(fsys FS, name string) ([]byte, error) {
+	f, err := fsys.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return io.ReadAll(f)
+}
+
+// TestMemFSConformance: MemFS, seen as an fs.FS, passes testing/fstest's
+// checks; MkdirAll makes an empty directory that ReadDir lists, and Create
+// refuses a name that exists.
 func TestMemFSConformance(t *testing.T) {
 	var mem MemFS
 	require.NoError(t, mem.WriteFile("a/b/"+SegmentName(0), noOp(t, 0)))
 	require.NoError(t, mem.WriteFile("a/c.checkpoint", []byte("x")))
 	require.NoError(t, mem.WriteFile("top", nil))
-	require.NoError(t, fstest.TestFS(&mem, "a/b/"+SegmentName(0), "a/c.checkpoint", "top"))
+	require.NoError(t, fstest.TestFS(ioFSOf(&mem), "a/b/"+SegmentName(0), "a/c.checkpoint", "top"))
 	require.NoError(t, mem.Rename("top", "a/top"))
 	_, err := mem.Stat("top")
 	require.ErrorIs(t, err, fs.ErrNotExist)
-	require.NoError(t, fstest.TestFS(&mem, "a/top"))
+	require.NoError(t, fstest.TestFS(ioFSOf(&mem), "a/top"))
+	require.NoError(t, mem.MkdirAll("e/f", 0o755))
+	ents, err := mem.ReadDir("e")
+	require.NoError(t, err)
+	require.Len(t, ents, 1)
+	require.True(t, ents[0].IsDir())
+	w, err := mem.Create("e/f/x")
+	require.NoError(t, err)
+	_, err = w.Write([]byte("ab"))
+	require.NoError(t, err)
+	require.NoError(t, w.Close())
+	_, err = mem.Create("e/f/x")
+	require.ErrorIs(t, err, fs.ErrExist)
+	got, err := readFile(&mem, "e/f/x")
+	require.NoError(t, err)
+	require.Equal(t, "ab", string(got))
 }

@@ -1,4 +1,4 @@
-package record
+package metalog
 
 import (
 	"errors"
@@ -11,13 +11,13 @@ import (
 	"time"
 )
 
-// MemFS is an in-memory file system for the readers of this package
-// (OpenDirFS, OpenSegmentFS, OpenSnapshotFS) and for tests: it implements
-// fs.FS, fs.ReadDirFS and fs.StatFS, and, unlike testing/fstest.MapFS,
-// files stay live after they are opened: an open file sees bytes appended
-// later and a truncation, as an *os.File does, so a reader in Follow mode
-// can follow a MemFS as it follows a directory Kafka writes. Directories
-// are implicit: a file named "a/b" makes "a" a directory. The zero MemFS
+// MemFS is an in-memory FS, for tests and for reading a directory held in
+// memory: unlike testing/fstest.MapFS, files stay live after they are
+// opened: an open file sees bytes appended later and a truncation, as an
+// *os.File does, so a reader in Follow mode can follow a MemFS as it follows
+// a directory Kafka writes. Names are slash-separated paths valid for
+// fs.ValidPath. Directories are implicit: a file named "a/b" makes "a" a
+// directory, and MkdirAll records one that holds no file yet. The zero MemFS
 // is empty and ready to use; it is safe for concurrent use.
 //
 // Each file has an identity of its own (FileInfo.Sys): Rename moves it,
@@ -26,6 +26,7 @@ import (
 type MemFS struct {
 	mu    sync.Mutex
 	files map[string]*memFile
+	dirs  map[string]bool // made by MkdirAll
 }
 
 type memFile struct {
@@ -79,7 +80,8 @@ func (m *MemFS) Truncate(name string, size int64) error {
 	return nil
 }
 
-// Remove deletes the file name; readers that have it open keep reading it.
+// Remove deletes the file name (FS.Remove); readers that have it open keep
+// reading it.
 func (m *MemFS) Remove(name string) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -91,7 +93,7 @@ func (m *MemFS) Remove(name string) error {
 }
 
 // Rename moves the file oldname to newname, replacing any file there (as a
-// snapshot's .checkpoint.part is renamed to its final name).
+// snapshot's .checkpoint.part is renamed to its final name; FS.Rename).
 func (m *MemFS) Rename(oldname, newname string) error {
 	if !fs.ValidPath(newname) || newname == "." {
 		return &fs.PathError{Op: "rename", Path: newname, Err: fs.ErrInvalid}
@@ -110,7 +112,7 @@ func (m *MemFS) Rename(oldname, newname string) error {
 // isDir reports whether name is "." or a prefix directory of a file.
 // m.mu is held.
 func (m *MemFS) isDir(name string) bool {
-	if name == "." {
+	if name == "." || m.dirs[name] {
 		return true
 	}
 	for n := range m.files {
@@ -118,27 +120,79 @@ func (m *MemFS) isDir(name string) bool {
 			return true
 		}
 	}
+	for d := range m.dirs {
+		if strings.HasPrefix(d, name+"/") {
+			return true
+		}
+	}
 	return false
 }
 
-// Open implements fs.FS.
-func (m *MemFS) Open(name string) (fs.File, error) {
+// Open opens the file name for reading (FS.Open).
+func (m *MemFS) Open(name string) (File, error) {
 	if !fs.ValidPath(name) {
 		return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrInvalid}
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if f, ok := m.files[name]; ok {
-		return &memHandle{fs: m, f: f, name: path.Base(name)}, nil
+		return &memHandle{fs: m, f: f, name: path.Base(name), readOnly: true}, nil
 	}
 	if m.isDir(name) {
-		ents, _ := m.readDirLocked(name)
-		return &memDir{name: path.Base(name), ents: ents}, nil
+		return nil, &fs.PathError{Op: "open", Path: name, Err: errors.New("is a directory")}
 	}
 	return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrNotExist}
 }
 
-// Stat implements fs.StatFS.
+// Create creates the empty file name for writing, which must not exist
+// (FS.Create); its writes append to the file.
+func (m *MemFS) Create(name string) (File, error) {
+	if !fs.ValidPath(name) || name == "." {
+		return nil, &fs.PathError{Op: "create", Path: name, Err: fs.ErrInvalid}
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if _, ok := m.files[name]; ok || m.isDir(name) {
+		return nil, &fs.PathError{Op: "create", Path: name, Err: fs.ErrExist}
+	}
+	if m.files == nil {
+		m.files = map[string]*memFile{}
+	}
+	f := &memFile{mod: time.Now()}
+	m.files[name] = f
+	return &memHandle{fs: m, f: f, name: path.Base(name)}, nil
+}
+
+// MkdirAll records the directory dir and its parents (FS.MkdirAll); a
+// directory that holds a file exists without it.
+func (m *MemFS) MkdirAll(dir string, _ fs.FileMode) error {
+	if !fs.ValidPath(dir) {
+		return &fs.PathError{Op: "mkdir", Path: dir, Err: fs.ErrInvalid}
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for d := dir; d != "."; d = path.Dir(d) {
+		if _, ok := m.files[d]; ok {
+			return &fs.PathError{Op: "mkdir", Path: d, Err: errors.New("not a directory")}
+		}
+	}
+	if dir == "." {
+		return nil
+	}
+	if m.dirs == nil {
+		m.dirs = map[string]bool{}
+	}
+	m.dirs[dir] = true
+	return nil
+}
+
+// PathJoin joins dir and name with a slash (path.Join).
+func (m *MemFS) PathJoin(dir, name string) string { return path.Join(dir, name) }
+
+// PathBase returns the last element of a slash-separated path (path.Base).
+func (m *MemFS) PathBase(name string) string { return path.Base(name) }
+
+// Stat describes the file or directory name (FS.Stat).
 func (m *MemFS) Stat(name string) (fs.FileInfo, error) {
 	if !fs.ValidPath(name) {
 		return nil, &fs.PathError{Op: "stat", Path: name, Err: fs.ErrInvalid}
@@ -154,8 +208,7 @@ func (m *MemFS) Stat(name string) (fs.FileInfo, error) {
 	return nil, &fs.PathError{Op: "stat", Path: name, Err: fs.ErrNotExist}
 }
 
-// ReadDir implements fs.ReadDirFS: the entries of directory name, sorted by
-// name.
+// ReadDir lists the directory name, sorted by name (FS.ReadDir).
 func (m *MemFS) ReadDir(name string) ([]fs.DirEntry, error) {
 	if !fs.ValidPath(name) {
 		return nil, &fs.PathError{Op: "readdir", Path: name, Err: fs.ErrInvalid}
@@ -191,6 +244,17 @@ func (m *MemFS) readDirLocked(dir string) ([]fs.DirEntry, error) {
 			out = append(out, fs.FileInfoToDirEntry(memInfo{name: child, f: f, size: int64(len(f.data)), mod: f.mod}))
 		}
 	}
+	for d := range m.dirs {
+		rest, ok := strings.CutPrefix(d, prefix)
+		if !ok || rest == "" {
+			continue
+		}
+		child, _, _ := strings.Cut(rest, "/")
+		if !seen[child] {
+			seen[child] = true
+			out = append(out, fs.FileInfoToDirEntry(memInfo{name: child, dir: true}))
+		}
+	}
 	slices.SortFunc(out, func(a, b fs.DirEntry) int { return strings.Compare(a.Name(), b.Name()) })
 	return out, nil
 }
@@ -217,11 +281,12 @@ func (i memInfo) Mode() fs.FileMode {
 
 // memHandle is an open MemFS file: reads see the file's current bytes.
 type memHandle struct {
-	fs     *MemFS
-	f      *memFile
-	name   string
-	off    int64
-	closed bool
+	fs       *MemFS
+	f        *memFile
+	name     string
+	off      int64
+	closed   bool
+	readOnly bool // opened by Open
 }
 
 func (h *memHandle) Stat() (fs.FileInfo, error) {
@@ -247,7 +312,7 @@ func (h *memHandle) ReadAt(p []byte, off int64) (int, error) {
 		return 0, fs.ErrClosed
 	}
 	if off < 0 {
-		return 0, errors.New("record: MemFS: negative offset")
+		return 0, errors.New("metalog: MemFS: negative offset")
 	}
 	h.fs.mu.Lock()
 	defer h.fs.mu.Unlock()
@@ -261,35 +326,34 @@ func (h *memHandle) ReadAt(p []byte, off int64) (int, error) {
 	return n, nil
 }
 
+// Write appends p to the file (a Create'd file is written from its start
+// and only by its writer).
+func (h *memHandle) Write(p []byte) (int, error) {
+	if h.closed {
+		return 0, fs.ErrClosed
+	}
+	if h.readOnly {
+		return 0, &fs.PathError{Op: "write", Path: h.name, Err: fs.ErrPermission}
+	}
+	h.fs.mu.Lock()
+	defer h.fs.mu.Unlock()
+	h.f.data = append(h.f.data, p...)
+	h.f.mod = time.Now()
+	return len(p), nil
+}
+
+// Sync does nothing: the bytes are in memory already.
+func (h *memHandle) Sync() error {
+	if h.closed {
+		return fs.ErrClosed
+	}
+	return nil
+}
+
 func (h *memHandle) Close() error {
 	if h.closed {
 		return fs.ErrClosed
 	}
 	h.closed = true
 	return nil
-}
-
-type memDir struct {
-	name string
-	ents []fs.DirEntry
-	off  int
-}
-
-func (d *memDir) Stat() (fs.FileInfo, error) { return memInfo{name: d.name, dir: true}, nil }
-func (d *memDir) Read([]byte) (int, error) {
-	return 0, &fs.PathError{Op: "read", Path: d.name, Err: errors.New("is a directory")}
-}
-func (d *memDir) Close() error { return nil }
-func (d *memDir) ReadDir(n int) ([]fs.DirEntry, error) {
-	rest := d.ents[d.off:]
-	if n <= 0 {
-		d.off = len(d.ents)
-		return rest, nil
-	}
-	if len(rest) == 0 {
-		return nil, io.EOF
-	}
-	rest = rest[:min(n, len(rest))]
-	d.off += len(rest)
-	return rest, nil
 }

@@ -1,4 +1,4 @@
-package record_test
+package metalog_test
 
 import (
 	"errors"
@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 
 	"github.com/kmeta-go/kmeta/record"
+	"github.com/kmeta-go/kmeta/record/metalog"
 )
 
 // Write a tiny log segment the way a KRaft leader does (a LeaderChange
@@ -18,12 +19,12 @@ func ExampleOpenDir() {
 		panic(err)
 	}
 	defer os.RemoveAll(dir)
-	part := filepath.Join(dir, record.MetadataPartitionDir)
+	part := filepath.Join(dir, metalog.MetadataPartitionDir)
 	if err := os.Mkdir(part, 0o755); err != nil {
 		panic(err)
 	}
 
-	seg, err := record.CreateSegment(part, 0)
+	seg, err := metalog.CreateSegment(metalog.OS{}, part, 0)
 	if err != nil {
 		panic(err)
 	}
@@ -40,7 +41,7 @@ func ExampleOpenDir() {
 		panic(err)
 	}
 
-	d, err := record.OpenDir(part, record.Finished)
+	d, err := metalog.OpenDir(metalog.OS{}, part, metalog.Finished)
 	if err != nil {
 		panic(err)
 	}
@@ -85,8 +86,8 @@ func ExampleCreateSnapshot() {
 	}
 	defer os.RemoveAll(dir)
 
-	id := record.SnapshotID{EndOffset: 3, Epoch: 1}
-	w, err := record.CreateSnapshot(dir, id, record.SnapshotWriterConfig{LastContainedLogTimestamp: 1700000000100})
+	id := metalog.SnapshotID{EndOffset: 3, Epoch: 1}
+	w, err := metalog.CreateSnapshot(metalog.OS{}, dir, id, metalog.SnapshotWriterConfig{LastContainedLogTimestamp: 1700000000100})
 	if err != nil {
 		panic(err)
 	}
@@ -98,7 +99,7 @@ func ExampleCreateSnapshot() {
 		panic(err)
 	}
 
-	s, err := record.OpenSnapshot(filepath.Join(dir, id.FileName()))
+	s, err := metalog.OpenSnapshot(metalog.OS{}, filepath.Join(dir, id.FileName()))
 	if err != nil {
 		panic(err)
 	}
@@ -132,11 +133,11 @@ func ExampleOpenBootstrap() {
 	if err != nil {
 		panic(err)
 	}
-	if err := record.WriteBootstrap(dir, [][]byte{mv}, func() int64 { return 1700000000000 }); err != nil {
+	if err := metalog.WriteBootstrap(metalog.OS{}, dir, [][]byte{mv}, func() int64 { return 1700000000000 }); err != nil {
 		panic(err)
 	}
 
-	s, err := record.OpenBootstrap(filepath.Join(dir, record.BootstrapFileName))
+	s, err := metalog.OpenBootstrap(metalog.OS{}, filepath.Join(dir, metalog.BootstrapFileName))
 	if err != nil {
 		panic(err)
 	}

@@ -1,4 +1,4 @@
-package record_test
+package metalog_test
 
 import (
 	"errors"
@@ -6,11 +6,12 @@ import (
 	"io"
 
 	"github.com/kmeta-go/kmeta/record"
+	"github.com/kmeta-go/kmeta/record/metalog"
 )
 
 // noOpBatch is one batch holding one NoOpRecord at offset.
 func noOpBatch(offset int64) []byte {
-	b := record.NewBatchBuilder(offset, 1, 1000+offset)
+	b := metalog.NewBatchBuilder(offset, 1, 1000+offset)
 	if err := b.AppendRecord(record.NewNoOpRecord(), 0); err != nil {
 		panic(err)
 	}
@@ -21,16 +22,16 @@ func noOpBatch(offset int64) []byte {
 	return out
 }
 
-// A directory read from memory: a MemFS holds the segment, OpenDirFS reads
-// it as OpenDir reads a directory on disk, and in Follow mode it sees bytes
-// appended to the open segment, as it does a file Kafka appends to.
-func ExampleOpenDirFS() {
-	var mem record.MemFS
+// A directory read from memory: a MemFS holds the segment, OpenDir reads it
+// as it reads a directory on disk through OS{}, and in Follow mode it sees
+// bytes appended to the open segment, as it does a file Kafka appends to.
+func ExampleMemFS() {
+	var mem metalog.MemFS
 	dir := "__cluster_metadata-0"
-	seg := dir + "/" + record.SegmentName(0)
+	seg := dir + "/" + metalog.SegmentName(0)
 	mem.WriteFile(seg, noOpBatch(0))
 
-	d, err := record.OpenDirFS(&mem, dir, record.Follow)
+	d, err := metalog.OpenDir(&mem, dir, metalog.Follow)
 	if err != nil {
 		panic(err)
 	}
@@ -55,7 +56,7 @@ func ExampleOpenDirFS() {
 
 	mem.Truncate(seg, 10) // the raft client truncates a diverging suffix
 	err = d.Verify()
-	fmt.Println("changed:", errors.Is(err, record.ErrLogChanged))
+	fmt.Println("changed:", errors.Is(err, metalog.ErrLogChanged))
 	// Output:
 	// batch at offset 0
 	// batch at offset 1
@@ -63,11 +64,11 @@ func ExampleOpenDirFS() {
 	// changed: true
 }
 
-// One segment read from an fs.FS.
-func ExampleOpenSegmentFS() {
-	var mem record.MemFS
-	mem.WriteFile(record.SegmentName(5), append(noOpBatch(5), noOpBatch(6)...))
-	s, err := record.OpenSegmentFS(&mem, record.SegmentName(5), record.Finished)
+// One segment read from a MemFS.
+func ExampleOpenSegment() {
+	var mem metalog.MemFS
+	mem.WriteFile(metalog.SegmentName(5), append(noOpBatch(5), noOpBatch(6)...))
+	s, err := metalog.OpenSegment(&mem, metalog.SegmentName(5), metalog.Finished)
 	if err != nil {
 		panic(err)
 	}
@@ -86,11 +87,11 @@ func ExampleOpenSegmentFS() {
 	// true
 }
 
-// A snapshot written to memory and read back from an fs.FS.
-func ExampleOpenSnapshotFS() {
+// A snapshot written to memory and read back from a MemFS.
+func ExampleOpenSnapshot() {
 	var buf writerBuffer
-	id := record.SnapshotID{EndOffset: 10, Epoch: 2}
-	w, err := record.NewSnapshotWriter(&buf, id, record.SnapshotWriterConfig{LastContainedLogTimestamp: 1234})
+	id := metalog.SnapshotID{EndOffset: 10, Epoch: 2}
+	w, err := metalog.NewSnapshotWriter(&buf, id, metalog.SnapshotWriterConfig{LastContainedLogTimestamp: 1234})
 	if err != nil {
 		panic(err)
 	}
@@ -100,10 +101,10 @@ func ExampleOpenSnapshotFS() {
 	if _, err := w.Freeze(); err != nil {
 		panic(err)
 	}
-	var mem record.MemFS
+	var mem metalog.MemFS
 	mem.WriteFile(id.FileName(), buf.b)
 
-	s, err := record.OpenSnapshotFS(&mem, id.FileName())
+	s, err := metalog.OpenSnapshot(&mem, id.FileName())
 	if err != nil {
 		panic(err)
 	}

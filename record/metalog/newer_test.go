@@ -1,9 +1,12 @@
-package record
+package metalog
 
 import (
+	"encoding/binary"
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/kmeta-go/kmeta/record"
 )
 
 // TestNewerRecordVersionAndType: a record version above the newest kmeta
@@ -19,10 +22,10 @@ func TestNewerRecordVersionAndType(t *testing.T) {
 		want         []string
 		err          error
 	}{
-		{0, 5, []string{"record at offset 7", "REGISTER_BROKER_RECORD version 5", "valid versions are 0-4"}, ErrUnsupportedVersion},
-		{17, 4, []string{"record at offset 7", "BROKER_REGISTRATION_CHANGE_RECORD version 4", "valid versions are 0-3"}, ErrUnsupportedVersion},
-		{29, 1, []string{"record at offset 7", "UNREGISTER_CONTROLLER_RECORD version 1", "valid versions are 0-0"}, ErrUnsupportedVersion},
-		{30, 0, []string{"record at offset 7", "unknown metadata id 30"}, ErrUnknownType},
+		{0, 5, []string{"record at offset 7", "REGISTER_BROKER_RECORD version 5", "valid versions are 0-4"}, record.ErrUnsupportedVersion},
+		{17, 4, []string{"record at offset 7", "BROKER_REGISTRATION_CHANGE_RECORD version 4", "valid versions are 0-3"}, record.ErrUnsupportedVersion},
+		{29, 1, []string{"record at offset 7", "UNREGISTER_CONTROLLER_RECORD version 1", "valid versions are 0-0"}, record.ErrUnsupportedVersion},
+		{30, 0, []string{"record at offset 7", "unknown metadata id 30"}, record.ErrUnknownType},
 	} {
 		b := NewBatchBuilder(7, 1, 0)
 		require.NoError(t, b.Append(append(frame(1, c.key, c.version), 0, 0, 0, 1, 0)))
@@ -37,10 +40,19 @@ func TestNewerRecordVersionAndType(t *testing.T) {
 			require.ErrorContains(t, err, w)
 		}
 	}
-	for key, v := range map[Type]int16{TypeRegisterBrokerRecord: 4, TypeBrokerRegistrationChangeRecord: 3, TypeUnregisterControllerRecord: 0} {
-		r, err := New(key)
+	for key, v := range map[record.Type]int16{record.TypeRegisterBrokerRecord: 4, record.TypeBrokerRegistrationChangeRecord: 3, record.TypeUnregisterControllerRecord: 0} {
+		r, err := record.New(key)
 		require.NoError(t, err)
 		require.Equal(t, v, r.HighestVersion(), "%s", key)
 	}
-	require.Equal(t, "UNREGISTER_CONTROLLER_RECORD", TypeUnregisterControllerRecord.String())
+	require.Equal(t, "UNREGISTER_CONTROLLER_RECORD", record.TypeUnregisterControllerRecord.String())
+}
+
+// frame is the uvarints of a record frame (and whatever follows it).
+func frame(parts ...uint64) []byte {
+	var b []byte
+	for _, p := range parts {
+		b = binary.AppendUvarint(b, p)
+	}
+	return b
 }

@@ -1,4 +1,4 @@
-package record
+package metalog
 
 import (
 	"io"
@@ -11,7 +11,7 @@ import (
 func BenchmarkDirReaderIdlePoll(b *testing.B) {
 	dir := b.TempDir()
 	writeSegment(b, dir, 0, 100)
-	d, err := OpenDir(dir, Follow)
+	d, err := OpenDir(OS{}, dir, Follow)
 	if err != nil {
 		b.Fatal(err)
 	}

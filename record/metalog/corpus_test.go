@@ -1,4 +1,4 @@
-package record
+package metalog
 
 import (
 	"bufio"
@@ -16,6 +16,8 @@ import (
 	"github.com/kmeta-go/kmeta/internal/sharedtest"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/kmeta-go/kmeta/record"
 )
 
 // manifestRow is one row of the first table of a corpus folder's MANIFEST.md
@@ -101,7 +103,7 @@ var ctlNames = map[int16]string{2: "LeaderChange", 3: "SnapshotHeader", 4: "Snap
 
 // frameKey is the "apiKey:version" of a data record value's frame.
 func frameKey(v []byte) (string, error) {
-	h, _, err := ReadFrameHeader(v)
+	h, _, err := record.ReadFrameHeader(v)
 	if err != nil {
 		return "", err
 	}
@@ -238,14 +240,14 @@ func checkCorpusFile(t *testing.T, path string, row manifestRow) {
 	name := filepath.Base(path)
 	switch {
 	case name == BootstrapFileName:
-		es, err := ReadBootstrap(path)
+		es, err := ReadBootstrap(OS{}, path)
 		require.NoError(t, err)
 		assert.Len(t, es, row.dataR)
 		for i, e := range es {
 			assert.Equal(t, int64(1+i), e.Offset, "bootstrap records follow the header record")
 		}
 	case strings.HasSuffix(name, SegmentSuffix):
-		s, err := OpenSegment(path, Finished)
+		s, err := OpenSegment(OS{}, path, Finished)
 		require.NoError(t, err)
 		defer s.Close()
 		assert.Equal(t, row.firstOffset, s.BaseOffset())
@@ -262,7 +264,7 @@ func checkCorpusFile(t *testing.T, path string, row manifestRow) {
 		assert.Equal(t, row.records, n)
 		assert.Equal(t, row.lastOffset, last)
 	default:
-		s, err := OpenSnapshot(path)
+		s, err := OpenSnapshot(OS{}, path)
 		require.NoError(t, err)
 		defer s.Close()
 		id, err := ParseSnapshotName(name)
@@ -339,7 +341,7 @@ func TestCorpusDirs(t *testing.T) {
 		checked := 0
 		for _, rel := range dirs {
 			t.Run(folder.Name+"/"+rel, func(t *testing.T) {
-				d, err := OpenDir(filepath.Join(root, rel), Finished)
+				d, err := OpenDir(OS{}, filepath.Join(root, rel), Finished)
 				require.NoError(t, err)
 				defer d.Close()
 				if s := d.Snapshot(); s != nil {

@@ -1,12 +1,11 @@
-package record
+package metalog
 
 import (
 	"fmt"
-	"io/fs"
-	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
+
+	"github.com/kmeta-go/kmeta/record"
 )
 
 // SegmentSuffix ends the name of a log segment file.
@@ -23,7 +22,7 @@ func SegmentName(baseOffset int64) string {
 func ParseSegmentName(name string) (int64, error) {
 	digits, ok := strings.CutSuffix(name, SegmentSuffix)
 	if !ok || len(digits) != 20 {
-		return 0, fmt.Errorf("record: %q is not a log segment name (<20-digit base offset>.log)", name)
+		return 0, fmt.Errorf("metalog: %q is not a log segment name (<20-digit base offset>.log)", name)
 	}
 	return parseDigits(digits, name)
 }
@@ -31,12 +30,12 @@ func ParseSegmentName(name string) (int64, error) {
 func parseDigits(digits, name string) (int64, error) {
 	for _, c := range digits {
 		if c < '0' || c > '9' {
-			return 0, fmt.Errorf("record: %q: %q is not a zero-padded number", name, digits)
+			return 0, fmt.Errorf("metalog: %q: %q is not a zero-padded number", name, digits)
 		}
 	}
 	v, err := strconv.ParseInt(digits, 10, 64)
 	if err != nil {
-		return 0, fmt.Errorf("record: %q: %v", name, err)
+		return 0, fmt.Errorf("metalog: %q: %v", name, err)
 	}
 	return v, nil
 }
@@ -48,26 +47,16 @@ func parseDigits(digits, name string) (int64, error) {
 // whose offsets then continue batch after batch.
 type SegmentReader struct {
 	*BatchReader
-	f          fs.File
+	f          File
 	baseOffset int64
 }
 
-// OpenSegment opens the log segment at path in the operating system's file
-// system. Close it when done.
-func OpenSegment(path string, mode Mode) (*SegmentReader, error) {
-	return openSegment(osFS{}, path, mode)
-}
-
-// OpenSegmentFS opens the log segment name (a slash-separated path valid
-// for fs.ValidPath) in fsys, as OpenSegment does; errors name it as name.
-// In Follow mode the file must show bytes appended after it was opened, as
-// an *os.File and a MemFS file do.
-func OpenSegmentFS(fsys fs.FS, name string, mode Mode) (*SegmentReader, error) {
-	return openSegment(fsys, name, mode)
-}
-
-func openSegment(fsys fs.FS, name string, mode Mode) (*SegmentReader, error) {
-	base, err := ParseSegmentName(filepath.Base(name))
+// OpenSegment opens the log segment name of fsys (OS{} for the operating
+// system's files); errors name it as name. In Follow mode the file must show
+// bytes appended after it was opened, as an *os.File and a MemFS file do.
+// Close it when done.
+func OpenSegment(fsys FS, name string, mode Mode) (*SegmentReader, error) {
+	base, err := ParseSegmentName(fsys.PathBase(name))
 	if err != nil {
 		return nil, err
 	}
@@ -92,21 +81,21 @@ func (s *SegmentReader) Close() error { return s.f.Close() }
 // .timeindex or other files Kafka's UnifiedLog keeps beside a segment: Kafka
 // rebuilds those when it recovers a segment.
 type SegmentWriter struct {
-	f      *os.File
+	f      File
 	path   string
 	next   int64
 	b      BatchBuilder
 	closed bool
 }
 
-// CreateSegment creates <dir>/<baseOffset 20 digits>.log, which must not
-// exist yet.
-func CreateSegment(dir string, baseOffset int64) (*SegmentWriter, error) {
+// CreateSegment creates <dir>/<baseOffset 20 digits>.log in fsys, which
+// must not exist yet.
+func CreateSegment(fsys FS, dir string, baseOffset int64) (*SegmentWriter, error) {
 	if baseOffset < 0 {
-		return nil, fmt.Errorf("record: negative segment base offset %d", baseOffset)
+		return nil, fmt.Errorf("metalog: negative segment base offset %d", baseOffset)
 	}
-	p := filepath.Join(dir, SegmentName(baseOffset))
-	f, err := os.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	p := fsys.PathJoin(dir, SegmentName(baseOffset))
+	f, err := fsys.Create(p)
 	if err != nil {
 		return nil, err
 	}
@@ -135,7 +124,7 @@ func (w *SegmentWriter) AppendData(epoch int32, appendTime int64, values ...[]by
 // AppendControl writes one control batch holding one control record of type
 // t with its value (e.g. a LeaderChangeMessage at version 0), as
 // MemoryRecords.withLeaderChangeMessage does, and returns its offset.
-func (w *SegmentWriter) AppendControl(epoch int32, appendTime int64, t ControlType, value []byte) (int64, error) {
+func (w *SegmentWriter) AppendControl(epoch int32, appendTime int64, t record.ControlType, value []byte) (int64, error) {
 	w.b.Reset(w.next, epoch, appendTime, true)
 	if err := w.b.AppendControl(t, value); err != nil {
 		return 0, err
@@ -151,7 +140,7 @@ func (w *SegmentWriter) AppendBatch(batch []byte) (int64, error) {
 		return 0, err
 	}
 	if b.BaseOffset != w.next {
-		return 0, fmt.Errorf("record: batch at offset %d, the segment continues at %d", b.BaseOffset, w.next)
+		return 0, fmt.Errorf("metalog: batch at offset %d, the segment continues at %d", b.BaseOffset, w.next)
 	}
 	if _, err := w.f.Write(batch); err != nil {
 		return 0, err
@@ -162,7 +151,7 @@ func (w *SegmentWriter) AppendBatch(batch []byte) (int64, error) {
 
 func (w *SegmentWriter) flush() (int64, error) {
 	if w.closed {
-		return 0, fmt.Errorf("record: segment %s is closed", w.path)
+		return 0, fmt.Errorf("metalog: segment %s is closed", w.path)
 	}
 	data, err := w.b.Build()
 	if err != nil {

@@ -1,4 +1,4 @@
-package record
+package metalog
 
 import (
 	"io"
@@ -17,7 +17,7 @@ func TestFollowEmptySegment(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, SegmentName(0)), nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	d, err := OpenDir(dir, Follow)
+	d, err := OpenDir(OS{}, dir, Follow)
 	if err != nil {
 		t.Fatal(err)
 	}

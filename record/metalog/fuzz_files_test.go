@@ -1,4 +1,4 @@
-package record
+package metalog
 
 import (
 	"bytes"
@@ -132,7 +132,7 @@ func FuzzDirReader(f *testing.F) {
 		}
 		os.WriteFile(filepath.Join(dir, SegmentName(0)), log, 0o644)
 		for _, mode := range []Mode{Finished, Follow} {
-			d, err := OpenDir(dir, mode)
+			d, err := OpenDir(OS{}, dir, mode)
 			if err != nil {
 				continue
 			}

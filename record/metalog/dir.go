@@ -1,4 +1,4 @@
-package record
+package metalog
 
 import (
 	"encoding/binary"
@@ -7,10 +7,10 @@ import (
 	"io"
 	"io/fs"
 	"os"
-	pathpkg "path"
-	"path/filepath"
 	"reflect"
 	"sort"
+
+	"github.com/kmeta-go/kmeta/record"
 )
 
 // MetadataPartitionDir is the name of the metadata log's partition directory
@@ -49,9 +49,8 @@ const MetadataPartitionDir = "__cluster_metadata-0"
 // never reopens the directory. The reader keeps one entry per segment it
 // moved to (a path), nothing per batch.
 type DirReader struct {
-	fsys  fs.FS
+	fsys  FS
 	dir   string // the directory's name in fsys, and in errors
-	slash bool   // dir is an fs.FS path (OpenDirFS), not an OS path
 	mode  Mode
 	snap  *SnapshotReader
 	segs  []string // base names of the segments to read, in order
@@ -70,40 +69,14 @@ type DirReader struct {
 	hdr      [21]byte // Verify's read of the last batch's header
 }
 
-// OpenDir opens the __cluster_metadata-0 directory at dir in the operating
-// system's file system, choosing the snapshot and segments to read and
-// opening the snapshot. It is OpenDirFS over the operating system's files
-// named by their paths (as os.DirFS names them under a root). Errors name
-// files by their path under dir. Close it when done.
-func OpenDir(dir string, mode Mode) (*DirReader, error) {
-	return openDir(osFS{}, dir, false, mode)
-}
-
-// OpenDirFS opens the directory dir of fsys (a slash-separated path valid
-// for fs.ValidPath, "." for its root) as OpenDir does, so that a directory
-// can be read from memory (MemFS, testing/fstest.MapFS), an archive or any
-// other fs.FS. Errors name files as dir/name.
-//
-// In Finished mode fsys needs only Open and directory listing (fs.ReadDir).
-// Follow mode needs what a live directory gives: an open segment's Read
-// returns bytes appended after it was opened (as an *os.File's does, and a
-// MemFS file's), fs.Stat (fs.StatFS or a file's Stat) reports a file's
-// current size, a new segment shows up in listings and Stat, and open
-// segments implement io.ReaderAt, which Verify uses to re-read the last
-// batch. For Verify to tell a file replaced under the same name, Stat must
-// identify files: os.SameFile does for the operating system's files; for
-// others, FileInfo.Sys must differ between two files (MemFS gives each file
-// its own). testing/fstest.MapFS files are snapshots taken at Open, so it
-// suits Finished mode only.
-func OpenDirFS(fsys fs.FS, dir string, mode Mode) (*DirReader, error) {
-	if !fs.ValidPath(dir) {
-		return nil, &fs.PathError{Op: "open", Path: dir, Err: fs.ErrInvalid}
-	}
-	return openDir(fsys, dir, true, mode)
-}
-
-func openDir(fsys fs.FS, dir string, slash bool, mode Mode) (*DirReader, error) {
-	ents, err := fs.ReadDir(fsys, dir)
+// OpenDir opens the __cluster_metadata-0 directory dir of fsys (OS{} for the
+// operating system's files, a *MemFS, FromIOFS of an archive...), choosing
+// the snapshot and segments to read and opening the snapshot. Errors name
+// files as fsys.PathJoin(dir, name). Finished mode needs only Open and
+// ReadDir; Follow mode what FS says a live directory gives. Close it when
+// done.
+func OpenDir(fsys FS, dir string, mode Mode) (*DirReader, error) {
+	ents, err := fsys.ReadDir(dir)
 	if err != nil {
 		return nil, err
 	}
@@ -131,7 +104,7 @@ func openDir(fsys fs.FS, dir string, slash bool, mode Mode) (*DirReader, error) 
 	}
 	sort.Slice(segs, func(i, j int) bool { return segs[i].base < segs[j].base })
 
-	d := &DirReader{fsys: fsys, dir: dir, slash: slash, mode: mode, last: -1}
+	d := &DirReader{fsys: fsys, dir: dir, mode: mode, last: -1}
 	if snapName != "" {
 		d.start = snapID.EndOffset
 		d.last = snapID.EndOffset - 1
@@ -148,9 +121,9 @@ func openDir(fsys fs.FS, dir string, slash bool, mode Mode) (*DirReader, error) 
 		}
 		if first < 0 {
 			if snapName == "" {
-				return nil, fmt.Errorf("record: %s: no snapshot, and the first segment %s does not start at offset 0", dir, segs[0].name)
+				return nil, fmt.Errorf("metalog: %s: no snapshot, and the first segment %s does not start at offset 0", dir, segs[0].name)
 			}
-			return nil, fmt.Errorf("record: %s: snapshot %s ends at offset %d but the first segment %s starts after it", dir, snapName, d.start, segs[0].name)
+			return nil, fmt.Errorf("metalog: %s: snapshot %s ends at offset %d but the first segment %s starts after it", dir, snapName, d.start, segs[0].name)
 		}
 		for _, s := range segs[first:] {
 			d.segs = append(d.segs, s.name)
@@ -158,7 +131,7 @@ func openDir(fsys fs.FS, dir string, slash bool, mode Mode) (*DirReader, error) 
 		}
 	}
 	if snapName != "" {
-		if d.snap, err = openSnapshot(fsys, d.name(snapName)); err != nil {
+		if d.snap, err = OpenSnapshot(fsys, d.name(snapName)); err != nil {
 			return nil, err
 		}
 	}
@@ -166,12 +139,7 @@ func openDir(fsys fs.FS, dir string, slash bool, mode Mode) (*DirReader, error) 
 }
 
 // name is the name of the directory's file base in fsys, and in errors.
-func (d *DirReader) name(base string) string {
-	if d.slash {
-		return pathpkg.Join(d.dir, base)
-	}
-	return filepath.Join(d.dir, base)
-}
+func (d *DirReader) name(base string) string { return d.fsys.PathJoin(d.dir, base) }
 
 // Snapshot returns the reader of the latest snapshot, or nil when the
 // directory has none. Read it before the log batches; Close closes it.
@@ -226,7 +194,7 @@ func (d *DirReader) Next() (*Batch, error) {
 			base, _ := ParseSegmentName(next)
 			if want := d.cur.NextOffset(); base != want {
 				return nil, d.fail(&CorruptionError{File: d.name(next), Position: 0, Offset: base,
-					Err: fmt.Errorf("%w: segment starts at offset %d but the previous segment ends before offset %d", ErrCorrupt, base, want)})
+					Err: fmt.Errorf("%w: segment starts at offset %d but the previous segment ends before offset %d", record.ErrCorrupt, base, want)})
 			}
 			d.cur.Close()
 			d.cur = nil
@@ -244,7 +212,7 @@ func (d *DirReader) Next() (*Batch, error) {
 		}
 		if b.BaseOffset < d.start {
 			return nil, d.fail(&CorruptionError{File: d.cur.Name(), Position: b.Position, Offset: b.BaseOffset,
-				Err: fmt.Errorf("%w: the snapshot ends at offset %d, inside the batch at offsets %d..%d", ErrCorrupt, d.start, b.BaseOffset, b.LastOffset())})
+				Err: fmt.Errorf("%w: the snapshot ends at offset %d, inside the batch at offsets %d..%d", record.ErrCorrupt, d.start, b.BaseOffset, b.LastOffset())})
 		}
 		d.last = b.LastOffset()
 		d.lastFile, d.lastPos, d.lastBase, d.lastCRC = d.cur.Name(), b.Position, b.BaseOffset, b.CRC
@@ -276,7 +244,7 @@ func (d *DirReader) incompleteTail(err error) (*Batch, error) {
 	var ce *CorruptionError
 	if errors.Is(err, ErrIncompleteTail) && errors.As(err, &ce) {
 		return nil, d.fail(&CorruptionError{File: ce.File, Position: ce.Position, Offset: ce.Offset,
-			Err: fmt.Errorf("%w: %v, but segment %s follows: a tail cut short that is not in the newest segment", ErrCorrupt, ce.Err, later)})
+			Err: fmt.Errorf("%w: %v, but segment %s follows: a tail cut short that is not in the newest segment", record.ErrCorrupt, ce.Err, later)})
 	}
 	return nil, d.fail(err)
 }
@@ -287,7 +255,7 @@ func (d *DirReader) laterSegment() string {
 	if d.cur == nil {
 		return ""
 	}
-	ents, err := fs.ReadDir(d.fsys, d.dir)
+	ents, err := d.fsys.ReadDir(d.dir)
 	if err != nil {
 		return ""
 	}
@@ -304,7 +272,7 @@ func (d *DirReader) laterSegment() string {
 // segment UnifiedLog creates at the log start offset).
 func (d *DirReader) followFirst() bool {
 	p := SegmentName(d.start)
-	if _, err := fs.Stat(d.fsys, d.name(p)); err != nil {
+	if _, err := d.fsys.Stat(d.name(p)); err != nil {
 		return false
 	}
 	d.segs = append(d.segs, p)
@@ -339,7 +307,7 @@ func (d *DirReader) Verify() error {
 		}
 		// No segment yet: the one expected is named after the start
 		// offset; any other means the directory was rewritten.
-		if _, err := fs.Stat(d.fsys, d.dir); err != nil {
+		if _, err := d.fsys.Stat(d.dir); err != nil {
 			return &CorruptionError{File: d.dir, Position: 0, Offset: d.start, Err: fmt.Errorf("%w: %v", ErrLogChanged, err)}
 		}
 		if later := d.segmentOtherThan(SegmentName(d.start)); later != "" {
@@ -353,7 +321,7 @@ func (d *DirReader) Verify() error {
 	changed := func(format string, args ...any) error {
 		return &CorruptionError{File: name, Position: pos, Offset: d.cur.NextOffset(), Err: fmt.Errorf("%w: "+format, append([]any{ErrLogChanged}, args...)...)}
 	}
-	st, err := fs.Stat(d.fsys, name)
+	st, err := d.fsys.Stat(name)
 	if err != nil {
 		return changed("segment no longer there: %v", err)
 	}
@@ -361,10 +329,7 @@ func (d *DirReader) Verify() error {
 	if err != nil {
 		return changed("%v", err)
 	}
-	ra, ok := d.cur.f.(io.ReaderAt)
-	if !ok {
-		return changed("the file system's files do not implement io.ReaderAt, which Follow mode needs")
-	}
+	ra := d.cur.f
 	if !sameFile(st, open) {
 		return changed("segment replaced by another file")
 	}
@@ -415,18 +380,8 @@ func sameFile(a, b fs.FileInfo) bool {
 	return sa == sb
 }
 
-// osFS is the operating system's files named by their paths, behind the
-// entry points that take a path (OpenDir, OpenSegment, OpenSnapshot): what
-// os.DirFS gives under a root, without re-rooting the names, so that errors
-// name files as the caller did and no name is built per call.
-type osFS struct{}
-
-func (osFS) Open(name string) (fs.File, error)          { return os.Open(name) }
-func (osFS) Stat(name string) (fs.FileInfo, error)      { return os.Stat(name) }
-func (osFS) ReadDir(name string) ([]fs.DirEntry, error) { return os.ReadDir(name) }
-
 func (d *DirReader) segmentOtherThan(name string) string {
-	ents, err := fs.ReadDir(d.fsys, d.dir)
+	ents, err := d.fsys.ReadDir(d.dir)
 	if err != nil {
 		return ""
 	}
@@ -456,7 +411,7 @@ func (d *DirReader) open(path string) error {
 	if d.mode == Follow && d.idx == len(d.segs)-1 {
 		mode = Follow
 	}
-	s, err := openSegment(d.fsys, d.name(path), mode)
+	s, err := OpenSegment(d.fsys, d.name(path), mode)
 	if err != nil {
 		return d.fail(err)
 	}
@@ -482,7 +437,7 @@ func (d *DirReader) followNext() bool {
 	if p == d.segs[d.idx] {
 		return false // an empty segment: it ends where it begins, at its own name
 	}
-	if _, err := fs.Stat(d.fsys, d.name(p)); err != nil {
+	if _, err := d.fsys.Stat(d.name(p)); err != nil {
 		return false
 	}
 	d.cur.Close()

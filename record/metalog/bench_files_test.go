@@ -1,4 +1,4 @@
-package record
+package metalog
 
 import (
 	"bytes"
@@ -27,7 +27,7 @@ func BenchmarkReadSegment(b *testing.B) {
 	b.SetBytes(st.Size())
 	b.ReportAllocs()
 	for b.Loop() {
-		s, err := OpenSegment(path, Finished)
+		s, err := OpenSegment(OS{}, path, Finished)
 		if err != nil {
 			b.Fatal(err)
 		}

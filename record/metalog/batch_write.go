@@ -1,9 +1,11 @@
-package record
+package metalog
 
 import (
 	"encoding/binary"
 	"fmt"
 	"hash/crc32"
+
+	"github.com/kmeta-go/kmeta/record"
 )
 
 // BatchBuilder builds one record batch v2 the way Kafka's KRaft writers do:
@@ -96,21 +98,21 @@ func (b *BatchBuilder) BytesNeeded(valueLen int) int {
 // Kafka's reader refuses it.
 func (b *BatchBuilder) Append(value []byte) error {
 	if b.control {
-		return fmt.Errorf("record: Append on a control batch; use AppendControl")
+		return fmt.Errorf("metalog: Append on a control batch; use AppendControl")
 	}
 	if len(value) == 0 {
-		return fmt.Errorf("record: empty record value")
+		return fmt.Errorf("metalog: empty record value")
 	}
 	b.appendEntry(nil, value)
 	return nil
 }
 
 // AppendRecord frames r at version (Append) and adds it as a data record.
-func (b *BatchBuilder) AppendRecord(r Record, version int16) error {
+func (b *BatchBuilder) AppendRecord(r record.Record, version int16) error {
 	if b.control {
-		return fmt.Errorf("record: AppendRecord on a control batch")
+		return fmt.Errorf("metalog: AppendRecord on a control batch")
 	}
-	n, err := Size(r, version)
+	n, err := record.Size(r, version)
 	if err != nil {
 		return err
 	}
@@ -120,11 +122,11 @@ func (b *BatchBuilder) AppendRecord(r Record, version int16) error {
 	b.buf = binary.AppendVarint(b.buf, -1)
 	b.buf = binary.AppendVarint(b.buf, int64(n))
 	start := len(b.buf)
-	if b.buf, err = Append(b.buf, r, version); err != nil {
+	if b.buf, err = record.Append(b.buf, r, version); err != nil {
 		return err
 	}
 	if got := len(b.buf) - start; got != n {
-		return fmt.Errorf("record: %s v%d encoded to %d bytes, its size said %d", r.Type(), version, got, n)
+		return fmt.Errorf("metalog: %s v%d encoded to %d bytes, its size said %d", r.Type(), version, got, n)
 	}
 	b.buf = append(b.buf, 0)
 	b.n++
@@ -133,23 +135,28 @@ func (b *BatchBuilder) AppendRecord(r Record, version int16) error {
 
 // AppendControl adds a control record of type t with its value (the body of
 // the control message at version 0, no frame) and the 4-byte key Kafka writes.
-func (b *BatchBuilder) AppendControl(t ControlType, value []byte) error {
+func (b *BatchBuilder) AppendControl(t record.ControlType, value []byte) error {
 	if !b.control {
-		return fmt.Errorf("record: AppendControl on a data batch")
+		return fmt.Errorf("metalog: AppendControl on a data batch")
 	}
 	if len(value) == 0 {
-		return fmt.Errorf("record: empty control record value")
+		return fmt.Errorf("metalog: empty control record value")
 	}
 	var key [4]byte
-	AppendControlKey(key[:0], t)
+	record.AppendControlKey(key[:0], t)
 	b.appendEntry(key[:], value)
 	return nil
 }
 
+// controlVersion is the version Kafka's ControlRecordUtils writes every KRaft
+// control record at (its *_CURRENT_VERSION constants; record.DecodeControl
+// reads at it when given version -1).
+const controlVersion = 0
+
 // AppendControlRecord adds the control record r, its value encoded at version
 // 0 as Kafka's ControlRecordUtils writes every KRaft control record.
-func (b *BatchBuilder) AppendControlRecord(r ControlRecord) error {
-	v, err := r.AppendBody(nil, controlReadVersion)
+func (b *BatchBuilder) AppendControlRecord(r record.ControlRecord) error {
+	v, err := r.AppendBody(nil, controlVersion)
 	if err != nil {
 		return err
 	}
@@ -177,7 +184,7 @@ func (b *BatchBuilder) appendEntry(key, value []byte) {
 // record.
 func (b *BatchBuilder) Build() ([]byte, error) {
 	if b.n == 0 {
-		return nil, fmt.Errorf("record: empty batch at offset %d", b.baseOffset)
+		return nil, fmt.Errorf("metalog: empty batch at offset %d", b.baseOffset)
 	}
 	var attrs int16
 	if b.control {
@@ -246,4 +253,31 @@ func AppendBatch(dst []byte, b *Batch) []byte {
 	h.NumRecords = int32(len(b.Entries))
 	putHeader(dst[start:], &h)
 	return dst
+}
+
+// AppendDecoded appends the encoding of a decoded batch to dst as Kafka's
+// raft layer writes it (BatchBuilder): a data batch of b.Records at their
+// versions, or a control batch of b.Control, at b's base offset, leader
+// epoch and append time.
+func AppendDecoded(dst []byte, b *record.Batch) ([]byte, error) {
+	var bb BatchBuilder
+	bb.Reset(b.BaseOffset, b.LeaderEpoch, b.AppendTime, len(b.Control) > 0)
+	if len(b.Control) > 0 && len(b.Records) > 0 {
+		return dst, fmt.Errorf("metalog: batch at offset %d mixes data and control records", b.BaseOffset)
+	}
+	for _, c := range b.Control {
+		if err := bb.AppendControlRecord(c); err != nil {
+			return dst, fmt.Errorf("metalog: batch at offset %d: %w", b.BaseOffset, err)
+		}
+	}
+	for _, r := range b.Records {
+		if err := bb.AppendRecord(r.Record, r.Version); err != nil {
+			return dst, fmt.Errorf("metalog: batch at offset %d: %w", b.BaseOffset, err)
+		}
+	}
+	data, err := bb.Build()
+	if err != nil {
+		return dst, err
+	}
+	return append(dst, data...), nil
 }

@@ -1,8 +1,10 @@
-package record
+package metalog
 
 import (
 	"errors"
 	"fmt"
+
+	"github.com/kmeta-go/kmeta/record"
 )
 
 // Errors of the batch and file layer, for errors.Is. They come wrapped in a
@@ -18,7 +20,7 @@ var (
 	// without its SnapshotFooterRecord control batch, so it was not frozen
 	// by Kafka's RecordsSnapshotWriter and must not be loaded. It wraps
 	// ErrCorrupt.
-	ErrIncompleteSnapshot = fmt.Errorf("%w: snapshot without its SnapshotFooterRecord (not frozen)", ErrCorrupt)
+	ErrIncompleteSnapshot = fmt.Errorf("%w: snapshot without its SnapshotFooterRecord (not frozen)", record.ErrCorrupt)
 
 	// ErrUnsupportedCompression: a batch compressed with snappy, lz4 or
 	// zstd. Kafka never writes compressed metadata batches (the KRaft
@@ -47,7 +49,7 @@ type CorruptionError struct {
 
 // Error names the file, the byte position, the offset and the cause.
 func (e *CorruptionError) Error() string {
-	return fmt.Sprintf("record: %s: batch at byte %d (offset %d): %v", e.File, e.Position, e.Offset, e.Err)
+	return fmt.Sprintf("metalog: %s: batch at byte %d (offset %d): %v", e.File, e.Position, e.Offset, e.Err)
 }
 
 // Unwrap returns Err, for errors.Is and errors.As.
