@@ -1,0 +1,171 @@
+package node
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/kmeta-go/kmeta/image"
+)
+
+// controllerString is ControllerRegistration.toString.
+func controllerString(c *image.Controller) string {
+	var s strings.Builder
+	fmt.Fprintf(&s, "ControllerRegistration(id=%d, incarnationId=%s, zkMigrationReady=%t, listeners=[", c.ID(), c.IncarnationID(), c.ZKMigrationReady())
+	for i, e := range c.Listeners() {
+		if i > 0 {
+			s.WriteString(", ")
+		}
+		fmt.Fprintf(&s, "Endpoint(listenerName='%s', securityProtocol=%s, host='%s', port=%d)", e.Name, securityProtocol(e.SecurityProtocol), e.Host, e.Port)
+	}
+	s.WriteString("], supportedFeatures={")
+	for i, f := range c.SupportedFeatures() {
+		if i > 0 {
+			s.WriteString(", ")
+		}
+		fmt.Fprintf(&s, "%s: %d-%d", f.Name, f.Min, f.Max)
+	}
+	s.WriteString("})")
+	return s.String()
+}
+
+// securityProtocol is SecurityProtocol's name for its id, or the id.
+func securityProtocol(p int16) string {
+	if n, ok := enumName([]string{"PLAINTEXT", "SSL", "SASL_PLAINTEXT", "SASL_SSL"}, int(p)); ok {
+		return n
+	}
+	return strconv.Itoa(int(p))
+}
+
+func enumName(names []string, i int) (string, bool) {
+	if i >= 0 && i < len(names) {
+		return names[i], true
+	}
+	return "", false
+}
+
+// aclString is StandardAcl's record toString.
+func aclString(a image.ACL) string {
+	name := func(names []string, v int8) string {
+		if n, ok := enumName(names, int(v)); ok {
+			return n
+		}
+		return "UNKNOWN"
+	}
+	return fmt.Sprintf("StandardAcl[resourceType=%s, resourceName=%s, patternType=%s, principal=%s, host=%s, operation=%s, permissionType=%s]",
+		name([]string{"UNKNOWN", "ANY", "TOPIC", "GROUP", "CLUSTER", "TRANSACTIONAL_ID", "DELEGATION_TOKEN", "USER"}, a.ResourceType),
+		a.ResourceName,
+		name([]string{"UNKNOWN", "ANY", "MATCH", "LITERAL", "PREFIXED"}, a.PatternType),
+		a.Principal, a.Host,
+		name([]string{"UNKNOWN", "ANY", "ALL", "READ", "WRITE", "CREATE", "DELETE", "ALTER", "DESCRIBE", "CLUSTER_ACTION",
+			"DESCRIBE_CONFIGS", "ALTER_CONFIGS", "IDEMPOTENT_WRITE", "CREATE_TOKENS", "DESCRIBE_TOKENS", "TWO_PHASE_COMMIT"}, a.Operation),
+		name([]string{"UNKNOWN", "ANY", "DENY", "ALLOW"}, a.PermissionType))
+}
+
+// configResourceName is ConfigurationsImageNode's name of a resource: the
+// type, then ":" and the name unless it is the default resource.
+func configResourceName(r image.ConfigResource) string {
+	t := configTypeName(r.Type)
+	if r.Name == "" {
+		return t
+	}
+	return t + ":" + r.Name
+}
+
+// configTypeName is ConfigResource.Type's name.
+func configTypeName(t image.ConfigType) string {
+	switch t {
+	case 2:
+		return "TOPIC"
+	case 4:
+		return "BROKER"
+	case 8:
+		return "BROKER_LOGGER"
+	case 16:
+		return "CLIENT_METRICS"
+	case 32:
+		return "GROUP"
+	}
+	return "UNKNOWN"
+}
+
+// quotasNode is ClientQuotasImageNode: entities named
+// clientId(x)_ip(y)_user(z), each a ClientQuotaImageNode of quota keys whose
+// leaves print the value as Java prints a Double.
+func quotasNode(q *image.ClientQuotas) Node {
+	return Dir{
+		Names: func() []string {
+			var out []string
+			for _, e := range q.Entities() {
+				out = append(out, quotaEntityName(e))
+			}
+			return out
+		},
+		Get: func(name string) Node {
+			for _, e := range q.Entities() {
+				if quotaEntityName(e) != name {
+					continue
+				}
+				vals := e.Values()
+				return Dir{
+					Names: func() []string {
+						out := make([]string, len(vals))
+						for i, v := range vals {
+							out[i] = v.Key
+						}
+						return out
+					},
+					Get: func(key string) Node {
+						for _, v := range vals {
+							if v.Key == key {
+								return Leaf(javaDouble(v.Value))
+							}
+						}
+						return nil
+					},
+				}
+			}
+			return nil
+		},
+	}
+}
+
+// quotaEntityName is ClientQuotasImageNode.clientQuotaEntityToString:
+// clientId, ip, then user, joined by "_", with \, ( and ) escaped.
+func quotaEntityName(e *image.QuotaEntity) string {
+	vals := map[string]string{}
+	for _, p := range e.Parts() {
+		name := ""
+		if p.Name != nil {
+			name = *p.Name
+		}
+		vals[p.Type] = name
+	}
+	esc := strings.NewReplacer(`\`, `\\`, `(`, `\(`, `)`, `\)`)
+	var parts []string
+	for _, k := range []struct{ typ, label string }{{"client-id", "clientId"}, {"ip", "ip"}, {"user", "user"}} {
+		if v, ok := vals[k.typ]; ok {
+			parts = append(parts, k.label+"("+esc.Replace(v)+")")
+		}
+	}
+	return strings.Join(parts, "_")
+}
+
+// javaDouble prints f as Java's Double.toString for the values quotas take.
+func javaDouble(f float64) string {
+	if f == math.Trunc(f) && math.Abs(f) < 1e7 {
+		return strconv.FormatFloat(f, 'f', 1, 64)
+	}
+	a := math.Abs(f)
+	if a >= 1e-3 && a < 1e7 {
+		return strconv.FormatFloat(f, 'f', -1, 64)
+	}
+	s := strconv.FormatFloat(f, 'E', -1, 64)
+	m, e, _ := strings.Cut(s, "E")
+	if !strings.Contains(m, ".") {
+		m += ".0"
+	}
+	e = strings.TrimPrefix(e, "+")
+	return m + "E" + strings.TrimLeft(e, "0")
+}
