@@ -35,8 +35,9 @@ func Resolve(cwd []string, p string) []string {
 // Resolve) and calls f with the path and node of every node under root that
 // the glob's components match, in sorted order. A component with no glob
 // characters names a child; one with ?, *, {a,b} or \ matches the names of
-// a directory's children (GlobComponent). Visit reports false when nothing
-// matched.
+// a directory's children (GlobComponent); a component that is no valid glob
+// (a nested or unclosed {) names a child too. Visit reports false when
+// nothing matched.
 func Visit(root Node, cwd []string, glob string, f func(path []string, n Node)) bool {
 	comps := Resolve(cwd, glob)
 	var walk func(i int, n Node, path []string) bool
@@ -58,7 +59,7 @@ func Visit(root Node, cwd []string, glob string, f func(path []string, n Node)) 
 		}
 		matched := false
 		for _, name := range n.ChildNames() {
-			if re == nil || !re.MatchString(name) {
+			if !re.MatchString(name) {
 				continue
 			}
 			if c := n.Child(name); c != nil && walk(i+1, c, append(slices.Clip(path), name)) {
@@ -71,8 +72,10 @@ func Visit(root Node, cwd []string, glob string, f func(path []string, n Node)) 
 }
 
 // globRegexp is GlobComponent.toRegularExpression: ? and * match, {a,b}
-// alternates, \ escapes; literal is true for a component with none of them.
-// An invalid glob (a nested or unclosed {) matches nothing.
+// alternates, \ escapes; literal is true for a component with none of the
+// first three (escapes alone leave a literal, backslashes included), and for
+// an invalid glob (a nested or unclosed {), which GlobComponent takes
+// literally.
 func globRegexp(g string) (*regexp.Regexp, bool) {
 	var b strings.Builder
 	b.WriteString("^")
@@ -95,7 +98,7 @@ func globRegexp(g string) (*regexp.Regexp, bool) {
 			}
 		case '{':
 			if group {
-				return nil, false
+				return nil, true
 			}
 			literal, group = false, true
 			b.WriteString("(?:(?:")
@@ -118,7 +121,7 @@ func globRegexp(g string) (*regexp.Regexp, bool) {
 		}
 	}
 	if group {
-		return nil, false
+		return nil, true
 	}
 	if literal {
 		return nil, true
@@ -126,7 +129,7 @@ func globRegexp(g string) (*regexp.Regexp, bool) {
 	b.WriteString("$")
 	re, err := regexp.Compile(b.String())
 	if err != nil {
-		return nil, false
+		return nil, true
 	}
 	return re, false
 }

@@ -46,15 +46,15 @@ func provenanceNode(p image.Provenance) Node {
 
 // ISOZoned prints ms (milliseconds since the Unix epoch) as Java's
 // DateTimeFormatter.ISO_ZONED_DATE_TIME prints it in a UTC ZonedDateTime,
-// as ProvenanceNode does: seconds always, the milliseconds only when not
-// zero, then "Z[UTC]".
+// as ProvenanceNode does: seconds always, then the fraction of a second
+// without its trailing zeros (".25", none when zero), then "Z[UTC]".
 func ISOZoned(ms int64) string {
 	t := time.UnixMilli(ms).UTC()
-	base := t.Format("2006-01-02T15:04:05")
-	if frac := t.Format(".000"); frac != ".000" {
-		return base + frac + "Z[UTC]"
+	frac := strings.TrimRight(t.Format(".000"), "0")
+	if frac == "." {
+		frac = ""
 	}
-	return base + "Z[UTC]"
+	return t.Format("2006-01-02T15:04:05") + frac + "Z[UTC]"
 }
 
 // featuresNode is FeaturesImageNode: metadataVersion and finalized_<name>.

@@ -152,20 +152,35 @@ func quotaEntityName(e *image.QuotaEntity) string {
 	return strings.Join(parts, "_")
 }
 
-// javaDouble prints f as Java's Double.toString for the values quotas take.
+// javaDouble prints f as Java's Double.toString does: the shortest decimal
+// that reads back as f, in plain notation from 10^-3 up to 10^7 (with ".0"
+// when whole), else as computerized scientific notation (1.0E-5, 1.5E7).
 func javaDouble(f float64) string {
-	if f == math.Trunc(f) && math.Abs(f) < 1e7 {
-		return strconv.FormatFloat(f, 'f', 1, 64)
+	if math.IsNaN(f) {
+		return "NaN"
+	}
+	if math.IsInf(f, 0) {
+		if f > 0 {
+			return "Infinity"
+		}
+		return "-Infinity"
 	}
 	a := math.Abs(f)
-	if a >= 1e-3 && a < 1e7 {
-		return strconv.FormatFloat(f, 'f', -1, 64)
+	if a == 0 || (a >= 1e-3 && a < 1e7) {
+		s := strconv.FormatFloat(f, 'f', -1, 64)
+		if !strings.Contains(s, ".") {
+			s += ".0"
+		}
+		return s
 	}
 	s := strconv.FormatFloat(f, 'E', -1, 64)
 	m, e, _ := strings.Cut(s, "E")
 	if !strings.Contains(m, ".") {
 		m += ".0"
 	}
-	e = strings.TrimPrefix(e, "+")
-	return m + "E" + strings.TrimLeft(e, "0")
+	sign := ""
+	if e[0] == '-' {
+		sign = "-"
+	}
+	return m + "E" + sign + strings.TrimLeft(e[1:], "0")
 }
