@@ -23,7 +23,10 @@
 //
 // A redact.Criteria (Kafka's MetadataNodeRedactionCriteria) decides which
 // config values, SCRAM credentials and delegation tokens print as
-// "[redacted]"; a nil Criteria is redact.Strict, Kafka's default.
+// "[redacted]"; a nil Criteria is redact.Strict, the default of Kafka's
+// NodeStringifier. Kafka hands the criteria to the printer
+// (MetadataNodePrinter.redactionCriteria); here the tree is built with them,
+// so that a leaf's Text is final.
 //
 // Nodes are made on demand from the image: building the tree costs nothing
 // until it is browsed, and a node reads the image it was built from, which

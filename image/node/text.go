@@ -90,47 +90,6 @@ func configTypeName(t image.ConfigType) string {
 	return "UNKNOWN"
 }
 
-// quotasNode is ClientQuotasImageNode: entities named
-// clientId(x)_ip(y)_user(z), each a ClientQuotaImageNode of quota keys whose
-// leaves print the value as Java prints a Double.
-func quotasNode(q *image.ClientQuotas) Node {
-	return Dir{
-		Names: func() []string {
-			var out []string
-			for _, e := range q.Entities() {
-				out = append(out, quotaEntityName(e))
-			}
-			return out
-		},
-		Get: func(name string) Node {
-			for _, e := range q.Entities() {
-				if quotaEntityName(e) != name {
-					continue
-				}
-				vals := e.Values()
-				return Dir{
-					Names: func() []string {
-						out := make([]string, len(vals))
-						for i, v := range vals {
-							out[i] = v.Key
-						}
-						return out
-					},
-					Get: func(key string) Node {
-						for _, v := range vals {
-							if v.Key == key {
-								return Leaf(javaDouble(v.Value))
-							}
-						}
-						return nil
-					},
-				}
-			}
-			return nil
-		},
-	}
-}
-
 // quotaEntityName is ClientQuotasImageNode.clientQuotaEntityToString:
 // clientId, ip, then user, joined by "_", with \, ( and ) escaped.
 func quotaEntityName(e *image.QuotaEntity) string {

@@ -53,6 +53,47 @@ func configsNode(cfg *image.Configs, c redact.Criteria) Node {
 	}
 }
 
+// quotasNode is ClientQuotasImageNode: entities named
+// clientId(x)_ip(y)_user(z), each a ClientQuotaImageNode of quota keys whose
+// leaves print the value as Java prints a Double.
+func quotasNode(q *image.ClientQuotas) Node {
+	return Dir{
+		Names: func() []string {
+			var out []string
+			for _, e := range q.Entities() {
+				out = append(out, quotaEntityName(e))
+			}
+			return out
+		},
+		Get: func(name string) Node {
+			for _, e := range q.Entities() {
+				if quotaEntityName(e) != name {
+					continue
+				}
+				vals := e.Values()
+				return Dir{
+					Names: func() []string {
+						out := make([]string, len(vals))
+						for i, v := range vals {
+							out[i] = v.Key
+						}
+						return out
+					},
+					Get: func(key string) Node {
+						for _, v := range vals {
+							if v.Key == key {
+								return Leaf(javaDouble(v.Value))
+							}
+						}
+						return nil
+					},
+				}
+			}
+			return nil
+		},
+	}
+}
+
 // scramNode is ScramImageNode: SCRAM-SHA-256 and SCRAM-SHA-512 always
 // (ScramMechanismNode), then one leaf per user printing
 // ScramCredentialDataNode's text, redacted where c redacts SCRAM data.
