@@ -6,12 +6,12 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/kmeta-go/kmeta/image"
+	"github.com/kmeta-go/kmeta/image/node"
 	"github.com/kmeta-go/kmeta/publisher/history"
 )
 
@@ -27,7 +27,7 @@ type shell struct {
 	unredacted bool
 	img        *image.Image
 	final      *image.Image
-	root       node
+	root       node.Node
 	cwd        []string
 	hist       []string
 	width      int // screen width for ls columns; 0 prints one column
@@ -141,121 +141,14 @@ func (s *shell) run(line string) {
 
 func (s *shell) pwd() string { return "/" + strings.Join(s.cwd, "/") }
 
-// splitPath is CommandUtils.splitPath followed by stripDotPathComponents,
-// relative to the working directory.
-func (s *shell) absolute(p string) []string {
-	full := p
-	if !strings.HasPrefix(p, "/") {
-		full = s.pwd() + "/" + p
-	}
-	var out []string
-	for _, c := range strings.Split(full, "/") {
-		switch c {
-		case "", ".":
-		case "..":
-			if len(out) > 0 {
-				out = out[:len(out)-1]
-			}
-		default:
-			out = append(out, c)
-		}
-	}
-	return out
-}
+// absolute is path p's components, relative to the working directory
+// (node.Resolve).
+func (s *shell) absolute(p string) []string { return node.Resolve(s.cwd, p) }
 
-// visit is GlobVisitor: every node the glob matches, in sorted order; false
-// when nothing matches.
-func (s *shell) visit(glob string, f func(path []string, n node)) bool {
-	comps := s.absolute(glob)
-	var walk func(i int, n node, path []string) bool
-	walk = func(i int, n node, path []string) bool {
-		if i == len(comps) {
-			f(path, n)
-			return true
-		}
-		if !n.isDir() {
-			return false
-		}
-		re, literal := globRegexp(comps[i])
-		if literal {
-			c := n.child(comps[i])
-			if c == nil {
-				return false
-			}
-			return walk(i+1, c, append(slices.Clip(path), comps[i]))
-		}
-		any := false
-		for _, name := range n.children() {
-			if re != nil && re.MatchString(name) {
-				if walk(i+1, n.child(name), append(slices.Clip(path), name)) {
-					any = true
-				}
-			}
-		}
-		return any
-	}
-	return walk(0, s.root, nil)
-}
-
-// globRegexp is GlobComponent.toRegularExpression: ? and * match, {a,b}
-// alternates, \ escapes; literal is true for a component with none of them.
-// An invalid glob matches nothing.
-func globRegexp(g string) (*regexp.Regexp, bool) {
-	var b strings.Builder
-	b.WriteString("^")
-	literal, group := true, false
-	for i := 0; i < len(g); i++ {
-		c := g[i]
-		switch c {
-		case '?':
-			literal = false
-			b.WriteString(".")
-		case '*':
-			literal = false
-			b.WriteString(".*")
-		case '\\':
-			if i+1 == len(g) {
-				b.WriteString(`\\`)
-			} else {
-				i++
-				b.WriteString(regexp.QuoteMeta(string(g[i])))
-			}
-		case '{':
-			if group {
-				return nil, false
-			}
-			literal, group = false, true
-			b.WriteString("(?:(?:")
-		case ',':
-			if group {
-				literal = false
-				b.WriteString(")|(?:")
-			} else {
-				b.WriteString(",")
-			}
-		case '}':
-			if group {
-				literal, group = false, false
-				b.WriteString("))")
-			} else {
-				b.WriteString("}")
-			}
-		default:
-			b.WriteString(regexp.QuoteMeta(string(c)))
-		}
-	}
-	if group {
-		return nil, false
-	}
-	if literal {
-		return nil, true
-	}
-	b.WriteString("$")
-	re, err := regexp.Compile(b.String())
-	if err != nil {
-		return nil, false
-	}
-	return re, false
+// visit calls f for every node glob matches (node.Visit, Kafka's
+// GlobVisitor); false when nothing matches.
+func (s *shell) visit(glob string, f func(path []string, n node.Node)) bool {
+	return node.Visit(s.root, s.cwd, glob, f)
 }
 
 func effectivePaths(args []string) []string {
@@ -289,9 +182,9 @@ func (s *shell) ls(args []string) {
 	}
 	var dirs []target
 	for _, p := range effectivePaths(args) {
-		ok := s.visit(p, func(path []string, n node) {
-			if n.isDir() {
-				dirs = append(dirs, target{lastComponent(path), n.children()})
+		ok := s.visit(p, func(path []string, n node.Node) {
+			if n.IsDir() {
+				dirs = append(dirs, target{lastComponent(path), n.ChildNames()})
 			} else {
 				files = append(files, lastComponent(path))
 			}
@@ -367,12 +260,12 @@ func (s *shell) cd(args []string) {
 		target = args[0]
 	}
 	found := false
-	ok := s.visit(target, func(path []string, n node) {
+	ok := s.visit(target, func(path []string, n node.Node) {
 		if found {
 			return
 		}
 		found = true
-		if !n.isDir() {
+		if !n.IsDir() {
 			s.failf("cd: %s: not a directory.\n", target)
 			return
 		}
@@ -391,16 +284,16 @@ func (s *shell) catOrTree(cmd string, args []string) {
 		return
 	}
 	for _, t := range args {
-		ok := s.visit(t, func(path []string, n node) {
+		ok := s.visit(t, func(path []string, n node.Node) {
 			if cmd == "cat" {
-				if n.isDir() {
+				if n.IsDir() {
 					s.failf("cat: %s: Is a directory\n", t)
 				} else {
-					fmt.Fprintln(s.out, n.text())
+					fmt.Fprintln(s.out, n.Text())
 				}
 				return
 			}
-			s.printTree(n, 0)
+			node.Print(n, &treePrinter{out: s.out})
 		})
 		if !ok {
 			s.failf("%s: %s: No such file or directory.\n", cmd, t)
@@ -408,45 +301,57 @@ func (s *shell) catOrTree(cmd string, args []string) {
 	}
 }
 
-func (s *shell) printTree(n node, indent int) {
-	pad := strings.Repeat("  ", indent)
-	if !n.isDir() {
-		fmt.Fprintf(s.out, "%s%s\n", pad, n.text())
-		return
-	}
-	for _, name := range n.children() {
-		fmt.Fprintf(s.out, "%s%s:\n", pad, name)
-		if c := n.child(name); c != nil {
-			s.printTree(c, indent+1)
-		}
-	}
+// treePrinter is ShellNodePrinter: "name:" for each node entered, its
+// children and text two spaces further in.
+type treePrinter struct {
+	out    io.Writer
+	indent int
+}
+
+func (p *treePrinter) EnterNode(name string) {
+	fmt.Fprintf(p.out, "%s%s:\n", strings.Repeat("  ", p.indent), name)
+	p.indent++
+}
+
+func (p *treePrinter) LeaveNode() { p.indent-- }
+
+func (p *treePrinter) Output(text string) {
+	fmt.Fprintf(p.out, "%s%s\n", strings.Repeat("  ", p.indent), text)
 }
 
 // find is FindCommandHandler: the path, then every node under it.
 func (s *shell) find(args []string) {
 	for _, p := range effectivePaths(args) {
-		ok := s.visit(p, func(_ []string, n node) { s.findFrom(p, n) })
+		ok := s.visit(p, func(_ []string, n node.Node) {
+			fmt.Fprintln(s.out, p)
+			node.Print(n, &findPrinter{out: s.out, paths: []string{p}})
+		})
 		if !ok {
 			s.failf("find: %s: no such file or directory.\n", p)
 		}
 	}
 }
 
-func (s *shell) findFrom(path string, n node) {
-	fmt.Fprintln(s.out, path)
-	if !n.isDir() {
-		return
-	}
-	for _, name := range n.children() {
-		next := path + "/" + name
-		if path == "/" {
-			next = path + name
-		}
-		if c := n.child(name); c != nil {
-			s.findFrom(next, c)
-		}
-	}
+// findPrinter prints the path of every node entered, below the path it
+// started from.
+type findPrinter struct {
+	out   io.Writer
+	paths []string // the path of each node entered, innermost last
 }
+
+func (p *findPrinter) EnterNode(name string) {
+	path := p.paths[len(p.paths)-1]
+	next := path + "/" + name
+	if path == "/" {
+		next = path + name
+	}
+	fmt.Fprintln(p.out, next)
+	p.paths = append(p.paths, next)
+}
+
+func (p *findPrinter) LeaveNode() { p.paths = p.paths[:len(p.paths)-1] }
+
+func (*findPrinter) Output(string) {}
 
 // history is HistoryCommandHandler: "% 5d  %s" per entry, numbered from 0.
 func (s *shell) history(args []string) {
@@ -495,7 +400,7 @@ func (s *shell) at(args []string) {
 	p := img.Provenance()
 	fmt.Fprintf(s.out, "at offset %d, epoch %d, time %s\n", p.LastContainedOffset, p.LastContainedEpoch, isoZoned(p.LastContainedLogTimeMs))
 	for len(s.cwd) > 0 {
-		if s.visit(s.pwd(), func([]string, node) {}) {
+		if s.visit(s.pwd(), func([]string, node.Node) {}) {
 			break
 		}
 		s.cwd = s.cwd[:len(s.cwd)-1]
@@ -594,8 +499,8 @@ func (s *shell) complete(line string) (start int, cands []string) {
 	}
 	n := s.root
 	for i := 0; i < numDirs; i++ {
-		c := n.child(comps[i])
-		if c == nil || !c.isDir() {
+		c := n.Child(comps[i])
+		if c == nil || !c.IsDir() {
 			return start, nil
 		}
 		n = c
@@ -608,12 +513,12 @@ func (s *shell) complete(line string) (start int, cands []string) {
 	if i := strings.LastIndex(word, "/"); i >= 0 {
 		prefix = word[:i+1]
 	}
-	for _, name := range n.children() {
+	for _, name := range n.ChildNames() {
 		if !strings.HasPrefix(name, last) {
 			continue
 		}
 		c := prefix + name
-		if ch := n.child(name); ch != nil && ch.isDir() {
+		if ch := n.Child(name); ch != nil && ch.IsDir() {
 			c += "/"
 		} else {
 			c += " "
