@@ -288,7 +288,7 @@ func topicsNode(ts *image.Topics) node {
 	})
 }
 
-func topicNode(t *image.Topic) node {
+func topicNode(t image.Topic) node {
 	return dir{
 		names: func() []string {
 			out := []string{"name", "id"}

@@ -213,9 +213,9 @@ func (b *Builder) snapshotDeletions(pos Position, before, after *image.Image) {
 		if _, ok := after.Topics().ByID(t.ID()); ok {
 			continue
 		}
-		parts := make([]image.Partition, 0, t.NumPartitions())
+		parts := make([]image.PartitionRegistration, 0, t.NumPartitions())
 		for p := range t.Partitions() {
-			parts = append(parts, *p)
+			parts = append(parts, p.Registration())
 		}
 		b.topicDeleted(pos, nil, t.ID(), t.Name(), parts)
 	}
@@ -552,7 +552,8 @@ func (b *Builder) abortTx(pos Position) {
 	// re-read them from the image.
 	for tp, slot := range b.last {
 		if p, ok := b.cur.Topics().Partition(tp.TopicID, tp.Partition); ok {
-			slot.state = stateOf(p, slot.state)
+			r := p.Registration()
+			slot.state = stateOf(&r, slot.state)
 		} else {
 			delete(b.last, tp)
 		}
@@ -574,7 +575,7 @@ func (b *Builder) replayClearELR(pos Position, r *record.ClearElrRecord) {
 	}
 	type snap struct {
 		name  string
-		parts []image.Partition
+		parts []image.PartitionRegistration
 	}
 	befores := make([]snap, len(ids))
 	for i, id := range ids {

@@ -11,7 +11,7 @@ import (
 // What the Builder records for partitions and topics: their states, the
 // fields a change touched, and the events of their histories.
 
-func stateOf(p *image.Partition, prev PartitionState) PartitionState {
+func stateOf(p *image.PartitionRegistration, prev PartitionState) PartitionState {
 	s := PartitionState{Leader: p.Leader(), LeaderEpoch: p.LeaderEpoch(), PartitionEpoch: p.PartitionEpoch(), LeaderRecoveryState: p.LeaderRecoveryState()}
 	s.Replicas = reuse(prev.Replicas, p.AppendReplicas(nil))
 	if s.Replicas == nil {
@@ -69,7 +69,7 @@ func diffFields(a, b PartitionState) PartitionFields {
 	return f
 }
 
-func (b *Builder) partitionChanged(pos Position, r record.Record, name string, id record.UUID, before image.Partition, existed bool, after image.Partition) {
+func (b *Builder) partitionChanged(pos Position, r record.Record, name string, id record.UUID, before image.PartitionRegistration, existed bool, after image.PartitionRegistration) {
 	tp := TopicPartition{id, after.ID()}
 	slot := b.last[tp]
 	if slot == nil {
@@ -180,7 +180,7 @@ func (b *Builder) partitionAdded(pos Position, r *record.PartitionRecord, id rec
 	})
 }
 
-func (b *Builder) topicDeleted(pos Position, r record.Record, id record.UUID, name string, parts []image.Partition) {
+func (b *Builder) topicDeleted(pos Position, r record.Record, id record.UUID, name string, parts []image.PartitionRegistration) {
 	for i := range parts {
 		tp := TopicPartition{id, parts[i].ID()}
 		var prev PartitionState
@@ -209,7 +209,7 @@ func (b *Builder) topicDeleted(pos Position, r record.Record, id record.UUID, na
 // sameDirectories reports whether two registrations of a partition assign
 // the same directory to each replica (Partition.Directory), without copying
 // them.
-func sameDirectories(a, b *image.Partition) bool {
+func sameDirectories(a, b *image.PartitionRegistration) bool {
 	n := a.NumReplicas()
 	if n != b.NumReplicas() {
 		return false
