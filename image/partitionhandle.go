@@ -10,9 +10,10 @@ import "github.com/kmeta-go/kmeta/record"
 // (lookups return it with false); its methods panic.
 //
 // A Partition reads what a PartitionRegistration value reads, through the
-// same methods; Registration copies the value out, to change it (Merge,
-// WithoutELR) or to put it in a TopicBuilder. Nothing in a Partition can be
-// changed: its field is unexported and no method writes.
+// same methods; Merge and WithoutELR return the changed partition as a
+// PartitionRegistration value, and Registration copies the value out (to
+// put it in a TopicBuilder, say). Nothing in a Partition can be changed:
+// its field is unexported and no method writes.
 type Partition struct{ p *PartitionRegistration }
 
 // IsZero reports whether p is the zero Partition, the "no partition" a
@@ -125,16 +126,8 @@ func (p Partition) Equal(q Partition) bool { return p.p.Equal(q.p) }
 // be compared with Kafka's image printers.
 func (p Partition) String() string { return p.p.String() }
 
-// Merge returns p changed by a PartitionChangeRecord, following Kafka's
-// PartitionRegistration.merge: null lists, Leader -2 (NoLeaderChange) and
-// LeaderRecoveryState -1 leave a field unchanged; any explicit Leader
-// (including -1 and the current leader) bumps the leader epoch; the
-// partition epoch is bumped by every record, even one that changes nothing.
-// Directories: the record's list if given (its length must match the
-// record's replicas when both are given), else the current ones; a result
-// that is empty or all MIGRATING becomes MIGRATING for every new replica, and
-// any other result whose length differs from the new replica count is an
-// error (a replica change must carry directories once they are assigned).
+// Merge returns the registration p becomes after a PartitionChangeRecord,
+// as PartitionRegistration.Merge does (Kafka's PartitionRegistration.merge).
 // p is not modified.
 func (p Partition) Merge(r *record.PartitionChangeRecord) (PartitionRegistration, error) {
 	return p.p.Merge(r)
