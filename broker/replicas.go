@@ -67,8 +67,8 @@ type ReadReplicaRequest struct {
 // (Image.AppendReplicaEndpoints) in the consumer's rack; the chosen one has
 // the highest log end offset, then the most recent catch-up, then the
 // highest broker id (ReplicaView.comparator).
-func PreferredReadReplica(img *image.Image, t *image.Topic, p, local int32, req ReadReplicaRequest) (int32, bool) {
-	if t == nil {
+func PreferredReadReplica(img *image.Image, t image.Topic, p, local int32, req ReadReplicaRequest) (int32, bool) {
+	if t.IsZero() {
 		return 0, false
 	}
 	part, ok := t.Partition(p)

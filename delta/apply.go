@@ -101,7 +101,7 @@ func (d *Delta) applyTopics(b *image.Builder) error {
 			deleted = append(deleted, id)
 		}
 	}
-	changed := make([]*image.Topic, 0, len(d.topics))
+	changed := make([]image.Topic, 0, len(d.topics))
 	// In the order the topics were met: their partitions were allocated in
 	// that order too, so the walk goes through memory mostly forwards.
 	for _, c := range d.order.chunks {

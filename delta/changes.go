@@ -29,7 +29,7 @@ func sortIDs(ids []record.UUID) []record.UUID {
 func (d *Delta) Topics() TopicChanges {
 	var c TopicChanges
 	for id, td := range d.topics {
-		if td.base == nil {
+		if td.base.IsZero() {
 			c.Created = append(c.Created, id)
 		} else if len(td.changed) > 0 {
 			c.Changed = append(c.Changed, id)
@@ -53,7 +53,7 @@ func (d *Delta) ChangedPartitions(id record.UUID) []int32 {
 		return nil
 	}
 	var out []int32
-	if td.base == nil {
+	if td.base.IsZero() {
 		for i := range td.numPartitions() {
 			p := td.partitionAt(i)
 			out = append(out, p.ID())
@@ -181,7 +181,7 @@ type TopicPartition struct {
 // registration (LocalReplicaChanges.PartitionInfo).
 type PartitionInfo struct {
 	TopicPartition
-	Registration image.Partition
+	Registration image.PartitionRegistration
 }
 
 // LocalChanges is what one broker must do after the delta
@@ -240,11 +240,15 @@ func (d *Delta) LocalChanges(broker int32) LocalChanges {
 // in topic id: each changed partition compared with the same partition of
 // the topic's base (absent for a topic created by a TopicRecord here).
 func (td *topicDelta) localChanges(id record.UUID, broker int32, lc *LocalChanges) {
-	visit := func(np *image.Partition) {
+	visit := func(np *image.PartitionRegistration) {
 		tp := TopicPartition{TopicID: id, Topic: td.name, Partition: np.ID()}
-		var prev *image.Partition
-		if td.base != nil {
-			prev, _ = td.base.Partition(np.ID())
+		var prev *image.PartitionRegistration
+		var base image.PartitionRegistration
+		if !td.base.IsZero() {
+			if bp, ok := td.base.Partition(np.ID()); ok {
+				base = bp.Registration()
+				prev = &base
+			}
 		}
 		if !np.HasReplica(broker) {
 			if prev != nil && prev.HasReplica(broker) {
@@ -269,7 +273,7 @@ func (td *topicDelta) localChanges(id record.UUID, broker int32, lc *LocalChange
 			lc.setDir(tp, nd)
 		}
 	}
-	if td.base == nil {
+	if td.base.IsZero() {
 		for i := range td.numPartitions() {
 			p := td.partitionAt(i)
 			visit(&p)
@@ -291,7 +295,7 @@ func (td *topicDelta) localChanges(id record.UUID, broker int32, lc *LocalChange
 // another position in the replica list reads another object; and arrays
 // that PartitionRegistration.defaultToMigrating fills (records without
 // directories, as before 3.7-IV2) share one MIGRATING object.
-func dirChanged(td *topicDelta, prev, np *image.Partition, broker int32, pd, nd record.UUID) bool {
+func dirChanged(td *topicDelta, prev, np *image.PartitionRegistration, broker int32, pd, nd record.UUID) bool {
 	if pd != nd {
 		return true
 	}
@@ -304,7 +308,7 @@ func dirChanged(td *topicDelta, prev, np *image.Partition, broker int32, pd, nd 
 	return replicaIndex(prev, broker) != replicaIndex(np, broker)
 }
 
-func replicaIndex(p *image.Partition, broker int32) int {
+func replicaIndex(p *image.PartitionRegistration, broker int32) int {
 	for i := range p.NumReplicas() {
 		if p.Replica(i) == broker {
 			return i

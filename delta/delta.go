@@ -116,11 +116,11 @@ type Delta struct {
 
 // topicDelta is Kafka's TopicDelta: a topic's partitions as changed so far.
 type topicDelta struct {
-	base    *image.Topic // the base image's topic; nil when created by a TopicRecord here
+	base    image.Topic // the base image's topic; zero when created by a TopicRecord here
 	name    string
 	id      record.UUID
 	b       *image.TopicBuilder // the partitions being changed, when changed since the last Apply
-	built   *image.Topic        // the topic the last Apply froze b into, when not changed since
+	built   image.Topic         // the topic the last Apply froze b into, when not changed since
 	dropped bool                // no longer in Delta.topics (removed or replaced)
 	changed map[int32]struct{}
 	// dirsRewritten: changed partitions whose directories a record of the

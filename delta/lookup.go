@@ -20,7 +20,7 @@ func (d *Delta) TopicID(name string) (record.UUID, bool) { return d.liveTopicID(
 
 // Topic returns the name and the current partitions (in partition id
 // order) of live topic id. The slice is the caller's own copy.
-func (d *Delta) Topic(id record.UUID) (name string, parts []image.Partition, ok bool) {
+func (d *Delta) Topic(id record.UUID) (name string, parts []image.PartitionRegistration, ok bool) {
 	td, base, ok := d.liveTopic(id)
 	if !ok {
 		return "", nil, false
@@ -28,7 +28,7 @@ func (d *Delta) Topic(id record.UUID) (name string, parts []image.Partition, ok 
 	if td == nil {
 		td = &topicDelta{base: base, name: base.Name()}
 	}
-	parts = make([]image.Partition, td.numPartitions())
+	parts = make([]image.PartitionRegistration, td.numPartitions())
 	for i := range parts {
 		parts[i] = td.partitionAt(i)
 	}
@@ -36,10 +36,10 @@ func (d *Delta) Topic(id record.UUID) (name string, parts []image.Partition, ok 
 }
 
 // Partition returns partition p of live topic id as currently replayed.
-func (d *Delta) Partition(id record.UUID, p int32) (image.Partition, bool) {
+func (d *Delta) Partition(id record.UUID, p int32) (image.PartitionRegistration, bool) {
 	td, base, ok := d.liveTopic(id)
 	if !ok {
-		return image.Partition{}, false
+		return image.PartitionRegistration{}, false
 	}
 	if td == nil {
 		td = &topicDelta{base: base}

@@ -34,7 +34,7 @@ func (d *Delta) liveTopicID(name string) (record.UUID, bool) {
 }
 
 // liveTopic returns the name of live topic id and its current partitions.
-func (d *Delta) liveTopic(id record.UUID) (*topicDelta, *image.Topic, bool) {
+func (d *Delta) liveTopic(id record.UUID) (*topicDelta, image.Topic, bool) {
 	if td := d.growing; td != nil && td.id == id && !td.dropped {
 		return td, td.base, true // a topic's records come one after another
 	}
@@ -42,7 +42,7 @@ func (d *Delta) liveTopic(id record.UUID) (*topicDelta, *image.Topic, bool) {
 		return td, td.base, true
 	}
 	if _, gone := d.deleted[id]; gone {
-		return nil, nil, false
+		return nil, image.Topic{}, false
 	}
 	t, ok := d.base.Topics().ByID(id)
 	return nil, t, ok
@@ -86,7 +86,7 @@ func (d *Delta) replayTopic(r *record.TopicRecord) error {
 }
 
 // topicDeltaFor gets or creates the TopicDelta of a live topic.
-func (d *Delta) topicDeltaFor(id record.UUID, td *topicDelta, base *image.Topic) *topicDelta {
+func (d *Delta) topicDeltaFor(id record.UUID, td *topicDelta, base image.Topic) *topicDelta {
 	if td != nil {
 		return td
 	}
@@ -103,8 +103,8 @@ func (d *Delta) topicDeltaFor(id record.UUID, td *topicDelta, base *image.Topic)
 func (td *topicDelta) own() {
 	switch {
 	case td.b != nil:
-	case td.built != nil:
-		td.b, td.built = image.NewTopicBuilderFrom(td.built), nil
+	case !td.built.IsZero():
+		td.b, td.built = image.NewTopicBuilderFrom(td.built), image.Topic{}
 	default:
 		td.b = image.NewTopicBuilderFrom(td.base)
 	}
@@ -112,19 +112,19 @@ func (td *topicDelta) own() {
 
 // freeze returns the topic as it now is, freezing its builder (the next
 // change starts a new one from a copy).
-func (td *topicDelta) freeze() *image.Topic {
+func (td *topicDelta) freeze() image.Topic {
 	if td.b != nil {
 		td.built, td.b = td.b.Topic(), nil
 	}
-	if td.built != nil {
+	if !td.built.IsZero() {
 		return td.built
 	}
 	return td.base // not changed after all
 }
 
 // topic is the frozen topic td reads from when it has no builder.
-func (td *topicDelta) topic() *image.Topic {
-	if td.built != nil {
+func (td *topicDelta) topic() image.Topic {
+	if !td.built.IsZero() {
 		return td.built
 	}
 	return td.base
@@ -139,32 +139,32 @@ func (td *topicDelta) numPartitions() int {
 	return td.topic().NumPartitions()
 }
 
-func (td *topicDelta) partitionAt(i int) image.Partition {
+func (td *topicDelta) partitionAt(i int) image.PartitionRegistration {
 	if td.b != nil {
 		return td.b.At(i)
 	}
-	return *td.topic().PartitionAt(i)
+	return td.topic().PartitionAt(i).Registration()
 }
 
-func (td *topicDelta) partition(id int32) (image.Partition, bool) {
+func (td *topicDelta) partition(id int32) (image.PartitionRegistration, bool) {
 	if td.b != nil {
 		return td.b.Partition(id)
 	}
 	if p, ok := td.topic().Partition(id); ok {
-		return *p, true
+		return p.Registration(), true
 	}
-	return image.Partition{}, false
+	return image.PartitionRegistration{}, false
 }
 
 // putPartition stores p in topic id.
-func (d *Delta) putPartition(id record.UUID, td *topicDelta, base *image.Topic, p image.Partition) *topicDelta {
+func (d *Delta) putPartition(id record.UUID, td *topicDelta, base image.Topic, p image.PartitionRegistration) *topicDelta {
 	td = d.topicDeltaFor(id, td, base)
 	if d.growing != td {
 		if g := d.growing; g != nil {
 			d.sizeHint = g.numPartitions()
 		}
 		d.growing = td
-		if td.base == nil && td.b != nil && td.b.Len() == 0 {
+		if td.base.IsZero() && td.b != nil && td.b.Len() == 0 {
 			// A new topic: room for as many partitions as the topic
 			// before it had (topics of a snapshot or a creation batch
 			// are often alike), so that it grows in one allocation.
@@ -176,9 +176,9 @@ func (d *Delta) putPartition(id record.UUID, td *topicDelta, base *image.Topic, 
 }
 
 // put stores p, replacing the partition with its id.
-func (td *topicDelta) put(p image.Partition) {
+func (td *topicDelta) put(p image.PartitionRegistration) {
 	td.own()
-	if td.base != nil {
+	if !td.base.IsZero() {
 		if td.changed == nil {
 			td.changed = map[int32]struct{}{}
 		}
@@ -204,7 +204,7 @@ func (d *Delta) replayPartition(r *record.PartitionRecord) error {
 		return reject(r, "%v", err)
 	}
 	td = d.putPartition(r.TopicID, td, base, p)
-	if len(r.Directories) > 0 && td.base != nil {
+	if len(r.Directories) > 0 && !td.base.IsZero() {
 		td.rewriteDirs(r.PartitionID)
 	}
 	return nil
@@ -219,13 +219,13 @@ func (d *Delta) replayPartitionChange(r *record.PartitionChangeRecord) error {
 	if !ok {
 		return reject(r, "unknown topic id %s", r.TopicID)
 	}
-	var cur image.Partition
+	var cur image.PartitionRegistration
 	if td != nil {
 		cur, ok = td.partition(r.PartitionID)
 	} else {
-		var bp *image.Partition
+		var bp image.Partition
 		if bp, ok = base.Partition(r.PartitionID); ok {
-			cur = *bp
+			cur = bp.Registration()
 		}
 	}
 	if !ok {
@@ -247,7 +247,7 @@ func (d *Delta) replayPartitionChange(r *record.PartitionChangeRecord) error {
 // that TopicDelta.localChanges, which compares directories by reference,
 // reports them even where their values did not change.
 func (td *topicDelta) rewriteDirs(id int32) {
-	if td.base == nil {
+	if td.base.IsZero() {
 		return
 	}
 	if td.dirsRewritten == nil {
@@ -340,7 +340,7 @@ func (d *Delta) clearTopicELR(id record.UUID) {
 	if view == nil {
 		view = &topicDelta{base: base}
 	}
-	var cleared []image.Partition
+	var cleared []image.PartitionRegistration
 	for i := range view.numPartitions() {
 		if p := view.partitionAt(i); p.HasELR() {
 			cleared = append(cleared, p.WithoutELR())

@@ -48,8 +48,8 @@ var unknown = Result{ErrorCode: kafkaerr.UnknownTopicOrPartition, LeaderID: -1, 
 // needLeader is true for fetches from followers and from consumers that
 // sent no rack (KIP-392), and for ListOffsets and OffsetForLeaderEpoch from
 // clients.
-func Check(t *image.Topic, p int32, currentLeaderEpoch int32, local int32, needLeader bool) Result {
-	if t == nil {
+func Check(t image.Topic, p int32, currentLeaderEpoch int32, local int32, needLeader bool) Result {
+	if t.IsZero() {
 		return unknown
 	}
 	part, ok := t.Partition(p)
@@ -73,7 +73,7 @@ func Check(t *image.Topic, p int32, currentLeaderEpoch int32, local int32, needL
 // CheckProduce validates a Produce request for partition p of topic t at
 // broker local: Produce carries no leader epoch, so only existence and
 // leadership are checked (UNKNOWN_TOPIC_OR_PARTITION, NOT_LEADER_OR_FOLLOWER).
-func CheckProduce(t *image.Topic, p int32, local int32) Result {
+func CheckProduce(t image.Topic, p int32, local int32) Result {
 	return Check(t, p, NoEpoch, local, true)
 }
 

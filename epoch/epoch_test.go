@@ -158,10 +158,10 @@ func BenchmarkCheck(b *testing.B) {
 // partition checked against it; partition-ns/op is the cost of one
 // partition's check, the topic lookups included (goal ≤ 50 ns, 0 allocs).
 func BenchmarkCheckFetchRequest(b *testing.B) {
-	var ts []*image.Topic
+	var ts []image.Topic
 	for n := range 5000 {
 		id := record.UUID{0: byte(n >> 8), 1: byte(n), 15: 9}
-		parts := make([]image.Partition, 10)
+		parts := make([]image.PartitionRegistration, 10)
 		for p := range parts {
 			r := record.NewPartitionRecord()
 			r.TopicID, r.PartitionID, r.Leader, r.LeaderEpoch = id, int32(p), 1, 5

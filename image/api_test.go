@@ -363,7 +363,7 @@ func TestBuilderSingleUse(t *testing.T) {
 	mustPanic("Builder.Image", func() { b.Image(image.EmptyProvenance) })
 	tb := image.NewTopicBuilder("orders", record.UUID{1})
 	_ = tb.Topic()
-	mustPanic("TopicBuilder.Put", func() { tb.Put(image.Partition{}) })
+	mustPanic("TopicBuilder.Put", func() { tb.Put(image.PartitionRegistration{}) })
 	mustPanic("TopicBuilder.Topic", func() { tb.Topic() })
 }
 
@@ -373,21 +373,21 @@ func TestBuilderSingleUse(t *testing.T) {
 // step are fine.
 func TestBuilderRejectsSharedName(t *testing.T) {
 	a, b, c := record.UUID{1}, record.UUID{2}, record.UUID{3}
-	top := func(name string, id record.UUID) *image.Topic { return image.NewTopicBuilder(name, id).Topic() }
+	top := func(name string, id record.UUID) image.Topic { return image.NewTopicBuilder(name, id).Topic() }
 	bld := image.NewBuilder(nil)
-	if err := bld.PutTopics(nil, []*image.Topic{top("orders", a), top("orders", b)}); err == nil {
+	if err := bld.PutTopics(nil, []image.Topic{top("orders", a), top("orders", b)}); err == nil {
 		t.Error("two topics named orders accepted")
 	}
-	if err := bld.PutTopics(nil, []*image.Topic{top("orders", a)}); err != nil {
+	if err := bld.PutTopics(nil, []image.Topic{top("orders", a)}); err != nil {
 		t.Fatal(err)
 	}
-	if err := bld.PutTopics(nil, []*image.Topic{top("orders", b)}); err == nil {
+	if err := bld.PutTopics(nil, []image.Topic{top("orders", b)}); err == nil {
 		t.Error("a second topic named orders accepted")
 	}
-	if err := bld.PutTopics([]record.UUID{a}, []*image.Topic{top("orders", b), top("audit", c)}); err != nil {
+	if err := bld.PutTopics([]record.UUID{a}, []image.Topic{top("orders", b), top("audit", c)}); err != nil {
 		t.Fatal(err)
 	}
-	if err := bld.PutTopics(nil, []*image.Topic{top("payments", b), top("orders", c)}); err != nil {
+	if err := bld.PutTopics(nil, []image.Topic{top("payments", b), top("orders", c)}); err != nil {
 		t.Fatal(err)
 	}
 	img := bld.Image(image.EmptyProvenance)

@@ -7,7 +7,7 @@ package image
 // the id and the leader epoch depends only on these (and on the brokers),
 // so an answer computes them once per distinct assignment
 // (KRaftMetadataCache computes them for every partition).
-func (p *Partition) SameAssignment(q *Partition) bool {
+func (p *PartitionRegistration) SameAssignment(q *PartitionRegistration) bool {
 	// Field by field: comparing the arrays whole calls memequal.
 	if p.leader != q.leader || p.hasDirs != q.hasDirs ||
 		p.n[0] != q.n[0] || p.n[1] != q.n[1] || p.n[2] != q.n[2] ||
@@ -30,7 +30,7 @@ func (p *Partition) SameAssignment(q *Partition) bool {
 
 // AssignmentHash is a hash of what SameAssignment compares: partitions it
 // reports the same have the same hash.
-func (p *Partition) AssignmentHash() uint32 {
+func (p *PartitionRegistration) AssignmentHash() uint32 {
 	const k0, k1, k2 = 0x9E3779B97F4A7C15, 0xC2B2AE3D27D4EB4F, 0x165667B19E3779F9
 	h := uint64(uint32(p.leader)) | uint64(p.n[listReplicas])<<32 | uint64(p.n[listISR])<<48
 	if p.hasDirs {

@@ -70,7 +70,7 @@ func TestSameAssignment(t *testing.T) {
 	}
 }
 
-func mustPartition(t *testing.T, r *record.PartitionRecord) Partition {
+func mustPartition(t *testing.T, r *record.PartitionRecord) PartitionRegistration {
 	t.Helper()
 	p, err := NewPartition(r)
 	if err != nil {

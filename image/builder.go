@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"sort"
+	"unsafe"
 
 	"github.com/kmeta-go/kmeta/record"
 )
@@ -64,7 +65,7 @@ func (b *Builder) PutCluster(brokers map[int32]*Broker, controllers map[int32]*C
 // absent from the image being built is an error, and the builder is then
 // unchanged. So is a name given to two live topics (TopicsImage maps each
 // name to one id).
-func (b *Builder) PutTopics(deleted []record.UUID, changed []*Topic) error {
+func (b *Builder) PutTopics(deleted []record.UUID, changed []Topic) error {
 	img := b.live()
 	if len(deleted) == 0 && len(changed) == 0 {
 		return nil
@@ -73,7 +74,7 @@ func (b *Builder) PutTopics(deleted []record.UUID, changed []*Topic) error {
 	if b.putTopics {
 		cur = &b.topics
 	}
-	t, err := cur.update(deleted, changed)
+	t, err := cur.update(deleted, topicPointers(changed))
 	if err != nil {
 		return err
 	}
@@ -179,7 +180,7 @@ type imageWithTopics struct {
 // Package delta holds one for every topic it changes.
 //
 // A TopicBuilder owns its partitions and is single-use, like
-// immutable.MapBuilder: Topic freezes them into a *Topic, and every later
+// immutable.MapBuilder: Topic freezes them into a Topic, and every later
 // call on the builder panics. Nothing it does changes the topic it started
 // from. A TopicBuilder is not safe for concurrent use.
 //
@@ -192,9 +193,9 @@ type TopicBuilder struct {
 	name     string
 	id       record.UUID
 	nameHash uint32
-	parts    []Partition // in blk.parts' memory unless onHeap
-	blk      block       // the block being filled, while !onHeap
-	onHeap   bool        // parts is ordinary memory
+	parts    []PartitionRegistration // in blk.parts' memory unless onHeap
+	blk      block                   // the block being filled, while !onHeap
+	onHeap   bool                    // parts is ordinary memory
 	done     bool
 }
 
@@ -205,7 +206,8 @@ func NewTopicBuilder(name string, id record.UUID) *TopicBuilder {
 
 // NewTopicBuilderFrom returns a builder of a topic holding t's name, id and
 // a copy of its partitions.
-func NewTopicBuilderFrom(t *Topic) *TopicBuilder {
+func NewTopicBuilderFrom(topic Topic) *TopicBuilder {
+	t := topic.t
 	b := &TopicBuilder{name: t.name, id: t.id, nameHash: t.nameHash}
 	for i := range t.parts {
 		if t.parts[i].ids != nil {
@@ -218,8 +220,8 @@ func NewTopicBuilderFrom(t *Topic) *TopicBuilder {
 	return b
 }
 
-func exactCopy(parts []Partition) []Partition {
-	out := make([]Partition, len(parts))
+func exactCopy(parts []PartitionRegistration) []PartitionRegistration {
+	out := make([]PartitionRegistration, len(parts))
 	copy(out, parts)
 	return out
 }
@@ -272,21 +274,21 @@ func (b *TopicBuilder) Len() int {
 }
 
 // At returns a copy of the i-th partition in ascending id order.
-func (b *TopicBuilder) At(i int) Partition {
+func (b *TopicBuilder) At(i int) PartitionRegistration {
 	b.live()
 	return b.parts[i]
 }
 
 // Partition returns a copy of partition id.
-func (b *TopicBuilder) Partition(id int32) (Partition, bool) {
+func (b *TopicBuilder) Partition(id int32) (PartitionRegistration, bool) {
 	b.live()
 	if i, ok := findPartition(b.parts, id); ok {
 		return b.parts[i], true
 	}
-	return Partition{}, false
+	return PartitionRegistration{}, false
 }
 
-func findPartition(parts []Partition, id int32) (int, bool) {
+func findPartition(parts []PartitionRegistration, id int32) (int, bool) {
 	if id >= 0 && int(id) < len(parts) && parts[id].id == id {
 		return int(id), true
 	}
@@ -295,7 +297,7 @@ func findPartition(parts []Partition, id int32) (int, bool) {
 }
 
 // Put stores p, replacing the partition with its id.
-func (b *TopicBuilder) Put(p Partition) {
+func (b *TopicBuilder) Put(p PartitionRegistration) {
 	b.live()
 	if p.ids != nil && !b.onHeap {
 		b.toHeap()
@@ -322,13 +324,25 @@ func (b *TopicBuilder) Put(p Partition) {
 // the garbage collector does not scan: the block the partitions were put
 // in, or an exact copy when they are in ordinary memory or the block has
 // much spare room (so that images do not carry it).
-func (b *TopicBuilder) Topic() *Topic {
+func (b *TopicBuilder) Topic() Topic {
 	b.live()
 	b.done = true
 	parts := b.parts
 	b.parts = nil
 	if !b.onHeap && b.blk.t != nil && cap(parts)-len(parts) <= len(parts)/8 {
-		return b.blk.finish(b.id, b.nameHash, parts)
+		return Topic{b.blk.finish(b.id, b.nameHash, parts)}
 	}
-	return newTopicBlock(b.name, b.id, b.nameHash, parts)
+	return Topic{newTopicBlock(b.name, b.id, b.nameHash, parts)}
 }
+
+// topicPointers returns ts as the topics they designate, without copying:
+// a Topic is a struct of one *topic, laid out as the pointer itself.
+func topicPointers(ts []Topic) []*topic {
+	if len(ts) == 0 {
+		return nil
+	}
+	return unsafe.Slice((**topic)(unsafe.Pointer(unsafe.SliceData(ts))), len(ts))
+}
+
+// A Topic must be laid out as its *topic for topicPointers.
+var _ = [1]struct{}{}[unsafe.Sizeof(Topic{})-unsafe.Sizeof((*topic)(nil))]

@@ -130,7 +130,7 @@ type DiffOptions struct {
 //
 // What the two images share is skipped without being looked at: a
 // component (the cluster, the topics, the configs, ...) that is the same
-// value in both, and a topic that is the same *Topic in both, as a delta
+// value in both, and a topic that is the same Topic in both, as a delta
 // leaves every topic it did not touch; of two versions of a topic, only the
 // partitions that differ are formatted. So the diff of two nearby images
 // of one log costs about the number of topics, not of partitions.
@@ -405,22 +405,22 @@ func withELR(img *Image) bool {
 }
 
 // changedTopics returns the topics of a and of b that are not the same
-// *Topic in the other image, by topic id; without skipShared, every topic.
-func changedTopics(a, b *Topics, skipShared bool) (ta, tb []*Topic) {
-	for t := range a.All() {
-		if o, ok := b.ByID(t.id); !skipShared || !ok || o != t {
+// topic in the other image, by topic id; without skipShared, every topic.
+func changedTopics(a, b *Topics, skipShared bool) (ta, tb []*topic) {
+	for t := range a.byID.All() {
+		if o, ok := b.byID.getID(t.id); !skipShared || !ok || o != t {
 			ta = append(ta, t)
 		}
 	}
-	for t := range b.All() {
-		if o, ok := a.ByID(t.id); !skipShared || !ok || o != t {
+	for t := range b.byID.All() {
+		if o, ok := a.byID.getID(t.id); !skipShared || !ok || o != t {
 			tb = append(tb, t)
 		}
 	}
 	return ta, tb
 }
 
-func topicFields(ts []*Topic) map[string]fields {
+func topicFields(ts []*topic) map[string]fields {
 	m := make(map[string]fields, len(ts))
 	for _, t := range ts {
 		m[t.name] = fields{plain("topicId", t.id.String())}
@@ -434,9 +434,9 @@ func topicFields(ts []*Topic) map[string]fields {
 // only when its difference is kept; the rest are counted, so that a diff
 // with a Limit over many changed partitions costs their comparison, not
 // their printing.
-func (d *differ) partitions(ta, tb []*Topic, elrA, elrB bool) {
-	byName := func(ts []*Topic) map[string]*Topic {
-		m := make(map[string]*Topic, len(ts))
+func (d *differ) partitions(ta, tb []*topic, elrA, elrB bool) {
+	byName := func(ts []*topic) map[string]*topic {
+		m := make(map[string]*topic, len(ts))
 		for _, t := range ts {
 			m[t.name] = t
 		}
@@ -455,7 +455,7 @@ func (d *differ) partitions(ta, tb []*Topic, elrA, elrB bool) {
 	slices.Sort(names)
 	for _, name := range names {
 		x, y := ma[name], mb[name]
-		var xs, ys []Partition
+		var xs, ys []PartitionRegistration
 		if x != nil {
 			xs = x.parts
 		}
@@ -488,7 +488,7 @@ func (d *differ) partitions(ta, tb []*Topic, elrA, elrB bool) {
 }
 
 // partitionOnly adds a partition that only one side has.
-func (d *differ) partitionOnly(op DiffOp, t *Topic, p *Partition, elr bool) {
+func (d *differ) partitionOnly(op DiffOp, t *topic, p *PartitionRegistration, elr bool) {
 	if !d.keep() {
 		return
 	}
@@ -503,11 +503,13 @@ func (d *differ) partitionOnly(op DiffOp, t *Topic, p *Partition, elr bool) {
 	d.out = append(d.out, e)
 }
 
-func partitionKey(t *Topic, p *Partition) string { return t.name + "-" + strconv.Itoa(int(p.id)) }
+func partitionKey(t *topic, p *PartitionRegistration) string {
+	return t.name + "-" + strconv.Itoa(int(p.id))
+}
 
 // sameFields reports whether two partitions of one topic id have the same
 // fields as partitionDiffEntry prints them (the ELR lists only with elr).
-func sameFields(p, q *Partition, elr bool) bool {
+func sameFields(p, q *PartitionRegistration, elr bool) bool {
 	if p.Equal(q) {
 		return true
 	}
@@ -532,7 +534,7 @@ func sameFields(p, q *Partition, elr bool) bool {
 
 // partitionDiffEntry is the fields of one partition, as its PartitionRecord
 // writes them.
-func partitionDiffEntry(t *Topic, p *Partition, elr bool) fields {
+func partitionDiffEntry(t *topic, p *PartitionRegistration, elr bool) fields {
 	f := fields{
 		plain("topicId", t.id.String()),
 		plain("replicas", ints(p.Replicas())),

@@ -14,9 +14,12 @@
 // Images are values. Nothing reachable from an Image is ever modified, so an
 // image can be read by any number of goroutines while the next one is built,
 // and an old image stays exactly as it was. Nothing handed out aliases the
-// image in a writable way: partitions are read through accessors (Replica(i),
-// NumReplicas(), AppendReplicas(dst), Replicas() returns a copy), brokers
-// return copies of their listener lists, credentials and tokens are copied.
+// image in a writable way: topics and partitions are handed out as Topic and
+// Partition handles (one pointer wide, fields unexported: there is nothing
+// to assign through) read through accessors (Replica(i), NumReplicas(),
+// AppendReplicas(dst), Replicas() returns a copy), Partition.Registration
+// copies a partition out as a PartitionRegistration value, brokers return
+// copies of their listener lists, credentials and tokens are copied.
 // Lookups by name, id, partition, leader and listener allocate nothing.
 //
 // Images are built, never changed. A Builder starts from a base image,
@@ -29,13 +32,13 @@
 // them to make an image from its parts:
 //
 //	tb := image.NewTopicBuilder("orders", id)
-//	tb.Put(p0) // partitions from image.NewPartition
+//	tb.Put(p0) // PartitionRegistration values from image.NewPartition
 //	b := image.NewBuilder(nil)
-//	err := b.PutTopics(nil, []*image.Topic{tb.Topic()})
+//	err := b.PutTopics(nil, []image.Topic{tb.Topic()})
 //	img := b.Image(image.EmptyProvenance)
 //
 // Topics are kept in two persistent hash maps, by id and by name (each
-// maps to the *Topic, as Kafka's TopicsImage does), so an image that
+// maps to the same topic, as Kafka's TopicsImage does), so an image that
 // changes k topics shares all other topics with the previous image; the
 // other parts are persistent maps from github.com/benbjohnson/immutable. A
 // topic and its partitions are one compact, pointer-free block.

@@ -82,12 +82,12 @@ func (img *Image) LeaderEndpoint(name string, p int32, listener string) (Node, L
 
 // AppendReplicaEndpoints is KRaftMetadataCache.getPartitionReplicaEndpoints:
 // it appends to dst the node on listener of every replica of partition p of
-// topic t (nil: the topic does not exist) whose broker is registered, not
+// topic t (the zero Topic: the topic does not exist) whose broker is registered, not
 // fenced, has the listener and a non-empty node (Node.isEmpty), in replica
 // order (Kafka returns them as a map by broker id). It appends nothing when
 // the partition does not exist.
-func (img *Image) AppendReplicaEndpoints(dst []Node, t *Topic, p int32, listener string) []Node {
-	if t == nil {
+func (img *Image) AppendReplicaEndpoints(dst []Node, t Topic, p int32, listener string) []Node {
+	if t.t == nil {
 		return dst
 	}
 	part, ok := t.Partition(p)
@@ -112,7 +112,7 @@ func (img *Image) AppendReplicaEndpoints(dst []Node, t *Topic, p int32, listener
 // partition p of t whose broker is registered (fenced or not) and has a
 // rack, in replica order, duplicates kept. Nothing for a partition t does
 // not have.
-func (img *Image) AppendPartitionRacks(dst []string, t *Topic, p int32) []string {
+func (img *Image) AppendPartitionRacks(dst []string, t Topic, p int32) []string {
 	part, ok := t.Partition(p)
 	if !ok {
 		return dst

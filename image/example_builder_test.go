@@ -24,7 +24,7 @@ func ExampleBuilder() {
 	}
 	base := image.Empty()
 	b := image.NewBuilder(base)
-	if err := b.PutTopics(nil, []*image.Topic{tb.Topic()}); err != nil {
+	if err := b.PutTopics(nil, []image.Topic{tb.Topic()}); err != nil {
 		panic(err)
 	}
 	b.SetNextProducerID(5000)

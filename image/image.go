@@ -112,22 +112,22 @@ func (img *Image) IsEmpty() bool {
 }
 
 // Topic returns the topic named name.
-func (img *Image) Topic(name string) (*Topic, bool) { return img.topics.ByName(name) }
+func (img *Image) Topic(name string) (Topic, bool) { return img.topics.ByName(name) }
 
 // TopicByID returns the topic with id.
-func (img *Image) TopicByID(id record.UUID) (*Topic, bool) { return img.topics.ByID(id) }
+func (img *Image) TopicByID(id record.UUID) (Topic, bool) { return img.topics.ByID(id) }
 
 // Leader returns the leader of partition p of topic name and its leader
 // epoch; ok is false when the topic or partition does not exist. A partition
 // with no leader returns NoLeader.
 func (img *Image) Leader(name string, p int32) (leader, leaderEpoch int32, ok bool) {
-	t, ok := img.topics.ByName(name)
+	t, ok := img.topics.byName.getName(name)
 	if !ok {
 		return NoLeader, -1, false
 	}
-	part, ok := t.Partition(p)
+	part, ok := t.partition(p)
 	if !ok {
 		return NoLeader, -1, false
 	}
-	return part.leader, part.leaderEpoch, true
+	return part.p.leader, part.p.leaderEpoch, true
 }

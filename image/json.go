@@ -224,7 +224,7 @@ func WriteJSON(w io.Writer, img *Image, opts WriteJSONOptions) error {
 			jsonEndpoints(c.listeners), jsonRanges(c.features)})
 	}
 	for _, t := range img.topics.Sorted() {
-		out.Topics = append(out.Topics, jsonTopicOf(t))
+		out.Topics = append(out.Topics, jsonTopicOf(t.t))
 	}
 	for res, es := range img.configs.resources() {
 		jc := jsonConfig{ResourceType: int8(res.Type), ResourceName: res.Name, Configs: map[string]string{}}
@@ -287,9 +287,10 @@ func jsonBrokerOf(b *Broker) jsonBroker {
 }
 
 // jsonTopicOf is WriteJSON's view of topic t and its partitions.
-func jsonTopicOf(t *Topic) jsonTopic {
+func jsonTopicOf(t *topic) jsonTopic {
 	jt := jsonTopic{Name: t.name, ID: t.id.String(), Partitions: make([]jsonPartition, 0, len(t.parts))}
-	for p := range t.Partitions() {
+	for i := range t.parts {
+		p := &t.parts[i]
 		rs := "RECOVERED"
 		if p.recovery == LeaderRecovering {
 			rs = "RECOVERING"

@@ -19,8 +19,8 @@ import (
 // (never at Apply, which stays O(topics changed); the pointer adds 8 bytes
 // to a Topics value).
 type nameOrder struct {
-	list  []*Topic // read-only
-	parts int      // the partitions of all the topics
+	list  []Topic // read-only
+	parts int     // the partitions of all the topics
 }
 
 // byNameOrder returns the topics sorted by name. The list is shared by
@@ -29,12 +29,12 @@ func (t *Topics) byNameOrder() *nameOrder {
 	if o := t.order.Load(); o != nil {
 		return o
 	}
-	o := &nameOrder{list: make([]*Topic, 0, t.Len())}
+	o := &nameOrder{list: make([]Topic, 0, t.Len())}
 	for tp := range t.byID.All() {
-		o.list = append(o.list, tp)
+		o.list = append(o.list, Topic{tp})
 		o.parts += len(tp.parts)
 	}
-	slices.SortFunc(o.list, func(a, b *Topic) int { return strings.Compare(a.name, b.name) })
+	slices.SortFunc(o.list, func(a, b Topic) int { return strings.Compare(a.t.name, b.t.name) })
 	if !t.order.CompareAndSwap(nil, o) {
 		return t.order.Load()
 	}
@@ -46,9 +46,9 @@ func (t *Topics) byNameOrder() *nameOrder {
 // The order is computed once per Topics value, on first use, and shared by
 // every later call and by every image that shares these topics: after that
 // first call, iterating allocates nothing. Safe for concurrent use.
-func (t *Topics) AllByName() iter.Seq[*Topic] {
+func (t *Topics) AllByName() iter.Seq[Topic] {
 	list := t.byNameOrder().list
-	return func(yield func(*Topic) bool) {
+	return func(yield func(Topic) bool) {
 		for _, tp := range list {
 			if !yield(tp) {
 				return
@@ -66,4 +66,4 @@ func (t *Topics) NumPartitions() int {
 // ByNameAt returns the i-th topic in name order (0 ≤ i < Len), the topic
 // AllByName yields i-th, as Topic.PartitionAt indexes partitions: a loop
 // over i allocates nothing, where a loop over AllByName's iterator may.
-func (t *Topics) ByNameAt(i int) *Topic { return t.byNameOrder().list[i] }
+func (t *Topics) ByNameAt(i int) Topic { return t.byNameOrder().list[i] }

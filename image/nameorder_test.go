@@ -23,7 +23,7 @@ func TestAllByName(t *testing.T) {
 			tops := emptyTopics
 			for step := 0; step < 30; step++ {
 				var deleted []record.UUID
-				var changed []*Topic
+				var changed []*topic
 				seen := map[record.UUID]bool{}
 				names := map[string]bool{}
 				for _, n := range model {
@@ -49,7 +49,7 @@ func TestAllByName(t *testing.T) {
 						delete(names, old)
 					}
 					names[n] = true
-					changed = append(changed, NewTopicBuilder(n, id).Topic())
+					changed = append(changed, NewTopicBuilder(n, id).Topic().t)
 					model[id] = n
 				}
 				idx, err := tops.update(deleted, changed)
@@ -97,8 +97,8 @@ func checkNameOrder(t *testing.T, step int, next *Topics, model map[record.UUID]
 	}
 	s := next.Sorted()
 	if len(s) > 0 {
-		s[0] = nil
-		if first := slices.Collect(next.AllByName()); first[0] == nil {
+		s[0] = Topic{}
+		if first := slices.Collect(next.AllByName()); first[0].IsZero() {
 			t.Fatal("Sorted shares the image's order")
 		}
 	}

@@ -42,23 +42,21 @@ const (
 // garbage collector to mark and saves an allocation per partition.
 const inlineIDs = 6
 
-// Partition is one partition of a topic, Kafka's PartitionRegistration.
+// PartitionRegistration is one partition of a topic as a value, Kafka's
+// PartitionRegistration: what NewPartition builds, Merge and WithoutELR
+// derive, and a TopicBuilder takes. An image hands out its partitions as
+// Partition handles; Partition.Registration copies one out as a value.
 //
 // It is a compact, read-only value: every id list lives in one array
 // (replicas, ISR, removing, adding, ELR, last known ELR, then the replica
 // directories as four int32 words each when any is not MIGRATING), held in
 // the struct itself when it has at most six ids and in a backing array
-// otherwise. Nothing in a Partition can be changed through its methods;
-// lists are read with the indexed accessors (Replica(i), NumReplicas()),
-// appended to a caller's slice (AppendReplicas), or copied (Replicas). A
-// Partition obtained from an Image may be kept for as long as the caller
-// likes, by pointer or as a copy.
-//
-// Never assign through a *Partition an image handed out (*p = q): an image
-// keeps its topics and partitions in memory the garbage collector does not
-// scan (see Topic), so a Partition copied in from another topic could be
-// left pointing at freed memory. The same holds for *Topic.
-type Partition struct {
+// otherwise. Nothing in a PartitionRegistration can be changed through its
+// methods; lists are read with the indexed accessors (Replica(i),
+// NumReplicas()), appended to a caller's slice (AppendReplicas), or copied
+// (Replicas). A value is the caller's own: assigning one over another
+// changes only the caller's memory.
+type PartitionRegistration struct {
 	ids            []int32          // the lists when they do not fit in inline, else nil
 	_              [wordPad]byte    // 32-bit platforms: keeps the size a multiple of 8
 	inline         [inlineIDs]int32 // the lists when they fit, then zeros
@@ -73,7 +71,7 @@ type Partition struct {
 }
 
 // all returns the array holding every list.
-func (p *Partition) all() []int32 {
+func (p *PartitionRegistration) all() []int32 {
 	if p.ids != nil {
 		return p.ids
 	}
@@ -84,7 +82,7 @@ func (p *Partition) all() []int32 {
 // retained when it does not fit. Inline slots past the ids are zero, so that
 // partitions can compare and hash the whole inline array
 // (SameAssignment).
-func (p *Partition) setAll(ids []int32) {
+func (p *PartitionRegistration) setAll(ids []int32) {
 	p.inline = [inlineIDs]int32{}
 	if len(ids) <= inlineIDs {
 		p.ids = nil
@@ -95,24 +93,24 @@ func (p *Partition) setAll(ids []int32) {
 }
 
 // ID is the partition index.
-func (p *Partition) ID() int32 { return p.id }
+func (p *PartitionRegistration) ID() int32 { return p.id }
 
 // Leader is the leader's broker id, or NoLeader (-1).
-func (p *Partition) Leader() int32 { return p.leader }
+func (p *PartitionRegistration) Leader() int32 { return p.leader }
 
 // LeaderEpoch is the leader epoch (bumped on every leader change).
-func (p *Partition) LeaderEpoch() int32 { return p.leaderEpoch }
+func (p *PartitionRegistration) LeaderEpoch() int32 { return p.leaderEpoch }
 
 // PartitionEpoch is the partition epoch (bumped on every change).
-func (p *Partition) PartitionEpoch() int32 { return p.partitionEpoch }
+func (p *PartitionRegistration) PartitionEpoch() int32 { return p.partitionEpoch }
 
 // LeaderRecoveryState is 0 (RECOVERED) or 1 (RECOVERING), KIP-704.
-func (p *Partition) LeaderRecoveryState() int8 { return p.recovery }
+func (p *PartitionRegistration) LeaderRecoveryState() int8 { return p.recovery }
 
 // HasLeader reports whether the partition has a leader.
-func (p *Partition) HasLeader() bool { return p.leader != NoLeader }
+func (p *PartitionRegistration) HasLeader() bool { return p.leader != NoLeader }
 
-func (p *Partition) list(k int) []int32 {
+func (p *PartitionRegistration) list(k int) []int32 {
 	off := 0
 	for i := 0; i < k; i++ {
 		off += int(p.n[i])
@@ -121,70 +119,80 @@ func (p *Partition) list(k int) []int32 {
 }
 
 // NumReplicas is the replication factor (the length of the replica list).
-func (p *Partition) NumReplicas() int { return int(p.n[listReplicas]) }
+func (p *PartitionRegistration) NumReplicas() int { return int(p.n[listReplicas]) }
 
 // Replica returns the i-th replica in preferred order.
-func (p *Partition) Replica(i int) int32 { return p.all()[:p.n[listReplicas]][i] }
+func (p *PartitionRegistration) Replica(i int) int32 { return p.all()[:p.n[listReplicas]][i] }
 
 // AppendReplicas appends the replicas, in preferred order, to dst.
-func (p *Partition) AppendReplicas(dst []int32) []int32 {
+func (p *PartitionRegistration) AppendReplicas(dst []int32) []int32 {
 	return append(dst, p.list(listReplicas)...)
 }
 
 // Replicas returns a copy of the replica list.
-func (p *Partition) Replicas() []int32 { return p.AppendReplicas(make([]int32, 0, p.n[listReplicas])) }
+func (p *PartitionRegistration) Replicas() []int32 {
+	return p.AppendReplicas(make([]int32, 0, p.n[listReplicas]))
+}
 
 // HasReplica reports whether broker is one of the replicas.
-func (p *Partition) HasReplica(broker int32) bool { return contains(p.list(listReplicas), broker) }
+func (p *PartitionRegistration) HasReplica(broker int32) bool {
+	return contains(p.list(listReplicas), broker)
+}
 
 // NumISR is the size of the in-sync replica set.
-func (p *Partition) NumISR() int { return int(p.n[listISR]) }
+func (p *PartitionRegistration) NumISR() int { return int(p.n[listISR]) }
 
 // ISRMember returns the i-th in-sync replica.
-func (p *Partition) ISRMember(i int) int32 { return p.list(listISR)[i] }
+func (p *PartitionRegistration) ISRMember(i int) int32 { return p.list(listISR)[i] }
 
 // AppendISR appends the in-sync replicas to dst.
-func (p *Partition) AppendISR(dst []int32) []int32 { return append(dst, p.list(listISR)...) }
+func (p *PartitionRegistration) AppendISR(dst []int32) []int32 {
+	return append(dst, p.list(listISR)...)
+}
 
 // ISR returns a copy of the in-sync replica list.
-func (p *Partition) ISR() []int32 { return p.AppendISR(make([]int32, 0, p.n[listISR])) }
+func (p *PartitionRegistration) ISR() []int32 { return p.AppendISR(make([]int32, 0, p.n[listISR])) }
 
 // InISR reports whether broker is in the ISR.
-func (p *Partition) InISR(broker int32) bool { return contains(p.list(listISR), broker) }
+func (p *PartitionRegistration) InISR(broker int32) bool { return contains(p.list(listISR), broker) }
 
 // AppendRemovingReplicas appends the replicas being removed by a reassignment.
-func (p *Partition) AppendRemovingReplicas(dst []int32) []int32 {
+func (p *PartitionRegistration) AppendRemovingReplicas(dst []int32) []int32 {
 	return append(dst, p.list(listRemoving)...)
 }
 
 // RemovingReplicas returns a copy of the replicas being removed.
-func (p *Partition) RemovingReplicas() []int32 { return p.AppendRemovingReplicas([]int32{}) }
+func (p *PartitionRegistration) RemovingReplicas() []int32 {
+	return p.AppendRemovingReplicas([]int32{})
+}
 
 // AppendAddingReplicas appends the replicas being added by a reassignment.
-func (p *Partition) AppendAddingReplicas(dst []int32) []int32 {
+func (p *PartitionRegistration) AppendAddingReplicas(dst []int32) []int32 {
 	return append(dst, p.list(listAdding)...)
 }
 
 // AddingReplicas returns a copy of the replicas being added.
-func (p *Partition) AddingReplicas() []int32 { return p.AppendAddingReplicas([]int32{}) }
+func (p *PartitionRegistration) AddingReplicas() []int32 { return p.AppendAddingReplicas([]int32{}) }
 
 // AppendELR appends the eligible leader replicas (KIP-966).
-func (p *Partition) AppendELR(dst []int32) []int32 { return append(dst, p.list(listELR)...) }
+func (p *PartitionRegistration) AppendELR(dst []int32) []int32 {
+	return append(dst, p.list(listELR)...)
+}
 
 // ELR returns a copy of the eligible leader replicas (empty, never nil).
-func (p *Partition) ELR() []int32 { return p.AppendELR([]int32{}) }
+func (p *PartitionRegistration) ELR() []int32 { return p.AppendELR([]int32{}) }
 
 // AppendLastKnownELR appends the last known eligible leader replicas.
-func (p *Partition) AppendLastKnownELR(dst []int32) []int32 {
+func (p *PartitionRegistration) AppendLastKnownELR(dst []int32) []int32 {
 	return append(dst, p.list(listLastKnownELR)...)
 }
 
 // LastKnownELR returns a copy of the last known ELR (empty, never nil).
-func (p *Partition) LastKnownELR() []int32 { return p.AppendLastKnownELR([]int32{}) }
+func (p *PartitionRegistration) LastKnownELR() []int32 { return p.AppendLastKnownELR([]int32{}) }
 
 // Directory returns the log directory of the i-th replica; DirectoryMigrating
 // for every replica of a partition assigned before KIP-858.
-func (p *Partition) Directory(i int) record.UUID {
+func (p *PartitionRegistration) Directory(i int) record.UUID {
 	_ = p.all()[:p.n[listReplicas]][i] // bounds check against the replica count
 	if !p.hasDirs {
 		return record.DirectoryMigrating
@@ -192,7 +200,7 @@ func (p *Partition) Directory(i int) record.UUID {
 	return p.dirAt(i)
 }
 
-func (p *Partition) dirAt(i int) record.UUID {
+func (p *PartitionRegistration) dirAt(i int) record.UUID {
 	ids := p.all()
 	base := len(ids) - 4*int(p.n[listReplicas]) + 4*i
 	var u record.UUID
@@ -204,7 +212,7 @@ func (p *Partition) dirAt(i int) record.UUID {
 
 // DirectoryOf returns the directory of broker's replica, and false when broker
 // is not a replica (PartitionRegistration.directory).
-func (p *Partition) DirectoryOf(broker int32) (record.UUID, bool) {
+func (p *PartitionRegistration) DirectoryOf(broker int32) (record.UUID, bool) {
 	for i, r := range p.list(listReplicas) {
 		if r == broker {
 			return p.Directory(i), true
@@ -214,7 +222,7 @@ func (p *Partition) DirectoryOf(broker int32) (record.UUID, bool) {
 }
 
 // AppendDirectories appends one directory per replica to dst.
-func (p *Partition) AppendDirectories(dst []record.UUID) []record.UUID {
+func (p *PartitionRegistration) AppendDirectories(dst []record.UUID) []record.UUID {
 	for i := 0; i < int(p.n[listReplicas]); i++ {
 		dst = append(dst, p.Directory(i))
 	}
@@ -222,17 +230,17 @@ func (p *Partition) AppendDirectories(dst []record.UUID) []record.UUID {
 }
 
 // Directories returns a copy of the replica directories.
-func (p *Partition) Directories() []record.UUID {
+func (p *PartitionRegistration) Directories() []record.UUID {
 	return p.AppendDirectories(make([]record.UUID, 0, p.n[listReplicas]))
 }
 
 // AllDirectoriesMigrating reports whether every replica's directory is
 // MIGRATING (no KIP-858 assignment).
-func (p *Partition) AllDirectoriesMigrating() bool { return !p.hasDirs }
+func (p *PartitionRegistration) AllDirectoriesMigrating() bool { return !p.hasDirs }
 
 // Equal reports whether p and q hold the same registration (the fields of
 // PartitionRegistration.equals plus the partition id).
-func (p *Partition) Equal(q *Partition) bool {
+func (p *PartitionRegistration) Equal(q *PartitionRegistration) bool {
 	if p.id != q.id || p.leader != q.leader || p.leaderEpoch != q.leaderEpoch ||
 		p.partitionEpoch != q.partitionEpoch || p.recovery != q.recovery ||
 		p.hasDirs != q.hasDirs || p.n != q.n {
@@ -243,7 +251,7 @@ func (p *Partition) Equal(q *Partition) bool {
 
 // String is Java's PartitionRegistration.toString, so that kmeta's view can
 // be compared with Kafka's image printers.
-func (p *Partition) String() string {
+func (p *PartitionRegistration) String() string {
 	b := []byte("PartitionRegistration(replicas=")
 	b = appendJavaInts(b, p.list(listReplicas))
 	b = append(b, ", directories=["...)
@@ -304,12 +312,12 @@ type partitionFields struct {
 	dirs  []record.UUID // nil or len(replicas)
 }
 
-func (f *partitionFields) build(id, leader, leaderEpoch, partitionEpoch int32, recovery int8) (Partition, error) {
-	p := Partition{id: id, leader: leader, leaderEpoch: leaderEpoch, partitionEpoch: partitionEpoch, recovery: recovery}
+func (f *partitionFields) build(id, leader, leaderEpoch, partitionEpoch int32, recovery int8) (PartitionRegistration, error) {
+	p := PartitionRegistration{id: id, leader: leader, leaderEpoch: leaderEpoch, partitionEpoch: partitionEpoch, recovery: recovery}
 	total := 0
 	for k, l := range f.lists {
 		if len(l) > math.MaxUint16 {
-			return Partition{}, fmt.Errorf("partition %d: %d ids in one list, at most %d are supported", id, len(l), math.MaxUint16)
+			return PartitionRegistration{}, fmt.Errorf("partition %d: %d ids in one list, at most %d are supported", id, len(l), math.MaxUint16)
 		}
 		p.n[k] = uint16(len(l))
 		total += len(l)
@@ -317,7 +325,7 @@ func (f *partitionFields) build(id, leader, leaderEpoch, partitionEpoch int32, r
 	nRep := len(f.lists[listReplicas])
 	dirs := f.dirs
 	if len(dirs) > 0 && len(dirs) != nRep {
-		return Partition{}, fmt.Errorf("partition %d: %d directories for %d replicas", id, len(dirs), nRep)
+		return PartitionRegistration{}, fmt.Errorf("partition %d: %d directories for %d replicas", id, len(dirs), nRep)
 	}
 	p.hasDirs = false
 	for _, d := range dirs {
@@ -362,12 +370,12 @@ func (f *partitionFields) fill(dst []int32, withDirs bool) {
 // have one entry per replica (InvalidReplicaDirectoriesException); the leader
 // recovery state must be 0 or 1 (LeaderRecoveryState.of); absent ELR lists
 // are empty. The record is not retained.
-func NewPartition(r *record.PartitionRecord) (Partition, error) {
+func NewPartition(r *record.PartitionRecord) (PartitionRegistration, error) {
 	if r.LeaderRecoveryState != LeaderRecovered && r.LeaderRecoveryState != LeaderRecovering {
-		return Partition{}, fmt.Errorf("partition %d: leader recovery state %d is neither 0 (RECOVERED) nor 1 (RECOVERING)", r.PartitionID, r.LeaderRecoveryState)
+		return PartitionRegistration{}, fmt.Errorf("partition %d: leader recovery state %d is neither 0 (RECOVERED) nor 1 (RECOVERING)", r.PartitionID, r.LeaderRecoveryState)
 	}
 	if len(r.Directories) > 0 && len(r.Directories) != len(r.Replicas) {
-		return Partition{}, fmt.Errorf("partition %d: %d directories for %d replicas (InvalidReplicaDirectoriesException)", r.PartitionID, len(r.Directories), len(r.Replicas))
+		return PartitionRegistration{}, fmt.Errorf("partition %d: %d directories for %d replicas (InvalidReplicaDirectoriesException)", r.PartitionID, len(r.Directories), len(r.Replicas))
 	}
 	var f partitionFields
 	f.lists = [numLists][]int32{r.Replicas, r.ISR, r.RemovingReplicas, r.AddingReplicas, r.EligibleLeaderReplicas, r.LastKnownELR}
@@ -386,7 +394,7 @@ func NewPartition(r *record.PartitionRecord) (Partition, error) {
 // any other result whose length differs from the new replica count is an
 // error (a replica change must carry directories once they are assigned).
 // p is not modified.
-func (p *Partition) Merge(r *record.PartitionChangeRecord) (Partition, error) {
+func (p *PartitionRegistration) Merge(r *record.PartitionChangeRecord) (PartitionRegistration, error) {
 	var f partitionFields
 	pick := func(k int, v []int32) {
 		if v != nil {
@@ -403,7 +411,7 @@ func (p *Partition) Merge(r *record.PartitionChangeRecord) (Partition, error) {
 	pick(listLastKnownELR, r.LastKnownELR)
 	if r.Directories != nil {
 		if r.Replicas != nil && len(r.Directories) > 0 && len(r.Directories) != len(r.Replicas) {
-			return Partition{}, fmt.Errorf("partition %d: %d directories for %d replicas (InvalidReplicaDirectoriesException)", p.id, len(r.Directories), len(r.Replicas))
+			return PartitionRegistration{}, fmt.Errorf("partition %d: %d directories for %d replicas (InvalidReplicaDirectoriesException)", p.id, len(r.Directories), len(r.Replicas))
 		}
 		f.dirs = r.Directories
 	} else if p.hasDirs {
@@ -418,7 +426,7 @@ func (p *Partition) Merge(r *record.PartitionChangeRecord) (Partition, error) {
 			}
 		}
 		if !allMigrating {
-			return Partition{}, fmt.Errorf("partition %d: %d directories for %d replicas: a replica change must carry directories", p.id, len(f.dirs), len(f.lists[listReplicas]))
+			return PartitionRegistration{}, fmt.Errorf("partition %d: %d directories for %d replicas: a replica change must carry directories", p.id, len(f.dirs), len(f.lists[listReplicas]))
 		}
 		f.dirs = nil
 	}
@@ -432,18 +440,18 @@ func (p *Partition) Merge(r *record.PartitionChangeRecord) (Partition, error) {
 	case LeaderRecovered, LeaderRecovering:
 		recovery = r.LeaderRecoveryState
 	default:
-		return Partition{}, fmt.Errorf("partition %d: leader recovery state %d is none of -1 (unchanged), 0, 1", p.id, r.LeaderRecoveryState)
+		return PartitionRegistration{}, fmt.Errorf("partition %d: leader recovery state %d is none of -1 (unchanged), 0, 1", p.id, r.LeaderRecoveryState)
 	}
 	return f.build(p.id, leader, leaderEpoch, p.partitionEpoch+1, recovery)
 }
 
 // HasELR reports whether the ELR or the last known ELR is non-empty.
-func (p *Partition) HasELR() bool { return p.n[listELR] > 0 || p.n[listLastKnownELR] > 0 }
+func (p *PartitionRegistration) HasELR() bool { return p.n[listELR] > 0 || p.n[listLastKnownELR] > 0 }
 
 // WithoutELR returns p with both ELR lists emptied and the partition epoch
 // bumped: the merge of the synthetic change record that Kafka's
 // TopicDelta.clearElrs replays for ClearElrRecord.
-func (p *Partition) WithoutELR() Partition {
+func (p *PartitionRegistration) WithoutELR() PartitionRegistration {
 	q := *p
 	q.partitionEpoch++
 	start := 0
@@ -462,7 +470,7 @@ func (p *Partition) WithoutELR() Partition {
 // Record returns the PartitionRecord that writes p back (the fields of
 // PartitionRegistration.toRecord; ELR lists only when non-empty and withELR,
 // directories only when withDirs).
-func (p *Partition) Record(topicID record.UUID, withELR, withDirs bool) *record.PartitionRecord {
+func (p *PartitionRegistration) Record(topicID record.UUID, withELR, withDirs bool) *record.PartitionRecord {
 	r := record.NewPartitionRecord()
 	r.PartitionID = p.id
 	r.TopicID = topicID

@@ -9,60 +9,74 @@ import (
 	"github.com/kmeta-go/kmeta/record"
 )
 
-// Topic is one topic and its partitions, Kafka's TopicImage. A *Topic held
-// by an image is never modified; the next image shares it when the topic did
-// not change.
+// Topic is one topic and its partitions, Kafka's TopicImage, as an image
+// hands it out: a handle, one pointer wide, to the image's own topic, which
+// is never modified (the next image shares it when the topic did not
+// change). Copy it freely; two handles are == when they are the same topic
+// of the same image line. The zero Topic is "no topic" (lookups return it
+// with false); its methods panic.
 //
-// A frozen Topic, its partitions and its name are one allocation of
-// pointer-free memory, which the garbage collector keeps alive as a whole
-// but never scans: a *Topic, *Partition or name a caller holds keeps the
-// block alive. Never assign through a *Topic or *Partition the image handed
-// out; the image cannot stop it, and a value copied in from elsewhere could
-// point at memory the collector frees.
-type Topic struct {
+// A topic, its partitions and its name are one allocation of pointer-free
+// memory, which the garbage collector keeps alive as a whole but never
+// scans (topicblock.go). A Topic, a Partition of it or its name keeps that
+// block alive. Nothing the package hands out lets a caller write into it:
+// Topic and Partition are handles with unexported fields, and every
+// partition read from them is a value the caller owns
+// (TestNoExportedPointerIntoTopicBlocks).
+type Topic struct{ t *topic }
+
+// topic is the topic a Topic designates, at the start of its block.
+type topic struct {
 	name     string
 	id       record.UUID
-	parts    []Partition // sorted by partition id, unique
-	nameHash uint32      // hashString(name), the name index's hash
+	parts    []PartitionRegistration // sorted by partition id, unique
+	nameHash uint32                  // hashString(name), the name index's hash
 }
+
+// IsZero reports whether t is the zero Topic, the "no topic" a lookup that
+// fails returns.
+func (t Topic) IsZero() bool { return t.t == nil }
 
 // Name is the topic name.
-func (t *Topic) Name() string { return t.name }
+func (t Topic) Name() string { return t.t.name }
 
 // ID is the topic id.
-func (t *Topic) ID() record.UUID { return t.id }
+func (t Topic) ID() record.UUID { return t.t.id }
 
 // NumPartitions is the number of partitions.
-func (t *Topic) NumPartitions() int { return len(t.parts) }
+func (t Topic) NumPartitions() int { return len(t.t.parts) }
 
-// Partition returns partition id. The pointer is to the image's own,
-// read-only value: it allocates nothing and stays valid forever.
-func (t *Topic) Partition(id int32) (*Partition, bool) {
-	if i, ok := findPartition(t.parts, id); ok {
-		return &t.parts[i], true
-	}
-	return nil, false
-}
+// Partition returns partition id: a handle to the image's own, read-only
+// partition, which allocates nothing and stays valid forever.
+func (t Topic) Partition(id int32) (Partition, bool) { return t.t.partition(id) }
 
 // PartitionAt returns the i-th partition in ascending id order.
-func (t *Topic) PartitionAt(i int) *Partition { return &t.parts[i] }
+func (t Topic) PartitionAt(i int) Partition { return Partition{&t.t.parts[i]} }
 
 // Partitions iterates over the partitions in ascending id order.
-func (t *Topic) Partitions() iter.Seq[*Partition] {
-	return func(yield func(*Partition) bool) {
-		for i := range t.parts {
-			if !yield(&t.parts[i]) {
+func (t Topic) Partitions() iter.Seq[Partition] {
+	parts := t.t.parts
+	return func(yield func(Partition) bool) {
+		for i := range parts {
+			if !yield(Partition{&parts[i]}) {
 				return
 			}
 		}
 	}
 }
 
+func (t *topic) partition(id int32) (Partition, bool) {
+	if i, ok := findPartition(t.parts, id); ok {
+		return Partition{&t.parts[i]}, true
+	}
+	return Partition{}, false
+}
+
 // Topics is every topic by id and by name, Kafka's TopicsImage. Both indexes
 // are persistent maps (topicMap: small arrays of slots under a copy-on-write
 // directory whose depth follows the number of topics), so an image that
 // changes k topics shares everything else with the image before it. Both
-// map to the *Topic, as TopicsImage's topicsById and topicsByName both hold
+// map to the same topic, as TopicsImage's topicsById and topicsByName both hold
 // the TopicImage.
 type Topics struct {
 	topicIndexes
@@ -81,10 +95,16 @@ var emptyTopics = &Topics{topicIndexes: topicIndexes{byName: topicMap{names: tru
 func (t *Topics) Len() int { return t.byID.Len() }
 
 // ByID returns the topic with id.
-func (t *Topics) ByID(id record.UUID) (*Topic, bool) { return t.byID.getID(id) }
+func (t *Topics) ByID(id record.UUID) (Topic, bool) {
+	tp, ok := t.byID.getID(id)
+	return Topic{tp}, ok
+}
 
 // ByName returns the topic named name.
-func (t *Topics) ByName(name string) (*Topic, bool) { return t.byName.getName(name) }
+func (t *Topics) ByName(name string) (Topic, bool) {
+	tp, ok := t.byName.getName(name)
+	return Topic{tp}, ok
+}
 
 // IDOf returns the id of the topic named name.
 func (t *Topics) IDOf(name string) (record.UUID, bool) {
@@ -95,19 +115,19 @@ func (t *Topics) IDOf(name string) (record.UUID, bool) {
 }
 
 // Partition returns partition p of topic id.
-func (t *Topics) Partition(id record.UUID, p int32) (*Partition, bool) {
+func (t *Topics) Partition(id record.UUID, p int32) (Partition, bool) {
 	tp, ok := t.byID.getID(id)
 	if !ok {
-		return nil, false
+		return Partition{}, false
 	}
-	return tp.Partition(p)
+	return tp.partition(p)
 }
 
 // All iterates over the topics in the id index's order (not sorted).
-func (t *Topics) All() iter.Seq[*Topic] {
-	return func(yield func(*Topic) bool) {
+func (t *Topics) All() iter.Seq[Topic] {
+	return func(yield func(Topic) bool) {
 		for tp := range t.byID.All() {
-			if !yield(tp) {
+			if !yield(Topic{tp}) {
 				return
 			}
 		}
@@ -116,16 +136,16 @@ func (t *Topics) All() iter.Seq[*Topic] {
 
 // Sorted returns the topics sorted by name, as a new slice the caller owns
 // (a copy of the order AllByName iterates over).
-func (t *Topics) Sorted() []*Topic { return slices.Clone(t.byNameOrder().list) }
+func (t *Topics) Sorted() []Topic { return slices.Clone(t.byNameOrder().list) }
 
 // HostedBy iterates over the partitions that have broker among their
 // replicas, with their topic (KRaftMetadataCache's per-broker view).
-func (t *Topics) HostedBy(broker int32) iter.Seq2[*Topic, *Partition] {
-	return func(yield func(*Topic, *Partition) bool) {
-		for tp := range t.All() {
+func (t *Topics) HostedBy(broker int32) iter.Seq2[Topic, Partition] {
+	return func(yield func(Topic, Partition) bool) {
+		for tp := range t.byID.All() {
 			for i := range tp.parts {
 				if tp.parts[i].HasReplica(broker) {
-					if !yield(tp, &tp.parts[i]) {
+					if !yield(Topic{tp}, Partition{&tp.parts[i]}) {
 						return
 					}
 				}
@@ -138,9 +158,9 @@ func (t *Topics) HostedBy(broker int32) iter.Seq2[*Topic, *Partition] {
 // in changed put under its id and name, as TopicsDelta.apply does: deletes
 // first (removing the deleted topic's name as the base image had it), then
 // puts, so "delete X (id A), create X (id B)" in one delta is right. A
-// deleted id absent from t is an error. Unchanged *Topic values, and every
+// deleted id absent from t is an error. Unchanged topics, and every
 // shard of the indexes that no change falls in, are shared with t.
-func (t *topicIndexes) update(deleted []record.UUID, changed []*Topic) (topicIndexes, error) {
+func (t *topicIndexes) update(deleted []record.UUID, changed []*topic) (topicIndexes, error) {
 	if len(deleted) == 0 && len(changed) == 0 {
 		return *t, nil
 	}
@@ -195,6 +215,6 @@ func (t *topicIndexes) update(deleted []record.UUID, changed []*Topic) (topicInd
 
 // buildTopics returns the topics of an empty image plus topics (a snapshot
 // load, or the first delta).
-func buildTopics(topics []*Topic) topicIndexes {
+func buildTopics(topics []*topic) topicIndexes {
 	return topicIndexes{byID: buildTopicMap(false, topics), byName: buildTopicMap(true, topics)}
 }

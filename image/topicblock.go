@@ -8,9 +8,9 @@ import (
 
 // A frozen topic is one pointer-free allocation (a topic block):
 //
-//	| Topic | partitions | long id lists | name bytes |
+//	| topic | partitions | long id lists | name bytes |
 //
-// The Topic's name and parts, and every partition's ids, point into the
+// The topic's name and parts, and every partition's ids, point into the
 // block itself, never out of it. The garbage collector therefore has
 // nothing to find in a block: the block is allocated as pointer-free
 // memory (a []uint64), and the collector neither scans it nor needs to,
@@ -19,37 +19,39 @@ import (
 // collector does not read at all; what it still marks is the two indexes.
 //
 // The rule that makes this safe: nothing written into a block points
-// outside it (TestTopicBlockPointsOnlyIntoItself), and Topic and Partition
-// have no pointer fields but the ones newTopicBlock redirects
-// (TestTopicBlockKnowsEveryPointerField). A reader may keep a *Partition,
-// a Partition (its ids still point into the block) or the name: each keeps
-// the whole block alive. (A caller that overwrites a whole *Partition it
-// was handed, which the image's API forbids and cannot prevent, could now
-// also store a pointer the collector does not see.)
+// outside it (TestTopicBlockPointsOnlyIntoItself), topic and
+// PartitionRegistration have no pointer fields but the ones newTopicBlock
+// redirects (TestTopicBlockKnowsEveryPointerField), and nothing but the
+// package writes into a block: the package hands out Topic and Partition
+// handles, whose one pointer is unexported, and PartitionRegistration
+// values the caller owns, never a pointer into a block
+// (TestNoExportedPointerIntoTopicBlocks). A reader may keep a Topic, a
+// Partition, a PartitionRegistration copied out of one (its ids still
+// point into the block) or the name: each keeps the whole block alive.
 
 const (
-	topicSize     = unsafe.Sizeof(Topic{})
-	partitionSize = unsafe.Sizeof(Partition{})
-	// wordPad pads Partition after its slice header on 32-bit platforms,
+	topicSize     = unsafe.Sizeof(topic{})
+	partitionSize = unsafe.Sizeof(PartitionRegistration{})
+	// wordPad pads PartitionRegistration after its slice header on 32-bit platforms,
 	// where the header is 12 bytes instead of 24, so that a partition stays
 	// a whole number of 8-byte words there too (0 on 64-bit platforms).
 	wordPad = 4 - 4*(unsafe.Sizeof(uintptr(0))/8)
 )
 
-// The block is laid out in 8-byte words: the Topic and the partitions must
+// The block is laid out in 8-byte words: the topic and the partitions must
 // keep every field aligned.
 var (
 	_ = [1]struct{}{}[topicSize%8]
 	_ = [1]struct{}{}[partitionSize%8]
-	_ = [1]struct{}{}[unsafe.Alignof(Topic{})/9]
-	_ = [1]struct{}{}[unsafe.Alignof(Partition{})/9]
+	_ = [1]struct{}{}[unsafe.Alignof(topic{})/9]
+	_ = [1]struct{}{}[unsafe.Alignof(PartitionRegistration{})/9]
 )
 
-// block is one topic block being laid out: the Topic at its start, room
+// block is one topic block being laid out: the topic at its start, room
 // for cap(parts) partitions, then pool int32s, then the name's bytes.
 type block struct {
-	t     *Topic
-	parts []Partition // len 0, the block's room for partitions
+	t     *topic
+	parts []PartitionRegistration // len 0, the block's room for partitions
 	pool  []int32
 	name  string // the name, in the block
 }
@@ -63,9 +65,9 @@ func allocBlock(name string, nparts, pool int) block {
 	size := nameOff + uintptr(len(name))
 	words := make([]uint64, (size+7)/8)
 	base := unsafe.Pointer(unsafe.SliceData(words))
-	bl := block{t: (*Topic)(base)}
+	bl := block{t: (*topic)(base)}
 	if nparts > 0 {
-		bl.parts = unsafe.Slice((*Partition)(unsafe.Add(base, partsOff)), nparts)[:0]
+		bl.parts = unsafe.Slice((*PartitionRegistration)(unsafe.Add(base, partsOff)), nparts)[:0]
 	}
 	if pool > 0 {
 		bl.pool = unsafe.Slice((*int32)(unsafe.Add(base, poolOff)), pool)
@@ -78,9 +80,9 @@ func allocBlock(name string, nparts, pool int) block {
 	return bl
 }
 
-// finish writes the Topic at the block's start, with parts (which must lie
+// finish writes the topic at the block's start, with parts (which must lie
 // in the block) as its partitions, and returns it.
-func (bl block) finish(id record.UUID, nameHash uint32, parts []Partition) *Topic {
+func (bl block) finish(id record.UUID, nameHash uint32, parts []PartitionRegistration) *topic {
 	t := bl.t
 	t.name, t.id, t.nameHash = bl.name, id, nameHash
 	if len(parts) > 0 {
@@ -92,7 +94,7 @@ func (bl block) finish(id record.UUID, nameHash uint32, parts []Partition) *Topi
 // newTopicBlock returns a topic named name with id and a copy of parts,
 // all in one pointer-free block of exactly their size. parts is not
 // retained (nor are the id arrays of its partitions).
-func newTopicBlock(name string, id record.UUID, nameHash uint32, parts []Partition) *Topic {
+func newTopicBlock(name string, id record.UUID, nameHash uint32, parts []PartitionRegistration) *topic {
 	pool := 0
 	for i := range parts {
 		if parts[i].ids != nil {

@@ -19,14 +19,14 @@ import (
 // newTopicBlock first.
 func TestTopicBlockKnowsEveryPointerField(t *testing.T) {
 	var got []string
-	for _, typ := range []reflect.Type{reflect.TypeFor[Topic](), reflect.TypeFor[Partition]()} {
+	for _, typ := range []reflect.Type{reflect.TypeFor[topic](), reflect.TypeFor[PartitionRegistration]()} {
 		for i := range typ.NumField() {
 			if f := typ.Field(i); hasPointers(f.Type) {
 				got = append(got, typ.Name()+"."+f.Name)
 			}
 		}
 	}
-	want := []string{"Topic.name", "Topic.parts", "Partition.ids"}
+	want := []string{"topic.name", "topic.parts", "PartitionRegistration.ids"}
 	if !slices.Equal(got, want) {
 		t.Fatalf("pointer fields %v, want %v: newTopicBlock must copy every pointer's target into the block", got, want)
 	}
@@ -59,15 +59,15 @@ func hasPointers(t reflect.Type) bool {
 // intact after the builder's memory and the topic are collected.
 func TestTopicBlockPointsOnlyIntoItself_seed1(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 15))
-	var kept []Partition
-	var want []Partition
+	var kept []PartitionRegistration
+	var want []PartitionRegistration
 	for n := 0; n < 200; n++ {
 		name := fmt.Sprintf("topic-%d-%s", n, string(make([]byte, r.IntN(40))))
 		b := NewTopicBuilder(name, record.UUID{byte(n), 7})
 		if r.IntN(2) == 0 {
 			b.Grow(r.IntN(40))
 		}
-		var parts []Partition
+		var parts []PartitionRegistration
 		inline := r.IntN(2) == 0 // topics whose partitions stay in the builder's block
 		for id := range int32(r.IntN(30)) {
 			p := randomPartition(t, r, id)
@@ -77,7 +77,7 @@ func TestTopicBlockPointsOnlyIntoItself_seed1(t *testing.T) {
 			parts = append(parts, p)
 			b.Put(p)
 		}
-		tp := b.Topic()
+		tp := b.Topic().t
 		lo := uintptr(unsafe.Pointer(tp))
 		hi := lo + blockSize(tp)
 		inside := func(what string, p unsafe.Pointer) {
@@ -85,8 +85,8 @@ func TestTopicBlockPointsOnlyIntoItself_seed1(t *testing.T) {
 				t.Fatalf("topic %d: %s at %#x is outside its block [%#x, %#x)", n, what, a, lo, hi)
 			}
 		}
-		if tp.Name() != name || tp.ID() != (record.UUID{byte(n), 7}) || tp.NumPartitions() != len(parts) {
-			t.Fatalf("topic %d: %q %s %d partitions, want %q, %d", n, tp.Name(), tp.ID(), tp.NumPartitions(), name, len(parts))
+		if tp.name != name || tp.id != (record.UUID{byte(n), 7}) || len(tp.parts) != len(parts) {
+			t.Fatalf("topic %d: %q %s %d partitions, want %q, %d", n, tp.name, tp.id, len(tp.parts), name, len(parts))
 		}
 		if len(name) > 0 {
 			inside("name", unsafe.Pointer(unsafe.StringData(tp.name)))
@@ -119,7 +119,7 @@ func TestTopicBlockPointsOnlyIntoItself_seed1(t *testing.T) {
 
 // blockSize is the largest size tp's block may have: a TopicBuilder keeps
 // the block it filled when at most an eighth of its room is spare.
-func blockSize(tp *Topic) uintptr {
+func blockSize(tp *topic) uintptr {
 	pool := 0
 	for i := range tp.parts {
 		pool += len(tp.parts[i].ids)
@@ -130,7 +130,7 @@ func blockSize(tp *Topic) uintptr {
 
 // randomPartition makes a partition with lists of random lengths (some
 // inline, some not), directories half the time.
-func randomPartition(t *testing.T, r *rand.Rand, id int32) Partition {
+func randomPartition(t *testing.T, r *rand.Rand, id int32) PartitionRegistration {
 	rec := record.NewPartitionRecord()
 	rec.PartitionID = id
 	list := func(n int) []int32 {

@@ -13,12 +13,12 @@ import (
 
 // topicMap is one of the image's two topic indexes (Kafka's TopicsImage
 // topicsById and topicsByName): a persistent hash map from a topic's id or
-// name to its *Topic. Both indexes hold the *Topic itself, as Kafka's two
+// name to its *topic. Both indexes hold the *topic itself, as Kafka's two
 // maps both hold the TopicImage, so a lookup by name is one walk.
 //
 // Layout: the top bits of a key's hash choose a shard, under a
 // copy-on-write directory of 8-pointer nodes. A shard is one array of
-// slots (hash, *Topic), sorted by hash and then by key, in one allocation;
+// slots (hash, *topic), sorted by hash and then by key, in one allocation;
 // the key itself is read from the topic, so a slot is 16 bytes and a
 // lookup compares the topic's key only where the hash matched. The number
 // of shard bits follows the map's size (wantBits: two to four keys a shard
@@ -50,7 +50,7 @@ type topicMap struct {
 type slot struct {
 	hash uint32
 	n    uint32 // in a shard's first slot: its number of slots
-	tp   *Topic
+	tp   *topic
 }
 
 // slotsAt returns the shard p points at (nil: none).
@@ -139,7 +139,7 @@ func hashString(s string) uint32 {
 }
 
 // hashOf is the hash of tp's key in m.
-func (m *topicMap) hashOf(tp *Topic) uint32 {
+func (m *topicMap) hashOf(tp *topic) uint32 {
 	if m.names {
 		return tp.nameHash
 	}
@@ -147,7 +147,7 @@ func (m *topicMap) hashOf(tp *Topic) uint32 {
 }
 
 // compareKeys orders two topics of equal hash by their keys in m.
-func (m *topicMap) compareKeys(a, b *Topic) int {
+func (m *topicMap) compareKeys(a, b *topic) int {
 	if m.names {
 		return strings.Compare(a.name, b.name)
 	}
@@ -176,7 +176,7 @@ func (m *topicMap) Len() int { return m.size }
 func (m *topicMap) levels() int { return levels(m.bits) }
 
 // getID returns the topic with id (m is the id index).
-func (m *topicMap) getID(id record.UUID) (*Topic, bool) {
+func (m *topicMap) getID(id record.UUID) (*topic, bool) {
 	h := hashID(id)
 	for _, s := range m.shard(shardOf(h, m.bits)) {
 		if s.hash == h && s.tp.id == id {
@@ -187,7 +187,7 @@ func (m *topicMap) getID(id record.UUID) (*Topic, bool) {
 }
 
 // getName returns the topic named name (m is the name index).
-func (m *topicMap) getName(name string) (*Topic, bool) {
+func (m *topicMap) getName(name string) (*topic, bool) {
 	h := hashString(name)
 	for _, s := range m.shard(shardOf(h, m.bits)) {
 		if s.hash == h && s.tp.name == name {
@@ -198,8 +198,8 @@ func (m *topicMap) getName(name string) (*Topic, bool) {
 }
 
 // All iterates over every topic, shard by shard.
-func (m *topicMap) All() iter.Seq[*Topic] {
-	return func(yield func(*Topic) bool) {
+func (m *topicMap) All() iter.Seq[*topic] {
+	return func(yield func(*topic) bool) {
 		if m.root != nil {
 			walkShards(m.root, m.levels(), yield)
 		}
@@ -207,7 +207,7 @@ func (m *topicMap) All() iter.Seq[*Topic] {
 }
 
 // walkShards yields the topics of the shards under n (depth levels).
-func walkShards(n *dirNode, depth int, yield func(*Topic) bool) bool {
+func walkShards(n *dirNode, depth int, yield func(*topic) bool) bool {
 	for _, kid := range n.kids {
 		if kid == nil {
 			continue

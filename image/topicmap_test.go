@@ -11,12 +11,12 @@ import (
 )
 
 // testTopic is a topic for the index tests: only its keys matter.
-func testTopic(name string, id record.UUID) *Topic {
-	return &Topic{name: name, id: id, nameHash: hashString(name)}
+func testTopic(name string, id record.UUID) *topic {
+	return &topic{name: name, id: id, nameHash: hashString(name)}
 }
 
 // keyOf is tp's key in m, as a string for the tests' models.
-func keyOf(m *topicMap, tp *Topic) string {
+func keyOf(m *topicMap, tp *topic) string {
 	if m.names {
 		return tp.name
 	}
@@ -25,7 +25,7 @@ func keyOf(m *topicMap, tp *Topic) string {
 
 // testKey makes the topic of key k for m's kind of index: by name, k is
 // the name (the id is random); by id, k picks the id (the name is random).
-func testKey(r *rand.Rand, names bool, k int) *Topic {
+func testKey(r *rand.Rand, names bool, k int) *topic {
 	if names {
 		return testTopic(fmt.Sprintf("k%d", k), record.UUID{byte(r.Uint32()), byte(r.Uint32()), 1})
 	}
@@ -81,7 +81,7 @@ func btoi(b bool) int {
 }
 
 // lookup finds tp's key in m through the index's own lookup.
-func lookup(m *topicMap, tp *Topic) (*Topic, bool) {
+func lookup(m *topicMap, tp *topic) (*topic, bool) {
 	if m.names {
 		return m.getName(tp.name)
 	}
@@ -105,8 +105,8 @@ func TestTopicMapModel(t *testing.T) {
 func testTopicMapModel(t *testing.T, names bool, seed uint64) {
 	r := rand.New(rand.NewPCG(seed, 7))
 	keys := 1 + r.IntN(20000)
-	model := map[string]*Topic{}
-	var initial []*Topic
+	model := map[string]*topic{}
+	var initial []*topic
 	for i := r.IntN(keys); i > 0; i-- {
 		tp := testKey(r, names, r.IntN(keys))
 		initial = append(initial, tp)
@@ -117,7 +117,7 @@ func testTopicMapModel(t *testing.T, names bool, seed uint64) {
 	}
 	type version struct {
 		m     topicMap
-		model map[string]*Topic
+		model map[string]*topic
 	}
 	versions := []version{{m, maps.Clone(model)}}
 	for step := 0; step < 60; step++ {
@@ -145,7 +145,7 @@ func testTopicMapModel(t *testing.T, names bool, seed uint64) {
 		if v.m.Len() != len(v.model) {
 			t.Fatalf("version %d: Len %d, want %d", i, v.m.Len(), len(v.model))
 		}
-		got := map[string]*Topic{}
+		got := map[string]*topic{}
 		for tp := range v.m.All() {
 			got[keyOf(&v.m, tp)] = tp
 		}
@@ -169,7 +169,7 @@ func testTopicMapModel(t *testing.T, names bool, seed uint64) {
 func TestTopicMapCollisions(t *testing.T) {
 	r := rand.New(rand.NewPCG(5, 5))
 	m := topicMap{names: true}
-	model := map[string]*Topic{}
+	model := map[string]*topic{}
 	for i := 0; i < 400; i++ {
 		tp := testTopic(fmt.Sprintf("c%d", r.IntN(60)), record.UUID{byte(i)})
 		tp.nameHash = 0xdecafbad
@@ -206,10 +206,10 @@ func TestTopicBuilderKeepsOrder(t *testing.T) {
 			want := map[int32]int32{}
 			for i := 0; i < 500; i++ {
 				id, leader := int32(r.IntN(100)), int32(r.IntN(1000))
-				l.Put(Partition{id: id, leader: leader})
+				l.Put(PartitionRegistration{id: id, leader: leader})
 				want[id] = leader
 			}
-			parts := l.Topic().parts
+			parts := l.Topic().t.parts
 			if len(parts) != len(want) {
 				t.Fatalf("%d partitions, want %d", len(parts), len(want))
 			}
@@ -224,10 +224,10 @@ func TestTopicBuilderKeepsOrder(t *testing.T) {
 			func() {
 				defer func() {
 					if recover() == nil {
-						t.Error("Put after Topic did not panic")
+						t.Error("Put after topic did not panic")
 					}
 				}()
-				l.Put(Partition{id: 1})
+				l.Put(PartitionRegistration{id: 1})
 			}()
 		})
 	}
@@ -246,7 +246,7 @@ func TestTopicMapReshards(t *testing.T) {
 	}
 	var versions []version
 	const n = 5000
-	topics := make([]*Topic, n)
+	topics := make([]*topic, n)
 	for i := range topics {
 		topics[i] = testTopic(fmt.Sprintf("k%d", i), record.UUID{byte(i), byte(i >> 8)})
 	}

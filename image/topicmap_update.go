@@ -11,12 +11,12 @@ import (
 type topicOp struct {
 	shard, hash uint32
 	del, had    bool
-	tp, old     *Topic
+	tp, old     *topic
 }
 
 // op returns the change of m that puts tp under its key, or with del
 // removes tp's key.
-func (m *topicMap) op(tp *Topic, del bool) topicOp {
+func (m *topicMap) op(tp *topic, del bool) topicOp {
 	h := m.hashOf(tp)
 	return topicOp{shard: shardOf(h, m.bits), hash: h, del: del, tp: tp}
 }
@@ -99,7 +99,7 @@ func (m *topicMap) applyShard(old []slot, ops []topicOp) []slot {
 
 // find returns where the key of tp (of hash h) is or belongs in s, which is
 // sorted by hash and then by key, and whether it is there.
-func (m *topicMap) find(s []slot, h uint32, tp *Topic) (int, bool) {
+func (m *topicMap) find(s []slot, h uint32, tp *topic) (int, bool) {
 	for k := range s {
 		if s[k].hash < h {
 			continue
@@ -129,7 +129,7 @@ func (m *topicMap) updateEmpty(ops []topicOp) topicMap {
 	slices.SortStableFunc(ops, func(x, y topicOp) int {
 		return m.compareSlots(slot{hash: x.hash, tp: x.tp}, slot{hash: y.hash, tp: y.tp})
 	})
-	var topics []*Topic
+	var topics []*topic
 	for i := range ops {
 		last := i+1 == len(ops) || ops[i+1].hash != ops[i].hash || m.compareKeys(ops[i+1].tp, ops[i].tp) != 0
 		if last && !ops[i].del {
@@ -141,7 +141,7 @@ func (m *topicMap) updateEmpty(ops []topicOp) topicMap {
 
 // reshard returns m built anew with the shard bits its size wants.
 func (m *topicMap) reshard() topicMap {
-	topics := make([]*Topic, 0, m.size)
+	topics := make([]*topic, 0, m.size)
 	for tp := range m.All() {
 		topics = append(topics, tp)
 	}
@@ -153,7 +153,7 @@ func (m *topicMap) reshard() topicMap {
 // grouped by shard with a counting sort into one array of slots, which
 // every shard is a part of, and the directory's nodes are one array too:
 // a build makes a handful of objects, however many topics.
-func buildTopicMap(names bool, topics []*Topic) topicMap {
+func buildTopicMap(names bool, topics []*topic) topicMap {
 	out := topicMap{names: names, bits: wantBits(len(topics))}
 	if len(topics) == 0 {
 		return out

@@ -157,7 +157,7 @@ func (w *imageWriter) topics() error {
 	withDirs := mv.DirectoryAssignmentSupported()
 	partVersion := mv.PartitionRecordVersion()
 	droppedELR, lostDirs := false, false
-	for t := range w.img.topics.All() {
+	for t := range w.img.topics.byID.All() {
 		r := record.NewTopicRecord()
 		r.Name, r.TopicID = t.name, t.id
 		if err := w.emit(r, 0); err != nil {

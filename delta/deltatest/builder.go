@@ -22,7 +22,7 @@ const (
 // PartitionChangeRecord the controller writes, or none.
 type changeBuilder struct {
 	s        *Simulator
-	p        *image.Partition
+	p        *image.PartitionRegistration
 	topicID  record.UUID
 	accept   func(int32) bool
 	minISR   int
@@ -36,7 +36,7 @@ type changeBuilder struct {
 	uncleanShutdown                                         []int32
 }
 
-func (s *Simulator) newBuilder(t *topic, p *image.Partition, accept func(int32) bool) *changeBuilder {
+func (s *Simulator) newBuilder(t *topic, p *image.PartitionRegistration, accept func(int32) bool) *changeBuilder {
 	b := &changeBuilder{
 		s:              s,
 		p:              p,

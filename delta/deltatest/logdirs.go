@@ -33,7 +33,7 @@ func (s *Simulator) FailLogDir(id int32, dir record.UUID) error {
 	if len(left) == 0 {
 		return fmt.Errorf("%w: broker %d would have no online log directory", ErrInvalidRequest, id)
 	}
-	recs := s.generateLeaderAndIsrUpdates(id, -1, -1, func(p *image.Partition) bool {
+	recs := s.generateLeaderAndIsrUpdates(id, -1, -1, func(p *image.PartitionRegistration) bool {
 		d, ok := p.DirectoryOf(id)
 		return ok && d == dir
 	})
@@ -79,7 +79,7 @@ func (s *Simulator) AssignReplicaToDir(topicName string, part, id int32, dir rec
 	if !b.reg.HasOnlineDir(dir) {
 		// Built, as Kafka builds both, from the registration before either
 		// record is replayed; one result, one batch.
-		recs = append(recs, s.generateLeaderAndIsrUpdates(id, -1, -1, func(q *image.Partition) bool { return q == p })...)
+		recs = append(recs, s.generateLeaderAndIsrUpdates(id, -1, -1, func(q *image.PartitionRegistration) bool { return q == p })...)
 	}
 	return s.commit(recs, false)
 }

@@ -9,7 +9,7 @@ import (
 
 // activeAcceptor is LeaderAcceptor with its default base: active and the
 // replica's directory online.
-func (s *Simulator) activeAcceptor(p *image.Partition) func(int32) bool {
+func (s *Simulator) activeAcceptor(p *image.PartitionRegistration) func(int32) bool {
 	return s.leaderAcceptor(p, -1, -1, -1)
 }
 

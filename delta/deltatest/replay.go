@@ -132,7 +132,7 @@ func (s *Simulator) replayBroker(r record.Record, offset int64) error {
 func (s *Simulator) replayTopic(r record.Record) error {
 	switch r := r.(type) {
 	case *record.TopicRecord:
-		s.topics[r.TopicID] = &topic{id: r.TopicID, name: r.Name, parts: make([]image.Partition, 0, s.partsHint)}
+		s.topics[r.TopicID] = &topic{id: r.TopicID, name: r.Name, parts: make([]image.PartitionRegistration, 0, s.partsHint)}
 		s.lastTopic = nil
 		s.byName[r.Name] = r.TopicID
 		s.sorted = nil
@@ -153,7 +153,7 @@ func (s *Simulator) replayTopic(r record.Record) error {
 		}
 		switch {
 		case int(r.PartitionID) == len(t.parts):
-			t.parts = append(t.parts, image.Partition{})
+			t.parts = append(t.parts, image.PartitionRegistration{})
 			if t.pending == nil {
 				t.pending = make([]*record.PartitionRecord, len(t.parts)-1, cap(t.parts))
 			}

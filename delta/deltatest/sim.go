@@ -177,7 +177,7 @@ type broker struct {
 type topic struct {
 	id    record.UUID
 	name  string
-	parts []image.Partition
+	parts []image.PartitionRegistration
 	// pending[i], when set, is the PartitionRecord parts[i] is still to be
 	// built from: the registration is built the first time it is read
 	// (part), so creating a million partitions does not pay for registrations
@@ -189,7 +189,7 @@ type topic struct {
 func (t *topic) numParts() int { return len(t.parts) }
 
 // part returns partition i's registration, building it if pending.
-func (t *topic) part(i int) *image.Partition {
+func (t *topic) part(i int) *image.PartitionRegistration {
 	if t.pending != nil {
 		if r := t.pending[i]; r != nil {
 			p, err := image.NewPartition(r)
@@ -404,9 +404,9 @@ func FromImage(img *image.Image, cfg Config) (*Simulator, error) {
 			lastContact: s.now, nextHeartbeat: s.now + s.heartbeat, cordoned: cordoned, tracked: !b.Fenced()}
 	}
 	for t := range img.Topics().All() {
-		parts := make([]image.Partition, 0, t.NumPartitions())
+		parts := make([]image.PartitionRegistration, 0, t.NumPartitions())
 		for p := range t.Partitions() {
-			parts = append(parts, *p)
+			parts = append(parts, p.Registration())
 		}
 		s.topics[t.ID()] = &topic{id: t.ID(), name: t.Name(), parts: parts}
 		s.byName[t.Name()] = t.ID()

@@ -104,7 +104,7 @@ func (s *Simulator) computeDefaultDir(id int32) record.UUID {
 
 // leaderAcceptor is ReplicationControlManager.LeaderAcceptor with the base
 // test of generateLeaderAndIsrUpdates.
-func (s *Simulator) leaderAcceptor(p *image.Partition, remove, add, unclean int32) func(int32) bool {
+func (s *Simulator) leaderAcceptor(p *image.PartitionRegistration, remove, add, unclean int32) func(int32) bool {
 	return func(r int32) bool {
 		if r == remove || r == unclean {
 			return false
@@ -120,7 +120,7 @@ func (s *Simulator) leaderAcceptor(p *image.Partition, remove, add, unclean int3
 // generateLeaderAndIsrUpdates is ReplicationControlManager
 // .generateLeaderAndIsrUpdates over the partitions sel picks, in canonical
 // order.
-func (s *Simulator) generateLeaderAndIsrUpdates(remove, add, unclean int32, sel func(*image.Partition) bool) []image.VersionedRecord {
+func (s *Simulator) generateLeaderAndIsrUpdates(remove, add, unclean int32, sel func(*image.PartitionRegistration) bool) []image.VersionedRecord {
 	var out []image.VersionedRecord
 	v := s.mv.PartitionRecordVersion()
 	for _, id := range s.sortedTopics() {
@@ -143,15 +143,15 @@ func (s *Simulator) generateLeaderAndIsrUpdates(remove, add, unclean int32, sel 
 	return out
 }
 
-func inISR(id int32) func(*image.Partition) bool {
-	return func(p *image.Partition) bool { return p.InISR(id) }
+func inISR(id int32) func(*image.PartitionRegistration) bool {
+	return func(p *image.PartitionRegistration) bool { return p.InISR(id) }
 }
 
-func inELR(id int32) func(*image.Partition) bool {
-	return func(p *image.Partition) bool { return contains(p.ELR(), id) }
+func inELR(id int32) func(*image.PartitionRegistration) bool {
+	return func(p *image.PartitionRegistration) bool { return contains(p.ELR(), id) }
 }
 
-func leaderless(p *image.Partition) bool { return p.Leader() == image.NoLeader }
+func leaderless(p *image.PartitionRegistration) bool { return p.Leader() == image.NoLeader }
 
 func (s *Simulator) topicByName(name string) (*topic, error) {
 	id, ok := s.byName[name]
@@ -161,7 +161,7 @@ func (s *Simulator) topicByName(name string) (*topic, error) {
 	return s.topics[id], nil
 }
 
-func (s *Simulator) partition(name string, part int32) (*topic, *image.Partition, error) {
+func (s *Simulator) partition(name string, part int32) (*topic, *image.PartitionRegistration, error) {
 	t, err := s.topicByName(name)
 	if err != nil {
 		return nil, nil, err

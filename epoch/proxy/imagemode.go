@@ -98,7 +98,7 @@ func unfence(img *image.Image) (*image.Image, error) {
 		}
 		brokers[b.ID()] = nb
 	}
-	var topics []*image.Topic
+	var topics []image.Topic
 	for t := range img.Topics().All() {
 		var tb *image.TopicBuilder
 		for i := range t.NumPartitions() {
@@ -140,7 +140,7 @@ func unfence(img *image.Image) (*image.Image, error) {
 // electLeader is PartitionChangeBuilder.electLeader with every replica
 // active: the first replica in the ISR, else the first eligible leader
 // replica (KIP-966), else -1.
-func electLeader(p *image.Partition) int32 {
+func electLeader(p image.Partition) int32 {
 	isr, elr := p.ISR(), p.ELR()
 	for _, r := range p.Replicas() {
 		if slices.Contains(isr, r) {

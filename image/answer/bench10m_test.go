@@ -63,8 +63,8 @@ func BenchmarkScaleMetadataAllTopics(b *testing.B) {
 func scaleAnswerImage(tb testing.TB, topics, partitions int) *image.Image {
 	tb.Helper()
 	brokers := benchBrokers(tb)
-	ts := make([]*image.Topic, 0, topics)
-	parts := make([]image.Partition, partitions)
+	ts := make([]image.Topic, 0, topics)
+	parts := make([]image.PartitionRegistration, partitions)
 	for n := 0; n < topics; n++ {
 		id := record.UUID{0: 0x5a, 1: byte(n >> 24), 2: byte(n >> 16), 3: byte(n >> 8), 4: byte(n), 15: 0x5a}
 		for p := range parts {

@@ -38,10 +38,10 @@ func benchBrokers(tb testing.TB) map[int32]*image.Broker {
 func benchImage(tb testing.TB, topics, partitions int) *image.Image {
 	tb.Helper()
 	brokers := benchBrokers(tb)
-	var ts []*image.Topic
+	var ts []image.Topic
 	for n := 0; n < topics; n++ {
 		id := record.UUID{0: byte(n >> 8), 1: byte(n), 2: 0x5a, 15: byte(n * 7)}
-		parts := make([]image.Partition, partitions)
+		parts := make([]image.PartitionRegistration, partitions)
 		for p := range parts {
 			r := record.NewPartitionRecord()
 			r.PartitionID, r.TopicID = int32(p), id
@@ -127,14 +127,14 @@ func BenchmarkMetadataOneTopic(b *testing.B) {
 func BenchmarkFindCoordinator(b *testing.B) {
 	img := benchImage(b, 1000, 10)
 	// Add __consumer_offsets.
-	parts := make([]image.Partition, 50)
+	parts := make([]image.PartitionRegistration, 50)
 	for p := range parts {
 		r := record.NewPartitionRecord()
 		r.PartitionID, r.TopicID, r.Replicas, r.ISR, r.Leader = int32(p), record.UUID{15: 0xcc}, []int32{int32(p % 5)}, []int32{int32(p % 5)}, int32(p%5)
 		parts[p], _ = image.NewPartition(r)
 	}
 	bld := image.NewBuilder(img)
-	if err := bld.PutTopics(nil, []*image.Topic{topicOf(GroupTopic, record.UUID{15: 0xcc}, parts)}); err != nil {
+	if err := bld.PutTopics(nil, []image.Topic{topicOf(GroupTopic, record.UUID{15: 0xcc}, parts)}); err != nil {
 		b.Fatal(err)
 	}
 	img = bld.Image(image.EmptyProvenance)
@@ -176,7 +176,7 @@ func TestMemo(t *testing.T) {
 
 // topicOf builds a topic of parts (sorted by partition id) with
 // image.TopicBuilder.
-func topicOf(name string, id record.UUID, parts []image.Partition) *image.Topic {
+func topicOf(name string, id record.UUID, parts []image.PartitionRegistration) image.Topic {
 	b := image.NewTopicBuilder(name, id)
 	for _, p := range parts {
 		b.Put(p)
@@ -185,7 +185,7 @@ func topicOf(name string, id record.UUID, parts []image.Partition) *image.Topic 
 }
 
 // imageOf builds an image of brokers and topics with image.Builder.
-func imageOf(tb testing.TB, brokers map[int32]*image.Broker, topics []*image.Topic) *image.Image {
+func imageOf(tb testing.TB, brokers map[int32]*image.Broker, topics []image.Topic) *image.Image {
 	b := image.NewBuilder(nil)
 	b.PutCluster(brokers, nil)
 	if err := b.PutTopics(nil, topics); err != nil {

@@ -128,7 +128,7 @@ func (t *brokers) keepAlive(l []int32) []int32 {
 // appendOffline appends the offline replicas of p in replica order
 // (KRaftMetadataCache.getOfflineReplicas): not registered, fenced, without
 // the listener, or whose assigned directory is not online for the broker.
-func (t *brokers) appendOffline(dst []int32, p *image.Partition) []int32 {
+func (t *brokers) appendOffline(dst []int32, p image.Partition) []int32 {
 	migrating := p.AllDirectoriesMigrating()
 	n := p.NumReplicas()
 	for i := 0; i < n; i++ {

@@ -164,7 +164,7 @@ func missingDTPTopic(n string) kmsg.DescribeTopicPartitionsResponseTopic {
 
 // dtpTopic is topic t's entry with its partitions from start, at most
 // remaining of them, and the partition index it stopped before.
-func dtpTopic(t *image.Topic, start, remaining int, bt *brokers) (kmsg.DescribeTopicPartitionsResponseTopic, int) {
+func dtpTopic(t image.Topic, start, remaining int, bt *brokers) (kmsg.DescribeTopicPartitionsResponseTopic, int) {
 	upper := min(t.NumPartitions(), start+remaining)
 	e := kmsg.NewDescribeTopicPartitionsResponseTopic()
 	s := t.Name()
@@ -181,7 +181,7 @@ func dtpTopic(t *image.Topic, start, remaining int, bt *brokers) (kmsg.DescribeT
 	return e, upper
 }
 
-func dtpPartition(p *image.Partition, bt *brokers) kmsg.DescribeTopicPartitionsResponseTopicPartition {
+func dtpPartition(p image.Partition, bt *brokers) kmsg.DescribeTopicPartitionsResponseTopicPartition {
 	d := kmsg.NewDescribeTopicPartitionsResponseTopicPartition()
 	d.Partition = p.ID()
 	d.LeaderID = -1

@@ -241,7 +241,7 @@ func clusterAuthorizedOps(req *kmsg.MetadataRequest, o *call) int32 {
 // the principal may DESCRIBE, by name.
 func allTopicsMetadata(topics *image.Topics, bt *brokers, v int16, o *call) []kmsg.MetadataResponseTopic {
 	n, np := topics.Len(), topics.NumPartitions()
-	var found []*image.Topic
+	var found []image.Topic
 	if o.Authorizer != nil {
 		np = 0
 		for i := range n {
@@ -278,10 +278,10 @@ func allTopicsMetadata(topics *image.Topics, bt *brokers, v int16, o *call) []km
 // missing ones (invalid names first, then those to auto-create, each in
 // request order). It returns the topics to create.
 func namedTopicsMetadata(out []kmsg.MetadataResponseTopic, topics *image.Topics, authorized []string, bt *brokers, v int16, req *kmsg.MetadataRequest, o *call) ([]kmsg.MetadataResponseTopic, []CreateTopic) {
-	var buf [8]*image.Topic
+	var buf [8]image.Topic
 	found := buf[:0]
 	if len(authorized) > len(buf) {
-		found = make([]*image.Topic, 0, len(authorized))
+		found = make([]image.Topic, 0, len(authorized))
 	}
 	np, missing := 0, 0
 	for _, n := range authorized {
@@ -301,7 +301,7 @@ func namedTopicsMetadata(out []kmsg.MetadataResponseTopic, topics *image.Topics,
 	}
 	// Entries point at the elements of authorized, a slice of this answer.
 	for i, t := range found {
-		if t != nil {
+		if !t.IsZero() {
 			out = append(out, topicMetadata(t, &authorized[i], bt, v, &pb, &tabs))
 		}
 	}
@@ -312,19 +312,19 @@ func namedTopicsMetadata(out []kmsg.MetadataResponseTopic, topics *image.Topics,
 	allowCreate := !o.DisableAutoCreateTopics && allowAutoTopicCreation(req)
 	if allowCreate {
 		for i, n := range authorized {
-			if found[i] == nil && !ValidTopicName(n) {
+			if found[i].IsZero() && !ValidTopicName(n) {
 				out = append(out, errorTopic(kafkaerr.InvalidTopic, n, IsInternal(n)))
 			}
 		}
 		for i, n := range authorized {
-			if found[i] == nil && ValidTopicName(n) {
+			if found[i].IsZero() && ValidTopicName(n) {
 				out = append(out, errorTopic(kafkaerr.UnknownTopicOrPartition, n, IsInternal(n)))
 				create = append(create, o.createTopic(n))
 			}
 		}
 	} else {
 		for i, n := range authorized {
-			if found[i] != nil {
+			if !found[i].IsZero() {
 				continue
 			}
 			code := kafkaerr.UnknownTopicOrPartition
@@ -403,7 +403,7 @@ func invalidMetadataRequest(req *kmsg.MetadataRequest, resp *kmsg.MetadataRespon
 
 // topicMetadata is one found topic's entry (KRaftMetadataCache
 // .partitionMetadata) with name pointing at *name.
-func topicMetadata(t *image.Topic, name *string, bt *brokers, v int16, ids *partsBuilder, tabs *shapeTables) kmsg.MetadataResponseTopic {
+func topicMetadata(t image.Topic, name *string, bt *brokers, v int16, ids *partsBuilder, tabs *shapeTables) kmsg.MetadataResponseTopic {
 	e := kmsg.NewMetadataResponseTopic()
 	e.Topic = name
 	e.TopicID = t.ID()
@@ -415,7 +415,7 @@ func topicMetadata(t *image.Topic, name *string, bt *brokers, v int16, ids *part
 		p := t.PartitionAt(i)
 		mp := &parts[i]
 		s := &tabs.shapes[p.AssignmentHash()&tabs.shapeMask]
-		if s.src == nil || !p.SameAssignment(s.src) {
+		if s.src.IsZero() || !p.SameAssignment(s.src) {
 			ids.fill(tabs, s, p, bt, v)
 		}
 		mp.Partition = p.ID()
@@ -435,7 +435,7 @@ func topicMetadata(t *image.Topic, name *string, bt *brokers, v int16, ids *part
 // .SameAssignment) and on the brokers, so an answer computes it once per
 // distinct assignment.
 type shape struct {
-	src       *image.Partition // an image partition of this assignment; nil: empty slot
+	src       image.Partition // an image partition of this assignment; nil: empty slot
 	replicas  []int32
 	isr       []int32
 	offline   []int32
@@ -445,7 +445,7 @@ type shape struct {
 
 // fill makes s the shape of p (a partition whose assignment is not in the
 // table, or whose slot another assignment holds).
-func (ids *partsBuilder) fill(tabs *shapeTables, s *shape, p *image.Partition, bt *brokers, v int16) {
+func (ids *partsBuilder) fill(tabs *shapeTables, s *shape, p image.Partition, bt *brokers, v int16) {
 	s.src = p
 
 	// Replicas and ISR, only the alive ones at v0

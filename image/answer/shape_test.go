@@ -39,10 +39,10 @@ func randomImage(t testing.TB, r *rand.Rand) *image.Image {
 		}
 		brokers[id] = b
 	}
-	var ts []*image.Topic
+	var ts []image.Topic
 	for n := range 200 {
 		id := record.UUID{0: byte(n), 1: byte(n >> 8), 15: 3}
-		parts := make([]image.Partition, 1+r.IntN(30))
+		parts := make([]image.PartitionRegistration, 1+r.IntN(30))
 		pool := r.IntN(4) // 0: every partition its own assignment
 		var reps, isr []int32
 		for p := range parts {
@@ -114,7 +114,7 @@ func TestRandomImageReproducesFromSeed(t *testing.T) {
 // referencePartition is KRaftMetadataCache.getPartitionMetadata for one
 // partition, written out per partition from the image's accessors (the
 // model the answer's shared per-assignment entries must agree with).
-func referencePartition(img *image.Image, p *image.Partition, listener string, v int16) kmsg.MetadataResponseTopicPartition {
+func referencePartition(img *image.Image, p image.Partition, listener string, v int16) kmsg.MetadataResponseTopicPartition {
 	type state struct{ registered, hasEP, fenced bool }
 	of := func(id int32) (state, *image.Broker) {
 		b, ok := img.Cluster().Broker(id)

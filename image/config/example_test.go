@@ -25,7 +25,7 @@ func exampleImage() *image.Image {
 		{Type: image.ConfigTopic, Name: "orders"}: {{Name: "cleanup.policy", Value: "compact"}},
 	})
 	t := image.NewTopicBuilder("orders", [16]byte{1})
-	if err := b.PutTopics(nil, []*image.Topic{t.Topic()}); err != nil {
+	if err := b.PutTopics(nil, []image.Topic{t.Topic()}); err != nil {
 		panic(err)
 	}
 	return b.Image(image.Provenance{})

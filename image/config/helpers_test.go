@@ -28,7 +28,7 @@ type describeRes struct {
 // putTopics adds topics with one partition each.
 func putTopics(t testing.TB, b *image.Builder, names []string) {
 	t.Helper()
-	var ts []*image.Topic
+	var ts []image.Topic
 	for i, n := range names {
 		tb := image.NewTopicBuilder(n, record.UUID{byte(i + 1), 7})
 		ts = append(ts, tb.Topic())

@@ -37,7 +37,7 @@ func benchTopicImage(b *testing.B, partitions int) *image.Image {
 	}
 	bd := image.NewBuilder(nil)
 	bd.PutCluster(brokers, nil)
-	if err := bd.PutTopics(nil, []*image.Topic{tb.Topic()}); err != nil {
+	if err := bd.PutTopics(nil, []image.Topic{tb.Topic()}); err != nil {
 		b.Fatal(err)
 	}
 	return bd.Image(image.EmptyProvenance)

@@ -28,7 +28,7 @@ func TopicHash(img *image.Image, name string) int64 {
 }
 
 // TopicHashOf is TopicHash of topic t of img.
-func TopicHashOf(img *image.Image, t *image.Topic) int64 {
+func TopicHashOf(img *image.Image, t image.Topic) int64 {
 	n := t.NumPartitions()
 	var racks rackCache
 	size := 1 + 16 + stringSize(t.Name()) + 4 + 4*n

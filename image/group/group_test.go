@@ -98,7 +98,7 @@ func ExampleTopicHash() {
 	tb.Put(p)
 	b := image.NewBuilder(nil)
 	b.PutCluster(map[int32]*image.Broker{1: br}, nil)
-	_ = b.PutTopics(nil, []*image.Topic{tb.Topic()})
+	_ = b.PutTopics(nil, []image.Topic{tb.Topic()})
 	img := b.Image(image.EmptyProvenance)
 
 	h := group.TopicHash(img, "orders")

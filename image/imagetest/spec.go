@@ -89,7 +89,7 @@ func (s *Spec) Image(tb testing.TB) *image.Image {
 		brokers[bs.ID] = br
 	}
 	b.PutCluster(brokers, nil)
-	var topics []*image.Topic
+	var topics []image.Topic
 	for _, ts := range s.Topics {
 		tbd := image.NewTopicBuilder(ts.Name, ParseID(tb, ts.ID))
 		for i, ps := range ts.Partitions {

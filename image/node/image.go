@@ -187,7 +187,7 @@ func topicsNode(ts *image.Topics) Node {
 
 // topicNode is TopicImageNode: name, id, and one leaf per partition
 // printing PartitionRegistration.toString.
-func topicNode(t *image.Topic) Node {
+func topicNode(t image.Topic) Node {
 	return Dir{
 		Names: func() []string {
 			out := []string{"name", "id"}

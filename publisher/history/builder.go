@@ -222,9 +222,9 @@ func (b *Builder) snapshotDeletions(pos Position, before, after *image.Image) {
 		if _, ok := after.Topics().ByID(t.ID()); ok {
 			continue
 		}
-		parts := make([]image.Partition, 0, t.NumPartitions())
+		parts := make([]image.PartitionRegistration, 0, t.NumPartitions())
 		for p := range t.Partitions() {
-			parts = append(parts, *p)
+			parts = append(parts, p.Registration())
 		}
 		b.topicDeleted(pos, nil, t.ID(), t.Name(), parts)
 	}
@@ -563,7 +563,8 @@ func (b *Builder) abortTx(pos Position) {
 	b.last.each(func(tp TopicPartition, slot *partSlot) bool {
 		p, ok := b.cur.Topics().Partition(tp.TopicID, tp.Partition)
 		if ok {
-			slot.state = b.stateOf(p, slot.state)
+			r := p.Registration()
+			slot.state = b.stateOf(&r, slot.state)
 		}
 		return ok
 	})
@@ -584,7 +585,7 @@ func (b *Builder) replayClearELR(pos Position, r *record.ClearElrRecord) {
 	}
 	type snap struct {
 		name  string
-		parts []image.Partition
+		parts []image.PartitionRegistration
 	}
 	befores := make([]snap, len(ids))
 	for i, id := range ids {

@@ -14,7 +14,7 @@ import (
 // stateOf is p's state. A list equal to prev's is prev's, so that events
 // share unchanged lists; the lists are read into the builder's scratch
 // buffer first, and only a changed one is copied out of it.
-func (b *Builder) stateOf(p *image.Partition, prev PartitionState) PartitionState {
+func (b *Builder) stateOf(p *image.PartitionRegistration, prev PartitionState) PartitionState {
 	s := PartitionState{Leader: p.Leader(), LeaderEpoch: p.LeaderEpoch(), PartitionEpoch: p.PartitionEpoch(), LeaderRecoveryState: p.LeaderRecoveryState()}
 	s.Replicas = b.reuse(prev.Replicas, p.AppendReplicas(b.scratch[:0]))
 	if s.Replicas == nil {
@@ -83,7 +83,7 @@ func diffFields(a, b PartitionState) PartitionFields {
 	return f
 }
 
-func (b *Builder) partitionChanged(pos Position, r record.Record, name string, id record.UUID, before image.Partition, existed bool, after image.Partition) {
+func (b *Builder) partitionChanged(pos Position, r record.Record, name string, id record.UUID, before image.PartitionRegistration, existed bool, after image.PartitionRegistration) {
 	tp := TopicPartition{id, after.ID()}
 	slot := b.last.add(tp)
 	bs := PartitionState{Leader: image.NoLeader, LeaderEpoch: -1, PartitionEpoch: -1}
@@ -217,7 +217,7 @@ func (b *Builder) topicCounted(pos Position, r *record.PartitionRecord, id recor
 	b.grown[id] = batch
 }
 
-func (b *Builder) topicDeleted(pos Position, r record.Record, id record.UUID, name string, parts []image.Partition) {
+func (b *Builder) topicDeleted(pos Position, r record.Record, id record.UUID, name string, parts []image.PartitionRegistration) {
 	for i := range parts {
 		tp := TopicPartition{id, parts[i].ID()}
 		var prev PartitionState
@@ -258,7 +258,7 @@ func (b *Builder) partitionDeleted(tp TopicPartition, name string, ev *Partition
 // sameDirectories reports whether two registrations of a partition assign
 // the same directory to each replica (Partition.Directory), without copying
 // them.
-func sameDirectories(a, b *image.Partition) bool {
+func sameDirectories(a, b *image.PartitionRegistration) bool {
 	n := a.NumReplicas()
 	if n != b.NumReplicas() {
 		return false
