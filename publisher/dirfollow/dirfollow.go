@@ -34,6 +34,9 @@
 //	img, following, err := dirfollow.Start(ctx, l, dir, dirfollow.Options{})
 //	if err != nil { ... } // the directory could not be loaded, or ctx ended
 //	defer following.Stop()
+//
+// With Options.AwaitFiles it first waits for a directory that Kafka has not
+// written yet (missing, empty, or holding only a .checkpoint.part).
 package dirfollow
 
 import (
