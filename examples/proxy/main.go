@@ -76,21 +76,17 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"flag"
 	"log"
 	"net"
 	"os"
-	"path/filepath"
 	"runtime/debug"
-	"strings"
 
 	"github.com/kmeta-go/kmeta/delta/deltatest"
 	"github.com/kmeta-go/kmeta/epoch/proxy"
 	"github.com/kmeta-go/kmeta/publisher"
-	"github.com/kmeta-go/kmeta/publisher/dirfollow"
-	"github.com/kmeta-go/kmeta/record/metalog"
+	"github.com/kmeta-go/kmeta/record/metaprops"
 )
 
 func main() {
@@ -166,16 +162,16 @@ func runWith(args []string, ready, metricsReady chan<- net.Addr) error {
 	loader := publisher.NewLoader(publisher.Config{})
 	defer loader.Close()
 	mx.loader(loader)
-	first := newFirstImage() // see startup.go
 	// The loader is single-goroutine and -follow feeds it from a goroutine
-	// of its own, so the server is reached through a relay installed now.
-	relay := &relay{}
-	if err := loader.Install(first, relay); err != nil {
+	// of its own, so the server is reached through a relay installed now
+	// (startup.go).
+	relay, setRelay := newRelay()
+	if err := loader.Install(relay); err != nil {
 		return err
 	}
 	dir := fs.Arg(0)
 	*advertise = *advertise || *demo // the simulated brokers' hosts do not exist
-	stop, err := loadSource(loader, first, dir, *demo, *follow)
+	stop, err := loadSource(loader, dir, *demo, *follow)
 	defer stop() // before loader.Close
 	if err != nil {
 		return err
@@ -195,7 +191,7 @@ func runWith(args []string, ready, metricsReady chan<- net.Addr) error {
 	if err := secure(s, tlsf, azf); err != nil {
 		return err
 	}
-	if err := relay.set(s); err != nil {
+	if err := setRelay(s); err != nil {
 		log.Printf("proxy: %v", err) // as the loader reports a publisher's fault
 	}
 	if s.ServeEmpty() {
@@ -219,40 +215,6 @@ func secure(s *proxy.Server, tlsf *tlsFlags, azf *authzFlags) error {
 		s.SetAuthorization(azf.config())
 	}
 	return nil
-}
-
-// loadSource loads the demo cluster, or the directory dir (the partition
-// directory itself or a log directory holding it) and with follow keeps
-// following it from a goroutine of its own until stop is called, after
-// the first image is published.
-func loadSource(loader *publisher.Loader, first *firstImage, dir string, demo, follow bool) (stop func(), err error) {
-	stop = func() {}
-	if demo {
-		return stop, loadDemo(loader)
-	}
-	if st, err := os.Stat(filepath.Join(dir, metalog.MetadataPartitionDir)); err == nil && st.IsDir() {
-		dir = filepath.Join(dir, metalog.MetadataPartitionDir) // a log directory holding the partition
-	}
-	if err := loadDir(loader, dir); err != nil {
-		var le *dirfollow.LoadError
-		if !errors.As(err, &le) {
-			return stop, err
-		}
-		log.Printf("proxy: %v", err) // loaded: serve it, the problems named
-	}
-	if !follow {
-		return stop, nil
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	followed := make(chan struct{})
-	go func() {
-		defer close(followed)
-		if err := followDir(ctx, loader, dir); err != nil && !errors.Is(err, context.Canceled) {
-			log.Printf("proxy: following %s: %v", dir, err)
-		}
-	}()
-	stop = func() { cancel(); <-followed }
-	return stop, waitFirst(ctx, first, dir)
 }
 
 // newImageServer is the server of the image mode on ln: with advertise,
@@ -287,19 +249,18 @@ func loadDemo(l *publisher.Loader) error {
 	return nil
 }
 
-// readClusterID reads cluster.id from meta.properties beside dir (in its
-// parent, where Kafka keeps it), or returns proxy.DefaultClusterID.
+// readClusterID is the cluster.id of the meta.properties beside dir (in its
+// parent, where Kafka keeps it, else inside it), or proxy.DefaultClusterID
+// when there is none; a file that cannot be read or fails Kafka's checks is
+// logged (metaprops.Error names it) and the default used.
 func readClusterID(dir string) string {
-	for _, p := range []string{filepath.Join(filepath.Dir(filepath.Clean(dir)), "meta.properties"), filepath.Join(dir, "meta.properties")} {
-		data, err := os.ReadFile(p)
-		if err != nil {
-			continue
-		}
-		for _, line := range strings.Split(string(data), "\n") {
-			if v, ok := strings.CutPrefix(strings.TrimSpace(line), "cluster.id="); ok {
-				return strings.TrimSpace(v)
-			}
-		}
+	p, err := metaprops.FindFor(dir)
+	switch {
+	case errors.Is(err, metaprops.ErrNotFound):
+	case err != nil:
+		log.Printf("proxy: %v: cluster id %s", err, proxy.DefaultClusterID)
+	case p.HasClusterID:
+		return p.ClusterID
 	}
 	return proxy.DefaultClusterID
 }

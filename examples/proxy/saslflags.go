@@ -5,13 +5,10 @@ import (
 	"flag"
 	"os"
 	"strings"
-	"sync/atomic"
 	"time"
 
 	"github.com/kmeta-go/kmeta/epoch/proxy"
 	"github.com/kmeta-go/kmeta/image"
-	"github.com/kmeta-go/kmeta/image/authz"
-	"github.com/kmeta-go/kmeta/publisher"
 )
 
 // saslFlags are the SASL flags of the upstream mode: the client listeners'
@@ -74,39 +71,3 @@ func (s *saslFlags) upstream() (*proxy.UpstreamSASL, error) {
 	}
 	return &proxy.UpstreamSASL{Mechanism: s.upMech, User: s.upUser, Password: strings.TrimSpace(string(pass))}, nil
 }
-
-// imageAuthz is a publisher keeping the latest image of a followed
-// metadata directory, and the StandardAuthorizer over its ACLs.
-type imageAuthz struct {
-	cfg authz.Config
-	img atomic.Pointer[image.Image]
-	a   atomic.Pointer[authz.Standard]
-}
-
-func (p *imageAuthz) Name() string { return "proxy-acls" }
-func (p *imageAuthz) Close() error { return nil }
-func (p *imageAuthz) OnUpdate(u publisher.Update) error {
-	cfg := p.cfg
-	if mv, ok := u.Image.Features().MetadataVersion(); ok {
-		cfg.MetadataVersion = mv
-	}
-	p.a.Store(authz.New(u.Image.ACLs(), cfg))
-	p.img.Store(u.Image)
-	return nil
-}
-
-// Authorize asks the authorizer of the latest image (everything denied
-// before the first).
-func (p *imageAuthz) Authorize(ctx authz.Context, op authz.Operation, rt authz.ResourceType, name string) bool {
-	a := p.a.Load()
-	return a != nil && a.Authorize(ctx, op, rt, name)
-}
-
-// AuthorizeByResourceType is the latest image's.
-func (p *imageAuthz) AuthorizeByResourceType(ctx authz.Context, op authz.Operation, rt authz.ResourceType) bool {
-	a := p.a.Load()
-	return a != nil && a.AuthorizeByResourceType(ctx, op, rt)
-}
-
-// image is the latest image, nil before the first.
-func (p *imageAuthz) image() *image.Image { return p.img.Load() }

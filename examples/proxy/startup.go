@@ -6,134 +6,90 @@ import (
 	"io/fs"
 	"log"
 	"os"
-	"strings"
+	"path/filepath"
 	"sync"
-	"time"
 
 	"github.com/kmeta-go/kmeta/image"
 	"github.com/kmeta-go/kmeta/publisher"
 	"github.com/kmeta-go/kmeta/publisher/dirfollow"
+	"github.com/kmeta-go/kmeta/record/metalog"
 )
 
 // Start-up on any directory: a metadata directory Kafka has not written yet
 // (missing, empty, or holding only a snapshot being written, a
 // .checkpoint.part) gives the loader nothing to publish. Without -follow the
 // proxy serves an empty cluster and says so; with -follow it says it waits,
-// follows the directory, and starts serving at the first image.
+// and dirfollow.Start (Options.AwaitFiles) follows the directory and returns
+// at the first image.
 
-// firstImage is a publisher that notes the loader's first publication.
-type firstImage struct {
-	once sync.Once
-	done chan struct{}
-}
-
-func newFirstImage() *firstImage { return &firstImage{done: make(chan struct{})} }
-
-func (f *firstImage) Name() string { return "proxy-start" }
-func (f *firstImage) OnUpdate(publisher.Update) error {
-	f.once.Do(func() { close(f.done) })
-	return nil
-}
-func (f *firstImage) Close() error { return nil }
-
-// relay is a publisher that passes every image on to a publisher set later
-// (the server, made once the first image names its listener), from any
-// goroutine: set gives it the latest image first.
-type relay struct {
-	mu   sync.Mutex
-	last *image.Image
-	to   publisher.Publisher
-}
-
-func (r *relay) Name() string { return "proxy-relay" }
-func (r *relay) Close() error { return nil }
-func (r *relay) OnUpdate(u publisher.Update) error {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.last = u.Image
-	if r.to != nil {
-		return r.to.OnUpdate(u)
+// loadSource loads the demo cluster, or the directory dir (the partition
+// directory itself or a log directory holding it) and with follow keeps
+// following it from a goroutine of its own until stop is called, after
+// the first image is published.
+func loadSource(loader *publisher.Loader, dir string, demo, follow bool) (stop func(), err error) {
+	stop = func() {}
+	if demo {
+		return stop, loadDemo(loader)
 	}
-	return nil
-}
-
-// set makes p receive every later image, after the latest one.
-func (r *relay) set(p publisher.Publisher) error {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.to = p
-	if r.last == nil {
-		return nil
+	if st, err := os.Stat(filepath.Join(dir, metalog.MetadataPartitionDir)); err == nil && st.IsDir() {
+		dir = filepath.Join(dir, metalog.MetadataPartitionDir) // a log directory holding the partition
 	}
-	return p.OnUpdate(publisher.Update{Image: r.last, Manifest: publisher.Manifest{Type: publisher.SnapshotLoad, Provenance: r.last.Provenance()}})
-}
-
-func (f *firstImage) published() bool {
-	select {
-	case <-f.done:
-		return true
-	default:
-		return false
-	}
-}
-
-// loadDir loads dir's snapshot and log into the loader; a directory that does
-// not exist yet loads nothing (the caller serves an empty cluster or waits).
-func loadDir(l *publisher.Loader, dir string) error {
-	if _, err := os.Stat(dir); errors.Is(err, fs.ErrNotExist) {
-		return nil
-	}
-	return dirfollow.Load(l, dir)
-}
-
-// followDir follows dir until ctx ends, first waiting for it to hold a log
-// segment or a finished snapshot: dirfollow.Follow finds the segments and
-// the snapshot when it opens the directory and follows them from there, so
-// it is opened once Kafka has written one.
-func followDir(ctx context.Context, l *publisher.Loader, dir string) error {
-	t := time.NewTicker(200 * time.Millisecond)
-	defer t.Stop()
-	for {
-		if hasMetadataFiles(dir) {
-			break
-		}
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-t.C:
+	if _, err := os.Stat(dir); !errors.Is(err, fs.ErrNotExist) { // a directory not there yet loads nothing
+		if err := dirfollow.Load(loader, dir); err != nil {
+			if le := (*dirfollow.LoadError)(nil); !errors.As(err, &le) {
+				return stop, err
+			}
+			log.Printf("proxy: %v", err) // loaded: serve it, the problems named
 		}
 	}
-	opts := dirfollow.Options{OnError: func(err error) { log.Printf("proxy: following %s: %v", dir, err) }}
-	return dirfollow.Follow(ctx, l, dir, opts)
-}
-
-// hasMetadataFiles reports whether dir holds a log segment or a finished
-// snapshot (not only a .checkpoint.part Kafka is still writing).
-func hasMetadataFiles(dir string) bool {
-	entries, err := os.ReadDir(dir)
+	if !follow {
+		return stop, nil
+	}
+	published, _ := loader.Watch()
+	if published == nil {
+		log.Printf("proxy: %s holds no metadata snapshot or log yet: waiting for Kafka to write it (-follow)", dir)
+	}
+	onError := func(err error) { log.Printf("proxy: following %s: %v", dir, err) }
+	_, following, err := dirfollow.Start(context.Background(), loader, dir, dirfollow.Options{AwaitFiles: true, OnError: onError})
 	if err != nil {
-		return false
+		return stop, err
 	}
-	for _, e := range entries {
-		if n := e.Name(); !e.IsDir() && (strings.HasSuffix(n, ".log") || strings.HasSuffix(n, ".checkpoint")) {
-			return true
+	if published == nil {
+		log.Printf("proxy: %s: first metadata image loaded", dir)
+	}
+	go func() {
+		<-following.Done()
+		if err := following.Err(); err != nil {
+			onError(err)
 		}
-	}
-	return false
+	}()
+	return func() { following.Stop() }, nil
 }
 
-// waitFirst waits, with -follow on a directory that has published nothing,
-// until the loader publishes its first image.
-func waitFirst(ctx context.Context, first *firstImage, dir string) error {
-	if first.published() {
+// newRelay returns a publisher that passes every image on to the
+// publisher given to set later (the server, made once the first image names
+// its listener), from any goroutine: set gives it the latest image first.
+func newRelay() (relay publisher.Publisher, set func(publisher.Publisher) error) {
+	var mu sync.Mutex
+	var last *image.Image
+	var to publisher.Publisher
+	relay = publisher.Func("proxy-relay", func(u publisher.Update) error {
+		mu.Lock()
+		defer mu.Unlock()
+		last = u.Image
+		if to != nil {
+			return to.OnUpdate(u)
+		}
 		return nil
+	})
+	set = func(p publisher.Publisher) error {
+		mu.Lock()
+		defer mu.Unlock()
+		to = p
+		if last == nil {
+			return nil
+		}
+		return p.OnUpdate(publisher.Update{Image: last, Manifest: publisher.Manifest{Type: publisher.SnapshotLoad, Provenance: last.Provenance()}})
 	}
-	log.Printf("proxy: %s holds no metadata snapshot or log yet: waiting for Kafka to write it (-follow)", dir)
-	select {
-	case <-first.done:
-		log.Printf("proxy: %s: first metadata image loaded", dir)
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
+	return relay, set
 }

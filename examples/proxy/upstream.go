@@ -24,14 +24,14 @@ func runUpstream(listen string, cfg *upstreamConfig, lim proxy.Limits, tlsf *tls
 	}
 	imgFn := func() *image.Image { return nil }
 	if azf.metadataDir != "" {
-		ia, stop, err := followForAuthz(azf, mx)
+		acls, cache, stop, err := followForAuthz(azf, mx)
 		if err != nil {
 			return err
 		}
 		defer stop()
-		imgFn = ia.image
+		imgFn = cache.Load
 		if !azf.passThrough {
-			a = ia
+			a = acls.Authorizer()
 		}
 	}
 	saslCfg, err := saslf.config(imgFn)
@@ -93,23 +93,24 @@ func runUpstream(listen string, cfg *upstreamConfig, lim proxy.Limits, tlsf *tls
 	return err
 }
 
-// followForAuthz follows -metadata.dir for its ACLs and credentials: the
-// first image loaded (or waited for) before it returns. Its loader's Stats
-// are exported with -metrics.addr.
-func followForAuthz(azf *authzFlags, mx *metrics) (*imageAuthz, func(), error) {
-	ia := &imageAuthz{cfg: azf.config()}
+// followForAuthz follows -metadata.dir for its ACLs (Kafka's AclPublisher
+// keeping a StandardAuthorizer in step) and credentials (the latest image,
+// for SCRAM logins): the first image loaded (or waited for) before it
+// returns. Its loader's Stats are exported with -metrics.addr.
+func followForAuthz(azf *authzFlags, mx *metrics) (*publisher.ACLPublisher, *publisher.Cache, func(), error) {
+	acls := publisher.NewACLPublisher("proxy-acls", azf.config())
+	cache := publisher.NewCache("proxy-image")
 	loader := publisher.NewLoader(publisher.Config{})
 	mx.loader(loader)
-	first := newFirstImage()
-	if err := loader.Install(first, ia); err != nil {
+	if err := loader.Install(acls, cache); err != nil {
 		loader.Close()
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
-	stop, err := loadSource(loader, first, azf.metadataDir, false, true)
+	stop, err := loadSource(loader, azf.metadataDir, false, true)
 	if err != nil {
 		stop()
 		loader.Close()
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
-	return ia, func() { stop(); loader.Close() }, nil
+	return acls, cache, func() { stop(); loader.Close() }, nil
 }

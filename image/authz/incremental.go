@@ -132,3 +132,17 @@ func (a *Incremental) Authorize(ctx Context, op Operation, rt ResourceType, name
 	ok, _ := a.Check(ctx, op, rt, name)
 	return ok
 }
+
+// AuthorizeByResourceType is Standard.AuthorizeByResourceType over the
+// current ACLs (Authorizer.authorizeByResourceType, which asks authorize
+// first): not ready, it denies every principal that is not a super user.
+func (a *Incremental) AuthorizeByResourceType(ctx Context, op Operation, rt ResourceType) bool {
+	s := a.cur.Load()
+	if !a.ready.Load() {
+		req := newRequest(ctx, op)
+		if _, super := s.superUsers[req.ctx.Principal]; !super {
+			return false
+		}
+	}
+	return s.AuthorizeByResourceType(ctx, op, rt)
+}

@@ -71,6 +71,9 @@ func TestModelIncrementalEqualsFreshBuild(t *testing.T) {
 						if want := fresh.Authorize(q.ctx, q.op, q.rt, q.name); got != want {
 							t.Fatalf("%+v step %d %s: incremental %v, fresh build %v", cfg, step, q, got, want)
 						}
+						if got, want := inc.AuthorizeByResourceType(q.ctx, q.op, q.rt), fresh.AuthorizeByResourceType(q.ctx, q.op, q.rt); got != want {
+							t.Fatalf("%+v step %d %s: by resource type: incremental %v, fresh build %v", cfg, step, q, got, want)
+						}
 					}
 				}
 				if inc.Len() != len(live) {
@@ -104,12 +107,22 @@ func TestIncrementalNotReadyUntilInitialLoad(t *testing.T) {
 	if inc.Authorize(alice, OpRead, ResourceTopic, "t") {
 		t.Fatal("before the initial load: alice allowed")
 	}
-	if ok, err := inc.Check(Context{Principal: "User:admin", Host: "10.0.0.1"}, OpRead, ResourceTopic, "t"); !ok || err != nil {
+	if inc.AuthorizeByResourceType(alice, OpRead, ResourceTopic) {
+		t.Fatal("before the initial load: alice allowed by resource type")
+	}
+	admin := Context{Principal: "User:admin", Host: "10.0.0.1"}
+	if ok, err := inc.Check(admin, OpRead, ResourceTopic, "t"); !ok || err != nil {
 		t.Fatalf("super user before the initial load: %v %v", ok, err)
+	}
+	if !inc.AuthorizeByResourceType(admin, OpRead, ResourceTopic) {
+		t.Fatal("super user before the initial load: denied by resource type")
 	}
 	inc.CompleteInitialLoad()
 	if ok, err := inc.Check(alice, OpRead, ResourceTopic, "t"); !ok || err != nil {
 		t.Fatalf("after the initial load (no ACL, allow.everyone.if.no.acl.found): %v %v", ok, err)
+	}
+	if !inc.AuthorizeByResourceType(alice, OpRead, ResourceTopic) {
+		t.Fatal("after the initial load (no ACL, allow.everyone.if.no.acl.found): denied by resource type")
 	}
 }
 

@@ -34,6 +34,9 @@
 //	img, following, err := dirfollow.Start(ctx, l, dir, dirfollow.Options{})
 //	if err != nil { ... } // the directory could not be loaded, or ctx ended
 //	defer following.Stop()
+//
+// With Options.AwaitFiles it first waits for a directory that Kafka has not
+// written yet (missing, empty, or holding only a .checkpoint.part).
 package dirfollow
 
 import (
@@ -84,6 +87,12 @@ type Options struct {
 	// after the next idle interval, serving the last good image
 	// meanwhile. When nil, Follow returns the first error.
 	OnError func(error)
+	// AwaitFiles makes Follow (and Start) first wait, polling every Poll,
+	// until the directory exists and holds a log segment or a frozen
+	// snapshot, rather than open it at once: a node formatted and started
+	// after its reader, or a directory holding only a .checkpoint.part
+	// (FileRawSnapshotWriter still writing). ctx bounds the wait.
+	AwaitFiles bool
 	// FS, when set, is the file system the directory is read from, and
 	// dir is a name in it: a *metalog.MemFS, metalog.FromIOFS of an
 	// archive, a test's files. Nil means metalog.OS{}, the operating system's
@@ -265,6 +274,11 @@ func Follow(ctx context.Context, l *publisher.Loader, dir string, opts Options) 
 	maxPoll := opts.MaxPoll
 	if maxPoll <= 0 {
 		maxPoll = max(DefaultMaxPoll, poll)
+	}
+	if opts.AwaitFiles && !f.opened {
+		if err := f.await(ctx, poll); err != nil {
+			return err
+		}
 	}
 	wait := poll
 	t := time.NewTimer(0)

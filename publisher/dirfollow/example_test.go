@@ -184,3 +184,55 @@ func ExampleStart() {
 	// brokers: 3 topics: 1
 	// the cache has it: true
 }
+
+// With Options.AwaitFiles, Start waits for a directory Kafka has not
+// written yet (a node formatted after its reader started) instead of
+// failing to open it, and returns its first image once it is written.
+func ExampleStart_awaitFiles() {
+	parent, err := os.MkdirTemp("", "kmeta-dirfollow")
+	if err != nil {
+		panic(err)
+	}
+	defer os.RemoveAll(parent)
+	dir := filepath.Join(parent, metalog.MetadataPartitionDir) // not there yet
+
+	l := publisher.NewLoader(publisher.Config{})
+	defer l.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	type started struct {
+		topics    int
+		following *dirfollow.Following
+		err       error
+	}
+	res := make(chan started, 1)
+	go func() {
+		img, following, err := dirfollow.Start(ctx, l, dir, dirfollow.Options{AwaitFiles: true})
+		s := started{following: following, err: err}
+		if img != nil {
+			s.topics = img.Topics().Len()
+		}
+		res <- s
+	}()
+
+	sim := deltatest.MustCluster(3)
+	sim.MustCreateTopic("orders", 6, 3)
+	// Written elsewhere and renamed into place, so that the first image is
+	// the whole log (a log being appended to may publish its first batches
+	// first).
+	written, err := sim.WriteDir(filepath.Join(parent, "staging"), deltatest.WriteDirOptions{})
+	if err != nil {
+		panic(err)
+	}
+	if err := os.Rename(written, dir); err != nil {
+		panic(err)
+	}
+	s := <-res
+	if s.err != nil {
+		panic(s.err)
+	}
+	defer s.following.Stop()
+	fmt.Println("topics:", s.topics)
+	// Output:
+	// topics: 1
+}
