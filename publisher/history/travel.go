@@ -144,6 +144,17 @@ func (tr *travel) decode(b *metalog.Batch, from, to int64) (record.Batch, error)
 		return mb, nil
 	}
 	mb := record.Batch{BaseOffset: from, LeaderEpoch: b.PartitionLeaderEpoch, AppendTime: b.AppendTime()}
+	n := 0
+	for _, e := range b.Entries {
+		if e.Offset >= from && e.Offset <= to {
+			n++
+		}
+	}
+	if b.IsControl() {
+		mb.Control = make([]record.ControlRecord, 0, n)
+	} else {
+		mb.Records = make([]record.VersionedRecord, 0, n)
+	}
 	for _, e := range b.Entries {
 		if e.Offset < from || e.Offset > to {
 			continue
