@@ -2,6 +2,7 @@ package publisher
 
 import (
 	"errors"
+	"io"
 	"slices"
 	"testing"
 
@@ -84,5 +85,54 @@ func TestSnapshotReaderEncodes(t *testing.T) {
 	}
 	if d := image.Diff(imgs[0], imgs[1], image.DiffOptions{}); len(d) > 0 || imgs[0].Provenance() != imgs[1].Provenance() {
 		t.Fatalf("direct and encoded snapshot loads differ: %v; %v vs %v", d, imgs[0].Provenance(), imgs[1].Provenance())
+	}
+}
+
+// batches is a BatchReader of a slice, ending with err (io.EOF for a
+// whole commit).
+type batches struct {
+	bs  []record.Batch
+	err error
+}
+
+func (b *batches) Next() (record.Batch, error) {
+	if len(b.bs) == 0 {
+		return record.Batch{}, b.err
+	}
+	next := b.bs[0]
+	b.bs = b.bs[1:]
+	return next, nil
+}
+
+// TestHandleCommitReader: a streamed commit is published once, after its
+// last batch (RaftClient.Listener.handleCommit of a BatchReader); a reader
+// error returns with what was read pending, published by the next commit;
+// a reader of no batch is no commit.
+func TestHandleCommitReader(t *testing.T) {
+	l := NewLoader(Config{})
+	defer l.Close()
+	cache := NewCache("c")
+	must(t, l.Install(cache))
+	l.SetHighWatermark(0)
+	f := &feed{epoch: 1}
+	must(t, l.HandleCommitReader(&batches{bs: []record.Batch{f.batch(topicRec("a", 1)), f.batch(topicRec("b", 2))}, err: io.EOF}))
+	if got := cache.Load().Provenance().LastContainedOffset; got != 1 || l.Stats().Commits != 1 {
+		t.Fatalf("after a commit of two batches: published offset %d, %d commits; want 1, 1", got, l.Stats().Commits)
+	}
+	bad := errors.New("read failed")
+	if err := l.HandleCommitReader(&batches{bs: []record.Batch{f.batch(topicRec("c", 3))}, err: bad}); !errors.Is(err, bad) {
+		t.Fatalf("reader error: %v, want it returned", err)
+	}
+	if got := cache.Load().Provenance().LastContainedOffset; got != 1 {
+		t.Fatalf("published offset %d after a failed read, want 1 (nothing new published)", got)
+	}
+	must(t, l.HandleCommitReader(&batches{err: io.EOF}))
+	if l.Stats().Commits != 1 {
+		t.Fatalf("%d commits after an empty reader, want 1", l.Stats().Commits)
+	}
+	must(t, l.HandleCommitReader(&batches{bs: []record.Batch{f.batch(topicRec("d", 4))}, err: io.EOF}))
+	img := cache.Load()
+	if _, ok := img.Topic("c"); !ok || img.Provenance().LastContainedOffset != 3 {
+		t.Fatalf("the next commit publishes offset %d (topic c there: %v), want 3 with the pending batch", img.Provenance().LastContainedOffset, ok)
 	}
 }

@@ -264,7 +264,9 @@ func (l *Loader) setLeader(le LeaderAndEpoch) {
 // It returns an error for a batch that does not continue the log
 // (ErrOffset), when the loader is halted or closed, or for the replay error
 // that halts it (Halt mode). In Skip mode replay errors go to the fault
-// handler and the commit is published without the bad records.
+// handler and the commit is published without the bad records. A nil
+// control record (one DecodeBatch could not decode) is a FaultControl: its
+// batch's control records are not applied, and its offsets advance.
 func (l *Loader) HandleCommit(batches ...record.Batch) error {
 	l.enter()
 	defer l.leave()
