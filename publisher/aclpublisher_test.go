@@ -77,8 +77,7 @@ func TestACLPublisherEqualsFreshBuild(t *testing.T) {
 						live[n] = true
 					}
 				}
-				must(t, l.LoadBatch(f.batch(recs...)))
-				must(t, l.Commit())
+				must(t, l.HandleCommit(f.batch(recs...)))
 				sameDecisions(t, fmt.Sprintf("step %d", step), p.Authorizer(), l.Image())
 			}
 		})
@@ -108,13 +107,11 @@ func TestBadBatchKeepsChangeSetsWhole(t *testing.T) {
 			must(t, l.Install(cache, acls, rec))
 			l.SetHighWatermark(0)
 			var f feed
-			must(t, l.LoadBatch(f.batch(aclRec(1, "User:alice", 3, 3))))
-			must(t, l.Commit())
+			must(t, l.HandleCommit(f.batch(aclRec(1, "User:alice", 3, 3))))
 			good := cache.Load()
-			err := l.LoadBatch(f.batch(aclRec(2, "User:bob", 3, 3), removeACLRec(9), aclRec(3, "User:bob", 4, 2), partRec(7, 0, 1)))
+			err := l.HandleCommit(f.batch(aclRec(2, "User:bob", 3, 3), removeACLRec(9), aclRec(3, "User:bob", 4, 2), partRec(7, 0, 1)))
 			if mode == Skip {
 				must(t, err)
-				must(t, l.Commit())
 			} else if !errors.Is(err, ErrHalted) {
 				t.Fatalf("halt: %v", err)
 			}

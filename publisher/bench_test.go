@@ -110,7 +110,7 @@ func BenchmarkCommitLoader3Publishers(b *testing.B) {
 	benchSetup(b)
 	benchLoaderOnce.Do(func() {
 		l := NewLoader(Config{})
-		if err := l.LoadSnapshot(Snapshot{LastContainedOffset: 999, LastContainedEpoch: 1, Records: benchRecs}); err != nil {
+		if err := l.LoadSnapshot(Snapshot{LastContainedOffset: 999, LastContainedEpoch: 1, Records: benchRecs}.Reader()); err != nil {
 			panic(err)
 		}
 		l.SetHighWatermark(1000)

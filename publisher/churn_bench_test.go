@@ -44,7 +44,7 @@ var (
 func churnFixture(b *testing.B) *churnSetup {
 	churnOnce.Do(func() {
 		l := NewLoader(Config{})
-		if err := l.LoadSnapshot(Snapshot{LastContainedOffset: 999, LastContainedEpoch: 1, Records: churnSnapshotRecords()}); err != nil {
+		if err := l.LoadSnapshot(Snapshot{LastContainedOffset: 999, LastContainedEpoch: 1, Records: churnSnapshotRecords()}.Reader()); err != nil {
 			panic(err)
 		}
 		l.SetHighWatermark(1000)

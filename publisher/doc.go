@@ -11,18 +11,28 @@
 //
 //	l := publisher.NewLoader(publisher.Config{Logger: logger})
 //
-//	// handleLoadSnapshot: a snapshot in memory, or read from a file
-//	l.LoadSnapshot(publisher.Snapshot{LastContainedOffset: 99, LastContainedEpoch: 3, Records: recs})
-//	l.LoadSnapshotReader(snapshotReader) // a *metalog.SnapshotReader
+//	// handleLoadSnapshot: a snapshot as a source of batches (SnapshotReader)
+//	l.LoadSnapshot(snapshotReader) // a *metalog.SnapshotReader, read batch by batch
+//	l.LoadSnapshot(publisher.Snapshot{LastContainedOffset: 99, LastContainedEpoch: 3, Records: recs}.Reader())
 //
 //	// handleCommit: one raft commit, one or more batches
 //	l.HandleCommit(record.Batch{BaseOffset: 100, LeaderEpoch: 3, AppendTime: ms, Records: vrecs}) // []record.VersionedRecord
-//	// or batch by batch, e.g. from metalog.OpenDir / OpenSegment
-//	l.LoadRecordBatch(b) ... l.Commit()
+//	// a commit streamed from a file (a BatchReader), each batch read by
+//	// metalog.OpenDir / OpenSegment and decoded with DecodeBatch
+//	l.HandleCommitReader(batchReader)
 //
 //	// highWatermark(), handleLeaderChange
 //	l.SetHighWatermark(hw)
 //	l.SetLeader(publisher.LeaderAndEpoch{LeaderID: 3001, Epoch: 4})
+//
+// These are the Loader's whole input, what raft's listener hands over
+// (RaftClient.Listener: handleCommit, handleLoadSnapshot,
+// handleLeaderChange; the high watermark), with ReportReadError for what a
+// reader could not read and Close. HandleCommitReader is HandleCommit for a
+// commit too big to hold decoded (a whole segment, a directory's
+// MaxCommitBytes, history's log up to a point): the loader replays each
+// batch before it asks for the next. A metalog.Batch that is a commit of
+// its own is decoded with DecodeBatch and handed to HandleCommit.
 //
 // Package publisher/dirfollow does all of this for a __cluster_metadata-0
 // directory.

@@ -20,7 +20,7 @@ import (
 // End to end: the bytes of a metadata file in, a published image out, as a
 // broker waits for it. Each benchmark reads the file from memory through
 // record's readers (CRCs checked), decodes every record, and feeds the
-// Loader exactly as a raft client does (LoadSnapshotReader for a snapshot,
+// Loader exactly as a raft client does (LoadSnapshot of the file's reader for a snapshot,
 // HandleCommit per committed batch for a log), with the Cache installed; it
 // ends when the Cache holds the image of the file's last offset. Kafka's
 // side of the same files is internal/kafkaoracle's BenchE2E
@@ -195,7 +195,7 @@ func e2eLoadSnapshot(f e2eFile) (*image.Image, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := l.LoadSnapshotReader(r); err != nil {
+	if err := l.LoadSnapshot(r); err != nil {
 		return nil, err
 	}
 	return e2eWant(cache, f.last)
@@ -219,10 +219,11 @@ func e2eReplaySegment(f e2eFile) (*image.Image, error) {
 		if err != nil {
 			return nil, err
 		}
-		if err := l.LoadRecordBatch(b); err != nil {
+		mb, err := DecodeBatch(b)
+		if err != nil {
 			return nil, err
 		}
-		if err := l.Commit(); err != nil {
+		if err := l.HandleCommit(mb); err != nil {
 			return nil, err
 		}
 	}

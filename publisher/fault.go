@@ -119,13 +119,13 @@ type ReplayError struct {
 	// Snapshot is the id of the snapshot the record is part of; nil for a
 	// record of the log.
 	Snapshot *metalog.SnapshotID
-	// Batch is, for a snapshot read by LoadSnapshotReader, the base offset
-	// of the record's batch inside the snapshot (a snapshot's own offsets,
-	// starting at 0 with its SnapshotHeaderRecord, not log offsets); -1
-	// otherwise.
+	// Batch is, for a snapshot LoadSnapshot read from a SnapshotReader
+	// other than Snapshot.Reader, the base offset of the record's batch
+	// inside the snapshot (a snapshot's own offsets, starting at 0 with its
+	// SnapshotHeaderRecord, not log offsets); -1 otherwise.
 	Batch int64
 	// Index is the record's index in its snapshot batch, or in
-	// Snapshot.Records for LoadSnapshot; -1 for a record of the log.
+	// Snapshot.Records for Snapshot.Reader; -1 for a record of the log.
 	Index int
 	// Record is the record, nil for a nil record.
 	Record record.Record

@@ -23,7 +23,7 @@ func ExampleLoader_WatchFaults() {
 	// A PartitionRecord for a topic the image does not have: skipped.
 	pr := record.NewPartitionRecord()
 	pr.TopicID, pr.PartitionID, pr.Leader, pr.Replicas, pr.ISR = record.UUID{7}, 0, 1, []int32{1}, []int32{1}
-	l.LoadBatch(record.Batch{BaseOffset: 0, LeaderEpoch: 1, Records: versioned(pr)})
+	l.HandleCommit(record.Batch{BaseOffset: 0, LeaderEpoch: 1, Records: versioned(pr)})
 
 	// A batch the reader could not read.
 	l.ReportReadError(1, &metalog.CorruptionError{File: "00000000000000000000.log", Position: 90, Offset: 1, Err: errors.New("bad CRC")})

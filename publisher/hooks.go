@@ -51,7 +51,7 @@ type Hooks struct {
 	// MetadataBatchProcessingTimeUs, measured per batch, where Kafka's
 	// MetadataLoader records the whole commit's time for each batch).
 	BatchLoaded func(BatchInfo)
-	// CommitHandled: one commit (HandleCommit, or LoadBatch...Commit) was
+	// CommitHandled: one commit (HandleCommit or HandleCommitReader) was
 	// handled, published or not.
 	CommitHandled func(CommitInfo)
 	// SnapshotLoaded: a snapshot was loaded (HandleLoadSnapshotCount).

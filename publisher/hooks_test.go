@@ -59,7 +59,7 @@ func TestHooksCarryTheLoaderMetrics(t *testing.T) {
 	must(t, l.Install(bad))
 	mv := record.NewFeatureLevelRecord()
 	mv.Name, mv.FeatureLevel = "metadata.version", 21
-	must(t, l.LoadSnapshot(Snapshot{LastContainedOffset: 9, LastContainedEpoch: 2, LastContainedLogTime: 500, Records: []record.Record{mv}}))
+	must(t, l.LoadSnapshot(Snapshot{LastContainedOffset: 9, LastContainedEpoch: 2, LastContainedLogTime: 500, Records: []record.Record{mv}}.Reader()))
 	l.SetHighWatermark(10)
 	f := &feed{next: 10, epoch: 2, time: 600}
 	lc := record.NewLeaderChangeMessage()

@@ -35,7 +35,7 @@ func TestSnapshotFromEmptyInitializesLikeImageRewrite(t *testing.T) {
 			t.Fatal(err)
 		}
 		l1.SetHighWatermark(r1.LastContainedLogOffset() + 1)
-		if err := l1.LoadSnapshotReader(r1); err != nil {
+		if err := l1.LoadSnapshot(r1); err != nil {
 			t.Skipf("not loadable: %v", err)
 		}
 		l2 := NewLoader(Config{})
@@ -44,7 +44,7 @@ func TestSnapshotFromEmptyInitializesLikeImageRewrite(t *testing.T) {
 			t.Fatal(err)
 		}
 		l2.SetHighWatermark(r2.LastContainedLogOffset() + 1)
-		if err := l2.LoadSnapshotReader(r2); err != nil {
+		if err := l2.LoadSnapshot(r2); err != nil {
 			t.Fatal(err)
 		}
 		late := &lastUpdate{}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"sync"
 	"sync/atomic"
@@ -40,8 +41,8 @@ func (s txState) open() bool { return s == txStarted || s == txContinued }
 // the concurrent wrapper that gives it a goroutine of its own, for callers
 // on several goroutines. Publishers, hooks and the fault handler may call
 // Install, Remove, Publishers and Stats; they must not call the input
-// methods (HandleCommit, LoadBatch, LoadRecordBatch, Commit, LoadSnapshot,
-// LoadSnapshotReader, SetHighWatermark, SetLeader, ReportReadError, Close).
+// methods (HandleCommit, HandleCommitReader, LoadSnapshot, SetHighWatermark,
+// SetLeader, ReportReadError, Close).
 //
 // Four methods may be called from any goroutine at any time: Image, Watch,
 // WaitForOffset and Stats. Readers use them or the Cache publisher; none
@@ -263,7 +264,9 @@ func (l *Loader) setLeader(le LeaderAndEpoch) {
 // It returns an error for a batch that does not continue the log
 // (ErrOffset), when the loader is halted or closed, or for the replay error
 // that halts it (Halt mode). In Skip mode replay errors go to the fault
-// handler and the commit is published without the bad records.
+// handler and the commit is published without the bad records. A nil
+// control record (one DecodeBatch could not decode) is a FaultControl: its
+// batch's control records are not applied, and its offsets advance.
 func (l *Loader) HandleCommit(batches ...record.Batch) error {
 	l.enter()
 	defer l.leave()
@@ -276,47 +279,71 @@ func (l *Loader) HandleCommit(batches ...record.Batch) error {
 	return l.commit(start, len(batches))
 }
 
-// LoadBatch loads one batch of the commit in progress; Commit ends the
-// commit. Use them when a commit is read batch by batch.
-func (l *Loader) LoadBatch(b record.Batch) error {
-	l.enter()
-	defer l.leave()
-	return l.loadBatch(&b)
+// BatchReader yields the batches of one commit in order, decoded, and io.EOF
+// after the last (raft's BatchReader, which RaftClient.Listener.handleCommit
+// takes). DecodeBatch decodes a batch the metalog readers read.
+type BatchReader interface {
+	Next() (record.Batch, error)
 }
 
-// LoadRecordBatch loads one batch read by the record package's readers
-// (metalog.OpenDir, OpenSegment, ParseBatch...). The batch is decoded before
-// anything is loaded: a record that does not decode is an error naming its
-// offset and leaves the loader as it was. The loader does not keep b, so the
-// reader may reuse it.
-func (l *Loader) LoadRecordBatch(b *metalog.Batch) error {
+// HandleCommitReader loads the commit r yields, batch by batch, and
+// publishes it as HandleCommit does. It is HandleCommit for a commit read
+// from a file (a whole segment, or everything up to a point): the loader
+// replays each batch before asking for the next, so neither the loader
+// nor the caller holds the commit's decoded batches at once. An error
+// from r other than io.EOF is returned, and what was loaded of the commit
+// stays pending, published with the next commit. A reader that yields no
+// batch leaves the loader as it was: no commit is counted.
+func (l *Loader) HandleCommitReader(r BatchReader) error {
+	l.enter()
+	defer l.leave()
+	start := l.clock()
+	n := 0
+	for {
+		b, err := r.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return err
+		}
+		if err := l.loadBatch(&b); err != nil {
+			return err
+		}
+		n++
+	}
+	if n == 0 {
+		return nil
+	}
+	return l.commit(start, n)
+}
+
+// DecodeBatch decodes a batch read by the metalog readers (metalog.OpenDir,
+// OpenSegment, ParseBatch...) for HandleCommit or a BatchReader. A data
+// record that does not decode is an error naming its offset, as is a batch
+// whose records do not span its offsets (ErrOffset). A control record that
+// does not decode is left nil in Control: the loader reports it as a
+// FaultControl and the offsets advance. The result does not alias b.
+func DecodeBatch(b *metalog.Batch) (record.Batch, error) {
 	count := len(b.Entries)
-	mb, err := b.Decode()
-	if err != nil && !b.IsControl() {
-		return fmt.Errorf("publisher: batch at offset %d: %w", b.BaseOffset, err)
-	}
-	if err != nil {
-		mb.Control = nil // reported below, inside the operation, where faults are
-	}
 	if b.LastOffset()-b.BaseOffset+1 != int64(count) {
-		return fmt.Errorf("%w: batch at offset %d holds %d records but spans %d offsets", ErrOffset, b.BaseOffset, count, b.LastOffset()-b.BaseOffset+1)
+		return record.Batch{}, fmt.Errorf("%w: batch at offset %d holds %d records but spans %d offsets", ErrOffset, b.BaseOffset, count, b.LastOffset()-b.BaseOffset+1)
 	}
-	l.enter()
-	defer l.leave()
-	if b.IsControl() && len(mb.Control) != count {
-		l.fault(&Fault{Kind: FaultControl, Offset: b.BaseOffset, Err: fmt.Errorf("control batch at offset %d: undecodable control record; offsets advance", b.BaseOffset)})
-		return l.loadBatchSpan(&mb, b.LastOffset())
+	if !b.IsControl() {
+		mb, err := b.Decode()
+		if err != nil {
+			return record.Batch{}, fmt.Errorf("publisher: batch at offset %d: %w", b.BaseOffset, err)
+		}
+		return mb, nil
 	}
-	return l.loadBatch(&mb)
-}
-
-// Commit ends the commit whose batches LoadBatch or LoadRecordBatch loaded
-// (MetadataBatchLoader.maybeFlushBatches) and publishes it unless a
-// transaction is still open.
-func (l *Loader) Commit() error {
-	l.enter()
-	defer l.leave()
-	return l.commit(l.clock(), 0)
+	mb := record.Batch{BaseOffset: b.BaseOffset, LeaderEpoch: b.PartitionLeaderEpoch, AppendTime: b.AppendTime(), Size: b.Size()}
+	mb.Control = make([]record.ControlRecord, count)
+	for i, e := range b.Entries {
+		if c, err := e.DecodeControl(); err == nil {
+			mb.Control[i] = c
+		}
+	}
+	return mb, nil
 }
 
 func (l *Loader) loadBatch(b *record.Batch) error {
@@ -326,6 +353,14 @@ func (l *Loader) loadBatch(b *record.Batch) error {
 	}
 	if len(b.Records) > 0 && len(b.Control) > 0 {
 		return fmt.Errorf("publisher: batch at offset %d mixes data and control records", b.BaseOffset)
+	}
+	for _, c := range b.Control {
+		if c == nil {
+			l.fault(&Fault{Kind: FaultControl, Offset: b.BaseOffset, Err: fmt.Errorf("control batch at offset %d: undecodable control record; offsets advance", b.BaseOffset)})
+			nb := *b
+			nb.Control = nil
+			return l.loadBatchSpan(&nb, b.LastOffset())
+		}
 	}
 	return l.loadBatchSpan(b, b.LastOffset())
 }

@@ -397,7 +397,7 @@ func TestSnapshotLoadRemovesAbsentTopics(t *testing.T) {
 	must(t, l.HandleCommit(f.batch(topicRec("keep", 1), partRec(1, 0, 0), topicRec("gone", 2), partRec(2, 0, 0), configRec("gone", "k", "v"))))
 	must(t, l.HandleCommit(f.batch(begin(), topicRec("open", 3))))
 	s := Snapshot{LastContainedOffset: 99, LastContainedEpoch: 3, LastContainedLogTime: 1234, Records: []record.Record{topicRec("keep", 1), partRec(1, 0, 2), topicRec("new", 4), partRec(4, 0, 0)}}
-	must(t, l.LoadSnapshot(s))
+	must(t, l.LoadSnapshot(s.Reader()))
 	u := rec.last()
 	if u.manifest.Type != SnapshotLoad || u.manifest.Provenance != (image.Provenance{LastContainedOffset: 99, LastContainedEpoch: 3, LastContainedLogTimeMs: 1234, BatchAligned: true}) {
 		t.Errorf("manifest %+v", u.manifest)
@@ -554,7 +554,7 @@ func TestReplayErrors(t *testing.T) {
 				if l.Stats().Halted == nil {
 					t.Errorf("Stats.Halted not set")
 				}
-				must(t, l.LoadSnapshot(Snapshot{LastContainedOffset: 10, LastContainedEpoch: 1, Records: []record.Record{topicRec("s", 5), partRec(5, 0, 0)}}))
+				must(t, l.LoadSnapshot(Snapshot{LastContainedOffset: 10, LastContainedEpoch: 1, Records: []record.Record{topicRec("s", 5), partRec(5, 0, 0)}}.Reader()))
 				f.next = 11
 				must(t, l.HandleCommit(f.batch(record.NewNoOpRecord())))
 				if img, _ := l.Watch(); img.Provenance().LastContainedOffset != 11 || !slices.Equal(topicNames(img), []string{"s"}) {

@@ -11,38 +11,99 @@ import (
 	"github.com/kmeta-go/kmeta/record/metalog"
 )
 
-// LoadSnapshot loads a snapshot held in memory
-// (RaftClient.Listener.handleLoadSnapshot): a delta from the current image
-// that replays every record and then deletes whatever the snapshot did not
-// re-assert (delta.NewSnapshot, FinishSnapshot). Anything loaded but not
-// yet published (an open transaction) is discarded. A halted loader resumes
-// from a snapshot.
-func (l *Loader) LoadSnapshot(s Snapshot) error {
-	l.enter()
-	defer l.leave()
-	p := image.Provenance{LastContainedOffset: s.LastContainedOffset, LastContainedEpoch: s.LastContainedEpoch, LastContainedLogTimeMs: s.LastContainedLogTime, BatchAligned: true}
-	if s.LastContainedOffset < 0 && len(s.Records) == 0 {
-		// A snapshot of no log at all: the empty image, with its provenance.
-		p = image.EmptyProvenance
-	}
-	id := metalog.SnapshotID{EndOffset: s.LastContainedOffset + 1, Epoch: s.LastContainedEpoch}
-	return l.loadSnapshot(p, id, fmt.Sprintf("snapshot %d-%d", id.EndOffset, id.Epoch), &sliceRecords{recs: s.Records})
+// SnapshotReader is a snapshot as LoadSnapshot reads it (Kafka's
+// SnapshotReader, a source of batches): its id, the append time of the last
+// record it covers, and its batches in order, io.EOF after the last.
+// *metalog.SnapshotReader is one (a snapshot file, read batch by batch);
+// Snapshot.Reader makes one of a snapshot held in memory. A reader that
+// also has Name() string is named by it in logs and errors, and one with
+// KRaftVersion() (int16, bool) sets the loader's kraft.version.
+type SnapshotReader interface {
+	ID() metalog.SnapshotID
+	LastContainedLogTimestamp() int64
+	Next() (*metalog.Batch, error)
 }
 
-// LoadSnapshotReader loads the snapshot a metalog.SnapshotReader reads, as
-// LoadSnapshot does, with the provenance Kafka's loader takes from it: the
-// id's offset and epoch and the header's LastContainedLogTimestamp. It reads
-// the reader to its end; a snapshot that is damaged or lacks its footer
+// Reader returns a SnapshotReader of s: id {LastContainedOffset+1,
+// LastContainedEpoch}, the records in one batch at their highest versions.
+// LoadSnapshot replays s's records directly, without encoding them.
+func (s Snapshot) Reader() SnapshotReader { return &memSnapshot{s: s} }
+
+// memSnapshot is Snapshot.Reader's SnapshotReader.
+type memSnapshot struct {
+	s    Snapshot
+	done bool
+}
+
+func (m *memSnapshot) ID() metalog.SnapshotID {
+	return metalog.SnapshotID{EndOffset: m.s.LastContainedOffset + 1, Epoch: m.s.LastContainedEpoch}
+}
+
+func (m *memSnapshot) LastContainedLogTimestamp() int64 { return m.s.LastContainedLogTime }
+
+func (m *memSnapshot) Name() string {
+	id := m.ID()
+	return fmt.Sprintf("snapshot %d-%d", id.EndOffset, id.Epoch)
+}
+
+// Next encodes the records as one batch at offset 0, then io.EOF.
+func (m *memSnapshot) Next() (*metalog.Batch, error) {
+	if m.done || len(m.s.Records) == 0 {
+		return nil, io.EOF
+	}
+	m.done = true
+	rb := record.Batch{LeaderEpoch: m.s.LastContainedEpoch, AppendTime: m.s.LastContainedLogTime}
+	for _, r := range m.s.Records {
+		rb.Records = append(rb.Records, record.VersionedRecord{Record: r, Version: r.HighestVersion()})
+	}
+	buf, err := metalog.AppendDecoded(nil, &rb)
+	if err != nil {
+		return nil, fmt.Errorf("publisher: %s: %w", m.Name(), err)
+	}
+	b := new(metalog.Batch)
+	if _, err := metalog.ParseBatch(buf, b); err != nil {
+		return nil, fmt.Errorf("publisher: %s: %w", m.Name(), err)
+	}
+	return b, nil
+}
+
+// LoadSnapshot loads a snapshot (RaftClient.Listener.handleLoadSnapshot): a
+// delta from the current image that replays every record and then deletes
+// whatever the snapshot did not re-assert (delta.NewSnapshot,
+// FinishSnapshot), published with the provenance Kafka's loader takes from
+// the reader: the id's offset and epoch and LastContainedLogTimestamp. A
+// *metalog.SnapshotReader is read batch by batch, each record decoded with
+// one reused record.Decoder (the delta copies what it keeps), so a big
+// snapshot file streams. Anything loaded but not yet published (an open
+// transaction) is discarded. A halted loader resumes from a snapshot.
+//
+// It reads s to its end; a snapshot that is damaged or lacks its footer
 // (metalog.ErrIncompleteSnapshot) is an error and changes nothing. It does
-// not close the reader.
-func (l *Loader) LoadSnapshotReader(r *metalog.SnapshotReader) error {
+// not close s.
+func (l *Loader) LoadSnapshot(s SnapshotReader) error {
 	l.enter()
 	defer l.leave()
-	p := image.Provenance{LastContainedOffset: r.LastContainedLogOffset(), LastContainedEpoch: r.LastContainedLogEpoch(), LastContainedLogTimeMs: r.LastContainedLogTimestamp(), BatchAligned: true}
-	if v, ok := r.KRaftVersion(); ok {
-		defer func() { l.kraftVersion = v; l.setStats(func(s *Stats) { s.KRaftVersion = v }) }()
+	id := s.ID()
+	p := image.Provenance{LastContainedOffset: id.EndOffset - 1, LastContainedEpoch: id.Epoch, LastContainedLogTimeMs: s.LastContainedLogTimestamp(), BatchAligned: true}
+	var name string
+	if n, ok := s.(interface{ Name() string }); ok {
+		name = n.Name()
+	} else {
+		name = fmt.Sprintf("snapshot %d-%d", id.EndOffset, id.Epoch)
 	}
-	return l.loadSnapshot(p, r.ID(), r.Name(), &readerRecords{r: r})
+	if m, ok := s.(*memSnapshot); ok {
+		if id.EndOffset <= 0 && len(m.s.Records) == 0 {
+			// A snapshot of no log at all: the empty image, with its provenance.
+			p = image.EmptyProvenance
+		}
+		return l.loadSnapshot(p, id, name, &sliceRecords{recs: m.s.Records})
+	}
+	if k, ok := s.(interface{ KRaftVersion() (int16, bool) }); ok {
+		if v, ok := k.KRaftVersion(); ok {
+			defer func() { l.kraftVersion = v; l.setStats(func(s *Stats) { s.KRaftVersion = v }) }()
+		}
+	}
+	return l.loadSnapshot(p, id, name, &readerRecords{r: s, name: name})
 }
 
 // snapshotRecords yields a snapshot's records one at a time, each with the
@@ -70,15 +131,16 @@ func (s *sliceRecords) next() (record.Record, int64, int, error) {
 
 func (s *sliceRecords) keep() record.Record { return s.recs[s.i-1] }
 
-// readerRecords yields the records a metalog.SnapshotReader reads, decoded
+// readerRecords yields the records a SnapshotReader reads, decoded
 // with one reused record.Decoder: the delta copies what it keeps of each
 // record before the next is decoded, so a snapshot load allocates little
 // beyond what the image holds.
 type readerRecords struct {
-	r   *metalog.SnapshotReader
-	b   *metalog.Batch // the batch being read; nil before the first
-	i   int            // the index in b of the next record
-	dec record.Decoder
+	r    SnapshotReader
+	name string
+	b    *metalog.Batch // the batch being read; nil before the first
+	i    int            // the index in b of the next record
+	dec  record.Decoder
 }
 
 func (s *readerRecords) next() (record.Record, int64, int, error) {
@@ -95,7 +157,7 @@ func (s *readerRecords) next() (record.Record, int64, int, error) {
 	e := &s.b.Entries[s.i]
 	rec, _, err := s.dec.Decode(e.Value)
 	if err != nil {
-		return nil, 0, 0, fmt.Errorf("publisher: %s: batch at offset %d: record at offset %d: %w", s.r.Name(), s.b.BaseOffset, e.Offset, err)
+		return nil, 0, 0, fmt.Errorf("publisher: %s: batch at offset %d: record at offset %d: %w", s.name, s.b.BaseOffset, e.Offset, err)
 	}
 	s.i++
 	return rec, s.b.BaseOffset, s.i - 1, nil

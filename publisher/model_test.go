@@ -130,7 +130,7 @@ func runModel(t *testing.T, seed uint64) {
 			for _, r := range recs {
 				s.Records = append(s.Records, r.Record)
 			}
-			must(t, l.LoadSnapshot(s))
+			must(t, l.LoadSnapshot(s.Reader()))
 			f.next += 6
 		}
 		var batches []record.Batch

@@ -51,14 +51,14 @@ func TestLoaderHaltsOnNewerMetadataVersion(t *testing.T) {
 		t.Fatalf("after the halt: got %v, want ErrHalted", err)
 	}
 
-	err = l.LoadSnapshot(Snapshot{LastContainedOffset: 9, LastContainedEpoch: 1, Records: []record.Record{fl(99)}})
+	err = l.LoadSnapshot(Snapshot{LastContainedOffset: 9, LastContainedEpoch: 1, Records: []record.Record{fl(99)}}.Reader())
 	if !errors.Is(err, ErrHalted) || !errors.Is(err, delta.ErrNewerVersion) {
 		t.Fatalf("snapshot: got %v, want ErrHalted wrapping delta.ErrNewerVersion", err)
 	}
 	if cache.Load() != good {
 		t.Fatalf("a refused snapshot replaced the image")
 	}
-	if err := l.LoadSnapshot(Snapshot{LastContainedOffset: 9, LastContainedEpoch: 1, Records: []record.Record{fl(int16(image.MV4_3_IV0))}}); err != nil {
+	if err := l.LoadSnapshot(Snapshot{LastContainedOffset: 9, LastContainedEpoch: 1, Records: []record.Record{fl(int16(image.MV4_3_IV0))}}.Reader()); err != nil {
 		t.Fatalf("a good snapshot: %v", err)
 	}
 	if mv, _ := l.Image().Features().MetadataVersion(); mv != image.MV4_3_IV0 {

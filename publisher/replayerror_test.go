@@ -38,9 +38,9 @@ func TestReplayErrorOneFactPerLayer(t *testing.T) {
 		defer l.Close()
 		cache := NewCache("")
 		must(t, l.Install(cache))
-		must(t, l.LoadSnapshot(Snapshot{LastContainedOffset: 9, LastContainedEpoch: 2, Records: []record.Record{topicRec("a", 1)}}))
+		must(t, l.LoadSnapshot(Snapshot{LastContainedOffset: 9, LastContainedEpoch: 2, Records: []record.Record{topicRec("a", 1)}}.Reader()))
 		good := cache.Load()
-		err := l.LoadSnapshot(Snapshot{LastContainedOffset: 999, LastContainedEpoch: 3, Records: []record.Record{topicRec("b", 2), orphan}})
+		err := l.LoadSnapshot(Snapshot{LastContainedOffset: 999, LastContainedEpoch: 3, Records: []record.Record{topicRec("b", 2), orphan}}.Reader())
 		inner := fmt.Sprintf("snapshot 1000-3: record 1: delta: PARTITION_RECORD %s: %s", recordJSON(t, orphan), cause)
 		if want := ErrHalted.Error() + ": " + inner; err == nil || err.Error() != want {
 			t.Fatalf("LoadSnapshot returned\n%v\nwant\n%s", err, want)
@@ -65,9 +65,7 @@ func TestReplayErrorOneFactPerLayer(t *testing.T) {
 		var fs faults
 		l := NewLoader(Config{FaultHandler: fs.handler})
 		defer l.Close()
-		must(t, l.LoadBatch(record.Batch{BaseOffset: 0, LeaderEpoch: 1, Records: versioned(topicRec("a", 1))}))
-		must(t, l.LoadBatch(record.Batch{BaseOffset: 1, LeaderEpoch: 1, Records: versioned(orphan, nil, end())}))
-		must(t, l.Commit())
+		must(t, l.HandleCommit(record.Batch{BaseOffset: 0, LeaderEpoch: 1, Records: versioned(topicRec("a", 1))}, record.Batch{BaseOffset: 1, LeaderEpoch: 1, Records: versioned(orphan, nil, end())}))
 		want := []string{
 			fmt.Sprintf("loading metadata: delta: PARTITION_RECORD at offset 1 %s: %s", recordJSON(t, orphan), cause),
 			"loading metadata: delta: record at offset 2: nil record",

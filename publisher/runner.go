@@ -4,7 +4,6 @@ import (
 	"sync"
 
 	"github.com/kmeta-go/kmeta/record"
-	"github.com/kmeta-go/kmeta/record/metalog"
 )
 
 // Runner is the concurrent wrapper around a Loader, as raft's node is around
@@ -78,7 +77,7 @@ func (r *Runner) enqueue(op func() error) error {
 // Do runs fn with the loader on the runner's goroutine, after the work
 // queued before it, and returns fn's error (or ErrClosed once the runner is
 // closed). It is how a caller reaches a Loader method the runner does not
-// wrap, such as WatchFaults or LoadSnapshotReader. fn must not keep the
+// wrap, such as WatchFaults or HandleCommitReader. fn must not keep the
 // loader.
 func (r *Runner) Do(fn func(l *Loader) error) error {
 	res := make(chan error, 1)
@@ -94,8 +93,11 @@ func (r *Runner) HandleCommit(batches ...record.Batch) error {
 	return r.enqueue(func() error { return r.l.HandleCommit(batches...) })
 }
 
-// LoadSnapshot queues a snapshot load.
-func (r *Runner) LoadSnapshot(s Snapshot) error {
+// LoadSnapshot queues a snapshot load. The reader now belongs to the
+// runner and is read later, on the runner's goroutine: queue a file's
+// reader through Do instead, which waits, and close it after (a Snapshot's
+// Reader needs no closing).
+func (r *Runner) LoadSnapshot(s SnapshotReader) error {
 	return r.enqueue(func() error { return r.l.LoadSnapshot(s) })
 }
 
@@ -112,21 +114,6 @@ func (r *Runner) SetLeader(le LeaderAndEpoch) error {
 // ReportReadError queues Loader.ReportReadError.
 func (r *Runner) ReportReadError(offset int64, err error) error {
 	return r.enqueue(func() error { r.l.ReportReadError(offset, err); return nil })
-}
-
-// LoadRecordBatches queues the batches of one commit read by the record
-// package's readers, as Loader.LoadRecordBatch then Commit. The batches now
-// belong to the runner: a reader that reuses its batch must hand over a
-// copy.
-func (r *Runner) LoadRecordBatches(batches ...*metalog.Batch) error {
-	return r.enqueue(func() error {
-		for _, b := range batches {
-			if err := r.l.LoadRecordBatch(b); err != nil {
-				return err
-			}
-		}
-		return r.l.Commit()
-	})
 }
 
 // Install installs publishers (Loader.Install) once the work queued before

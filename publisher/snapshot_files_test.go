@@ -60,7 +60,7 @@ func readBack(t *testing.T, path string) *image.Image {
 	}
 	defer s.Close()
 	l := publisher.NewLoader(publisher.Config{ReplayErrors: publisher.Halt})
-	if err := l.LoadSnapshotReader(s); err != nil {
+	if err := l.LoadSnapshot(s); err != nil {
 		t.Fatal(err)
 	}
 	l.SetHighWatermark(s.ID().EndOffset)

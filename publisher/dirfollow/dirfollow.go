@@ -43,7 +43,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"path/filepath"
 	"sort"
@@ -384,7 +383,7 @@ func (f *follower) loadSnapshot(d *metalog.DirReader) error {
 	f.curFile, f.curPos = "", -1
 	if s := d.Snapshot(); s != nil {
 		f.curFile = s.Name()
-		if err := f.l.LoadSnapshotReader(s); err != nil {
+		if err := f.l.LoadSnapshot(s); err != nil {
 			if ce := (*metalog.CorruptionError)(nil); errors.As(err, &ce) {
 				return err // it names the file
 			}
@@ -394,7 +393,7 @@ func (f *follower) loadSnapshot(d *metalog.DirReader) error {
 		return nil
 	}
 	if f.pos.last >= 0 {
-		if err := f.l.LoadSnapshot(publisher.Snapshot{LastContainedOffset: -1, LastContainedEpoch: -1, LastContainedLogTime: -1}); err != nil {
+		if err := f.l.LoadSnapshot(publisher.Snapshot{LastContainedOffset: -1, LastContainedEpoch: -1, LastContainedLogTime: -1}.Reader()); err != nil {
 			return err
 		}
 	}
@@ -566,55 +565,6 @@ func (f *follower) step() (progressed bool, err error) {
 	}
 	_, err = f.feed()
 	return true, err
-}
-
-// feed reads batches until the reader has nothing more for now, committing
-// every MaxCommitBytes, then reports the high watermark. It returns the
-// number of batches fed.
-func (f *follower) feed() (int, error) {
-	max := f.opts.MaxCommitBytes
-	if max <= 0 {
-		max = DefaultMaxCommitBytes
-	}
-	f.tail = nil
-	pending, n := 0, 0
-	var ferr error
-	for {
-		b, err := f.d.Next()
-		if err == io.EOF {
-			break
-		}
-		if errors.Is(err, metalog.ErrIncompleteTail) {
-			f.tail = err
-			break
-		}
-		if err != nil {
-			ferr = err
-			break
-		}
-		f.curFile, f.curPos, _ = f.d.Position()
-		f.curPos = b.Position
-		if err := f.l.LoadRecordBatch(b); err != nil {
-			ferr = &RecordError{File: f.curFile, Position: b.Position, Offset: b.BaseOffset, Err: err}
-			break
-		}
-		f.pos = fed{last: b.LastOffset(), base: b.BaseOffset, crc: b.CRC}
-		n++
-		pending += b.Size()
-		if pending >= max {
-			if err := f.l.Commit(); err != nil {
-				return n, err
-			}
-			pending = 0
-		}
-	}
-	if pending > 0 {
-		if err := f.l.Commit(); err != nil {
-			return n, err
-		}
-	}
-	f.l.SetHighWatermark(f.pos.last + 1)
-	return n, ferr
 }
 
 // listing describes the directory and each file in it by size and

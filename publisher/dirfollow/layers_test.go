@@ -94,7 +94,7 @@ func TestLoadErrorsAddOneFactPerLayer(t *testing.T) {
 			must(t, l.Install(cache))
 			good := record.NewTopicRecord()
 			good.Name, good.TopicID = "good", record.UUID{7}
-			must(t, l.LoadSnapshot(publisher.Snapshot{LastContainedOffset: 9, LastContainedEpoch: 1, Records: []record.Record{good}}))
+			must(t, l.LoadSnapshot(publisher.Snapshot{LastContainedOffset: 9, LastContainedEpoch: 1, Records: []record.Record{good}}.Reader()))
 			before := cache.Load()
 
 			err = dirfollow.LoadWith(l, "meta", dirfollow.Options{FS: mem})

@@ -10,6 +10,7 @@ import (
 
 	"github.com/kmeta-go/kmeta/image"
 	"github.com/kmeta-go/kmeta/publisher"
+	"github.com/kmeta-go/kmeta/record"
 	"github.com/kmeta-go/kmeta/record/metalog"
 )
 
@@ -122,7 +123,7 @@ func loadBootstrapFile(l *publisher.Loader, path string) error {
 		}
 		s.Records = append(s.Records, r)
 	}
-	if err := l.LoadSnapshot(s); err != nil {
+	if err := l.LoadSnapshot(s.Reader()); err != nil {
 		// The loader's *publisher.ReplayError names the record by its
 		// index among the file's records.
 		return &RecordError{File: path, Position: -1, Offset: -1, Err: err}
@@ -138,7 +139,7 @@ func loadSnapshotFile(l *publisher.Loader, path string) error {
 		return err
 	}
 	defer s.Close()
-	if err := l.LoadSnapshotReader(s); err != nil {
+	if err := l.LoadSnapshot(s); err != nil {
 		if ce := (*metalog.CorruptionError)(nil); errors.As(err, &ce) {
 			return err // it names the file
 		}
@@ -148,33 +149,55 @@ func loadSnapshotFile(l *publisher.Loader, path string) error {
 	return nil
 }
 
-// loadSegmentFile loads a log segment as the commits of
-// MetadataLoader.handleCommit, every batch committed; *batchPos follows the
-// byte position of the batch being loaded, for the faults it raises.
+// loadSegmentFile loads a log segment as one commit of
+// MetadataLoader.handleCommit, streamed batch by batch; *batchPos follows
+// the byte position of the batch being loaded, for the faults it raises.
 func loadSegmentFile(l *publisher.Loader, path string, batchPos *int64) error {
 	seg, err := metalog.OpenSegment(metalog.OS{}, path, metalog.Finished)
 	if err != nil {
 		return err
 	}
 	defer seg.Close()
-	next := seg.BaseOffset()
-	for {
-		b, err := seg.Next()
-		if errors.Is(err, io.EOF) {
-			break
+	r := &segmentCommit{seg: seg, path: path, pos: batchPos, next: seg.BaseOffset()}
+	if err := l.HandleCommitReader(r); err != nil {
+		if r.cur != nil && err != r.err {
+			err = &RecordError{File: path, Position: r.cur.Position, Offset: r.cur.BaseOffset, Err: err}
 		}
-		if err != nil {
-			return err
-		}
-		*batchPos = b.Position
-		if err := l.LoadRecordBatch(b); err != nil {
-			return &RecordError{File: path, Position: b.Position, Offset: b.BaseOffset, Err: err}
-		}
-		next = b.NextOffset()
-	}
-	if err := l.Commit(); err != nil {
 		return err
 	}
-	l.SetHighWatermark(next)
+	l.SetHighWatermark(r.next)
 	return nil
+}
+
+// segmentCommit is loadSegmentFile's publisher.BatchReader: a segment's
+// batches, decoded.
+type segmentCommit struct {
+	seg  *metalog.SegmentReader
+	path string
+	pos  *int64
+	next int64          // the offset after the last batch loaded
+	cur  *metalog.Batch // the batch handed over last, until it loaded
+	err  error          // the error Next returned last
+}
+
+// Next counts the batch handed over last as loaded and reads the next.
+func (r *segmentCommit) Next() (record.Batch, error) {
+	if r.cur != nil {
+		r.next, r.cur = r.cur.NextOffset(), nil
+	}
+	b, err := r.seg.Next()
+	if err != nil {
+		if errors.Is(err, io.EOF) {
+			return record.Batch{}, io.EOF
+		}
+		r.err = err
+		return record.Batch{}, err
+	}
+	*r.pos, r.cur = b.Position, b
+	mb, err := publisher.DecodeBatch(b)
+	if err != nil {
+		r.err = &RecordError{File: r.path, Position: b.Position, Offset: b.BaseOffset, Err: err}
+		return record.Batch{}, r.err
+	}
+	return mb, nil
 }

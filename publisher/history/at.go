@@ -8,7 +8,6 @@ import (
 
 	"github.com/kmeta-go/kmeta/image"
 	"github.com/kmeta-go/kmeta/publisher"
-	"github.com/kmeta-go/kmeta/record"
 	"github.com/kmeta-go/kmeta/record/metalog"
 )
 
@@ -115,93 +114,16 @@ func ImagesAt(path string, points ...Point) ([]*image.Image, error) {
 	if l.snap != nil {
 		tr.end.seen(last, l.snap.LastContainedLogTimestamp())
 	}
-	if err := l.eachBatch(tr.batch); err != nil {
+	if err := tr.run(l); err != nil {
 		return nil, err
 	}
 	for ; tr.i < len(points); tr.i++ {
 		if err := tr.end.check(path, points[tr.i]); err != nil {
 			return nil, err
 		}
-		if err := tr.capture(); err != nil {
-			return nil, err
-		}
+		tr.capture()
 	}
 	return tr.out, nil
-}
-
-// travel is one pass of ImagesAt: the loader, the points, the images
-// captured so far.
-type travel struct {
-	path   string
-	ld     *publisher.Loader
-	points []Point
-	i      int   // the next point to capture
-	last   int64 // the last offset loaded
-	out    []*image.Image
-	end    logEnd
-}
-
-// capture appends the loader's image at the current point.
-func (tr *travel) capture() error {
-	if err := tr.ld.Commit(); err != nil {
-		return err
-	}
-	tr.ld.SetHighWatermark(tr.last + 1)
-	// The loader's newest image: what it publishes once caught up (in an
-	// open transaction, the last published), also before a data record.
-	tr.out = append(tr.out, tr.ld.Image())
-	return nil
-}
-
-// batch is Log.eachBatch's callback: it captures the points before and
-// inside b, and loads b (up to the last point when the point cuts it).
-func (tr *travel) batch(name string, b *metalog.Batch) (bool, error) {
-	if !tr.end.any {
-		for _, p := range tr.points {
-			if err := tr.end.before(tr.path, p, b); err != nil {
-				return false, err
-			}
-		}
-	}
-	tr.end.seen(b.LastOffset(), b.AppendTime())
-	from := b.BaseOffset
-	for tr.i < len(tr.points) {
-		p := tr.points[tr.i]
-		if p.after(b) {
-			if err := tr.capture(); err != nil {
-				return false, err
-			}
-			tr.i++
-			continue
-		}
-		o, ok := p.Offset()
-		if !ok || o >= b.LastOffset() {
-			break
-		}
-		// The point cuts the batch: load its records up to o.
-		if o >= from {
-			if err := loadRange(tr.ld, name, b, from, o); err != nil {
-				return false, err
-			}
-			tr.last, from = o, o+1
-		}
-		if err := tr.capture(); err != nil {
-			return false, err
-		}
-		tr.i++
-	}
-	if tr.i == len(tr.points) {
-		return false, nil
-	}
-	if from == b.BaseOffset {
-		if err := tr.ld.LoadRecordBatch(b); err != nil {
-			return false, fmt.Errorf("%s: %w", name, err)
-		}
-	} else if err := loadRange(tr.ld, name, b, from, b.LastOffset()); err != nil {
-		return false, err
-	}
-	tr.last = b.LastOffset()
-	return true, nil
 }
 
 // OutsideError is ImageAt's error for a point outside the log: an offset
@@ -274,40 +196,10 @@ func loadStart(ld *publisher.Loader, l *Log, first Point) (int64, error) {
 	if t, ok := first.Time(); ok && t.UnixMilli() < l.snap.LastContainedLogTimestamp() {
 		return 0, fmt.Errorf("%s: cannot go back to %s: the snapshot already holds the log up to %s", l.snapshot, first, time.UnixMilli(l.snap.LastContainedLogTimestamp()).UTC().Format(time.RFC3339Nano))
 	}
-	if err := ld.LoadSnapshotReader(l.snap); err != nil {
+	if err := ld.LoadSnapshot(l.snap); err != nil {
 		return 0, err
 	}
 	return l.snap.LastContainedLogOffset(), nil
-}
-
-// loadRange loads the records of b from offset from to offset to.
-func loadRange(ld *publisher.Loader, name string, b *metalog.Batch, from, to int64) error {
-	mb := record.Batch{BaseOffset: from, LeaderEpoch: b.PartitionLeaderEpoch, AppendTime: b.AppendTime()}
-	for _, e := range b.Entries {
-		if e.Offset < from || e.Offset > to {
-			continue
-		}
-		if b.IsControl() {
-			c, err := e.DecodeControl()
-			if err != nil {
-				return fmt.Errorf("%s: control record at offset %d: %w", name, e.Offset, err)
-			}
-			mb.Control = append(mb.Control, c)
-			continue
-		}
-		r, v, err := e.Decode()
-		if err != nil {
-			return fmt.Errorf("%s: record at offset %d: %w", name, e.Offset, err)
-		}
-		mb.Records = append(mb.Records, record.VersionedRecord{Record: r, Version: v})
-	}
-	if len(mb.Records)+len(mb.Control) == 0 {
-		return nil
-	}
-	if err := ld.LoadBatch(mb); err != nil {
-		return fmt.Errorf("%s: %w", name, err)
-	}
-	return nil
 }
 
 // Contains reports whether the image at p holds a record at offset whose

@@ -336,7 +336,7 @@ func snapshotImage(path string) (*image.Image, error) {
 	defer s.Close()
 	ld := publisher.NewLoader(publisher.Config{})
 	defer ld.Close()
-	if err := ld.LoadSnapshotReader(s); err != nil {
+	if err := ld.LoadSnapshot(s); err != nil {
 		return nil, err
 	}
 	return ld.Image(), nil

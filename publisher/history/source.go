@@ -1,7 +1,6 @@
 package history
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -366,37 +365,18 @@ func (l *Log) feed(b *Builder, stop func(*metalog.Batch) bool) error {
 // the end of the last segment is damage, reported after the batches before
 // it (*metalog.CorruptionError), never left out without a word.
 func (l *Log) eachBatch(fn func(name string, b *metalog.Batch) (bool, error)) error {
-	next := l.start
-	for _, p := range l.segments {
-		seg, err := metalog.OpenSegment(metalog.OS{}, p, metalog.Finished)
+	r := logReader{l: l, next: l.start}
+	defer r.close()
+	for {
+		name, b, err := r.read()
+		if err == io.EOF {
+			return nil
+		}
 		if err != nil {
 			return err
 		}
-		name := filepath.Base(p)
-		for {
-			batch, err := seg.Next()
-			if errors.Is(err, io.EOF) {
-				break
-			}
-			if err != nil {
-				seg.Close()
-				return err
-			}
-			if batch.LastOffset() < next {
-				continue // before the snapshot's end
-			}
-			if batch.BaseOffset != next {
-				seg.Close()
-				return fmt.Errorf("%s: batch at offset %d, but the log continues at offset %d", p, batch.BaseOffset, next)
-			}
-			ok, err := fn(name, batch)
-			if err != nil || !ok {
-				seg.Close()
-				return err
-			}
-			next = batch.NextOffset()
+		if ok, err := fn(name, b); err != nil || !ok {
+			return err
 		}
-		seg.Close()
 	}
-	return nil
 }
