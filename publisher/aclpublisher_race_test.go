@@ -73,7 +73,7 @@ func TestACLPublisherConcurrentReaders(t *testing.T) {
 		if i%16 == 15 {
 			s := Snapshot{LastContainedOffset: f.next, LastContainedEpoch: f.epoch, LastContainedLogTime: f.time, Records: slices.Clone(all)}
 			f.next++
-			must(t, l.LoadSnapshot(s))
+			must(t, l.LoadSnapshot(s.Reader()))
 		} else {
 			must(t, l.HandleCommit(f.batch(rec)))
 		}
