@@ -186,13 +186,23 @@ func (t *topicIndexes) update(deleted []record.UUID, changed []*topic) (topicInd
 	for _, tp := range changed {
 		idOps = append(idOps, t.byID.op(tp, false))
 	}
-	// One change (the usual delta): both indexes' copied paths are one
-	// allocation.
-	var spare []dirNode
-	if len(deleted) == 0 && len(changed) == 1 {
-		spare = make([]dirNode, t.byID.levels()+t.byName.levels())
+	// One change (the usual delta): the two indexes' copies of the nodes of
+	// one level of their paths are one allocation. Not the whole path: a
+	// node stays current until a later change copies it, and a node copied
+	// by that change still points at the older nodes below it, so an
+	// allocation holding a current node keeps the stale nodes beside it
+	// and everything they point at. Nodes of one level only point at the
+	// level below, so what a current node keeps alive this way is bounded
+	// by the depth; a whole path in one allocation would chain every
+	// earlier image's path (TestStaleNodesFreed).
+	var byIDPath, byNamePath pathNodes
+	if len(deleted) == 0 && len(changed) == 1 && t.byID.bits == t.byName.bits {
+		for l := range t.byID.levels() {
+			pair := new([2]dirNode)
+			byIDPath[l], byNamePath[l] = &pair[0], &pair[1]
+		}
 	}
-	byID := t.byID.update(idOps, &spare)
+	byID := t.byID.update(idOps, byIDPath)
 	// The name index: every name the base gave a deleted or renamed topic
 	// goes (if still that topic's), then every changed topic is put under
 	// its name. The base topic under each id was found by the id index's
@@ -210,7 +220,7 @@ func (t *topicIndexes) update(deleted []record.UUID, changed []*topic) (topicInd
 			nameOps = append(nameOps, t.byName.op(idOps[i].tp, false))
 		}
 	}
-	return topicIndexes{byID: byID, byName: t.byName.update(nameOps, &spare)}, nil
+	return topicIndexes{byID: byID, byName: t.byName.update(nameOps, byNamePath)}, nil
 }
 
 // buildTopics returns the topics of an empty image plus topics (a snapshot
