@@ -153,7 +153,7 @@ func BenchmarkTopicsImageSingleRecordChange(b *testing.B) {
 	}
 }
 
-// BenchmarkTopicsImageSingleRecordChangeChained: the steady state of a
+// BenchmarkChainedSingleRecordChange: the steady state of a
 // delta stream at 100 000 topics: each iteration replays one
 // PartitionChangeRecord (a leader move on a random topic) onto the image
 // the iteration before made and applies it, so unlike
@@ -162,7 +162,7 @@ func BenchmarkTopicsImageSingleRecordChange(b *testing.B) {
 // timed too. live-MB and scan-MB are the heap and its scanned part after
 // the run (a collection forced): they stay near the first image's unless
 // changes keep stale images alive.
-func BenchmarkTopicsImageSingleRecordChangeChained(b *testing.B) {
+func BenchmarkChainedSingleRecordChange(b *testing.B) {
 	img := fullImage(b, 100000)
 	ids := make([]record.UUID, 0, img.Topics().Len())
 	for tp := range img.Topics().All() {

@@ -28,8 +28,8 @@ import (
 // A change copies the directory path to its shard (64 bytes a level; for a
 // one-topic change the two indexes' nodes of one level are one allocation,
 // never a whole path: see topicIndexes.update) and the shard (16 bytes a
-// key): at 100 000 topics, five path allocations, two shards and the image
-// for a topic added. A batch of changes is grouped by shard, so each
+// key): at 100 000 topics, four path allocations (the roots are in the
+// image's), two shards and the image for a topic added. A batch of changes is grouped by shard, so each
 // touched node and shard is copied once per batch. When a batch moves the
 // size out of its bits' range (four keys a shard on average or more, or
 // fewer than one), the result is re-sharded: built anew from its entries,

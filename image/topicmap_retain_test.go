@@ -28,7 +28,7 @@ func TestStaleNodesFreedSeed1(t *testing.T) {
 	var roots []weak.Pointer[dirNode]
 	for i := range changes {
 		old := topics[r.IntN(n)]
-		next, err := idx.update(nil, []*topic{testTopic(old.name, old.id)})
+		next, err := idx.update(nil, []*topic{testTopic(old.name, old.id)}, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
