@@ -153,6 +153,49 @@ func BenchmarkTopicsImageSingleRecordChange(b *testing.B) {
 	}
 }
 
+// BenchmarkChainedSingleRecordChange: the steady state of a
+// delta stream at 100 000 topics: each iteration replays one
+// PartitionChangeRecord (a leader move on a random topic) onto the image
+// the iteration before made and applies it, so unlike
+// BenchmarkTopicsImageSingleRecordChange (Kafka's benchmark: one delta on
+// one base, again and again) what a change leaves behind stays. Replay is
+// timed too. live-MB and scan-MB are the heap and its scanned part after
+// the run (a collection forced): they stay near the first image's unless
+// changes keep stale images alive.
+func BenchmarkChainedSingleRecordChange(b *testing.B) {
+	img := fullImage(b, 100000)
+	ids := make([]record.UUID, 0, img.Topics().Len())
+	for tp := range img.Topics().All() {
+		ids = append(ids, tp.ID())
+	}
+	r := rand.New(rand.NewPCG(3, 4))
+	pc := record.NewPartitionChangeRecord()
+	b.ReportAllocs()
+	runtime.GC()
+	b.ResetTimer()
+	cpu := benchtest.ProcessCPU()
+	for b.Loop() {
+		pc.TopicID, pc.PartitionID, pc.Leader = ids[r.IntN(len(ids))], int32(r.IntN(partitionsPerTopic)), int32(r.IntN(replicationFactor))
+		d := New(img)
+		if err := d.Replay(pc); err != nil {
+			b.Fatal(err)
+		}
+		next, err := d.Apply(image.EmptyProvenance)
+		if err != nil {
+			b.Fatal(err)
+		}
+		img = next
+	}
+	benchtest.ReportCPU(b, cpu)
+	b.StopTimer()
+	runtime.GC()
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	b.ReportMetric(float64(ms.HeapAlloc)/(1<<20), "live-MB")
+	b.ReportMetric(float64(scannableHeap())/(1<<20), "scan-MB")
+	runtime.KeepAlive(img)
+}
+
 // BenchmarkTopicsImageZonalOutage: Apply of a delta that, for every
 // partition whose ISR holds broker 0, replays a PartitionRecord with broker 0
 // removed from the ISR and the first remaining member as leader

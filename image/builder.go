@@ -22,8 +22,9 @@ import (
 // its base or any image already returned. A Builder is not safe for
 // concurrent use.
 type Builder struct {
-	img       Image        // the image being built
-	topics    topicIndexes // its topic indexes, when putTopics
+	img       Image            // the image being built
+	topics    topicIndexes     // its topic indexes, when putTopics
+	x         *imageWithTopics // the image Image returns, once PutTopics ran
 	putTopics bool
 	done      bool // Image has returned the image
 }
@@ -71,10 +72,17 @@ func (b *Builder) PutTopics(deleted []record.UUID, changed []Topic) error {
 		return nil
 	}
 	cur := &img.topics.topicIndexes
-	if b.putTopics {
-		cur = &b.topics
+	if b.x == nil {
+		b.x = new(imageWithTopics)
 	}
-	t, err := cur.update(deleted, topicPointers(changed))
+	// The first update's roots go into the image's own allocation; a later
+	// one's are allocated (it reads the first's), and then the first's are
+	// cleared, once the update cannot fail.
+	roots := &b.x.roots
+	if b.putTopics {
+		cur, roots = &b.topics, nil
+	}
+	t, err := cur.update(deleted, topicPointers(changed), roots)
 	if err != nil {
 		return err
 	}
@@ -82,6 +90,9 @@ func (b *Builder) PutTopics(deleted []record.UUID, changed []Topic) error {
 		// TopicsImage keeps one name per id and one id per name; a
 		// changed topic took a live topic's name, or two took one.
 		return fmt.Errorf("put topics: %d topic ids but %d names: a name is given to two topics", t.byID.Len(), t.byName.Len())
+	}
+	if roots == nil {
+		b.x.roots = [2]dirNode{}
 	}
 	b.topics, b.putTopics = t, true
 	return nil
@@ -151,8 +162,9 @@ func (b *Builder) PutTokens(changes map[string]*Token) {
 // Image returns the image built, with provenance p, and invalidates the
 // builder: any later call on it panics.
 //
-// The image is one allocation, with its Topics value when the topics
-// changed (so that a one-topic change allocates one object here, not two).
+// The image is one allocation, with its Topics value and the roots of its
+// topic indexes when the topics changed (so that a one-topic change
+// allocates one object here, not three).
 func (b *Builder) Image(p Provenance) *Image {
 	b.live()
 	b.done = true
@@ -162,17 +174,20 @@ func (b *Builder) Image(p Provenance) *Image {
 		*img = b.img
 		return img
 	}
-	x := new(imageWithTopics)
+	x := b.x
 	x.img = b.img
 	x.topics.topicIndexes = b.topics
 	x.img.topics = &x.topics
 	return &x.img
 }
 
-// imageWithTopics is an image and its Topics value, allocated together.
+// imageWithTopics is an image and its Topics value, allocated together,
+// with the roots of the two topic indexes (a root is never shared: every
+// change copies it).
 type imageWithTopics struct {
 	img    Image
 	topics Topics
+	roots  [2]dirNode
 }
 
 // TopicBuilder builds one topic's partition list, Kafka's TopicDelta: the

@@ -52,7 +52,7 @@ func TestAllByName(t *testing.T) {
 					changed = append(changed, NewTopicBuilder(n, id).Topic().t)
 					model[id] = n
 				}
-				idx, err := tops.update(deleted, changed)
+				idx, err := tops.update(deleted, changed, nil)
 				if err != nil {
 					t.Fatal(err)
 				}

@@ -159,8 +159,12 @@ func (t *Topics) HostedBy(broker int32) iter.Seq2[Topic, Partition] {
 // first (removing the deleted topic's name as the base image had it), then
 // puts, so "delete X (id A), create X (id B)" in one delta is right. A
 // deleted id absent from t is an error. Unchanged topics, and every
-// shard of the indexes that no change falls in, are shared with t.
-func (t *topicIndexes) update(deleted []record.UUID, changed []*topic) (topicIndexes, error) {
+// shard of the indexes that no change falls in, are shared with t. The
+// new roots of the id and name indexes are copied into roots[0] and
+// roots[1] when roots is not nil (the image's own allocation: a root
+// belongs to one index value only); a root the result does not use is
+// cleared, so that it keeps nothing alive.
+func (t *topicIndexes) update(deleted []record.UUID, changed []*topic, roots *[2]dirNode) (topicIndexes, error) {
 	if len(deleted) == 0 && len(changed) == 0 {
 		return *t, nil
 	}
@@ -186,13 +190,27 @@ func (t *topicIndexes) update(deleted []record.UUID, changed []*topic) (topicInd
 	for _, tp := range changed {
 		idOps = append(idOps, t.byID.op(tp, false))
 	}
-	// One change (the usual delta): both indexes' copied paths are one
-	// allocation.
-	var spare []dirNode
-	if len(deleted) == 0 && len(changed) == 1 {
-		spare = make([]dirNode, t.byID.levels()+t.byName.levels())
+	// One change (the usual delta): the two indexes' copies of the nodes of
+	// one level of their paths are one allocation. Not the whole path: a
+	// node stays current until a later change copies it, and a node copied
+	// by that change still points at the older nodes below it, so an
+	// allocation holding a current node keeps the stale nodes beside it
+	// and everything they point at. Nodes of one level only point at the
+	// level below, so what a current node keeps alive this way is bounded
+	// by the depth; a whole path in one allocation would chain every
+	// earlier image's path (TestStaleNodesFreed).
+	var byIDPath, byNamePath pathNodes
+	first := 0
+	if roots != nil {
+		byIDPath[0], byNamePath[0], first = &roots[0], &roots[1], 1
 	}
-	byID := t.byID.update(idOps, &spare)
+	if len(deleted) == 0 && len(changed) == 1 && t.byID.bits == t.byName.bits {
+		for l := first; l < t.byID.levels(); l++ {
+			pair := new([2]dirNode)
+			byIDPath[l], byNamePath[l] = &pair[0], &pair[1]
+		}
+	}
+	byID := t.byID.update(idOps, byIDPath)
 	// The name index: every name the base gave a deleted or renamed topic
 	// goes (if still that topic's), then every changed topic is put under
 	// its name. The base topic under each id was found by the id index's
@@ -210,7 +228,15 @@ func (t *topicIndexes) update(deleted []record.UUID, changed []*topic) (topicInd
 			nameOps = append(nameOps, t.byName.op(idOps[i].tp, false))
 		}
 	}
-	return topicIndexes{byID: byID, byName: t.byName.update(nameOps, &spare)}, nil
+	out := topicIndexes{byID: byID, byName: t.byName.update(nameOps, byNamePath)}
+	if roots != nil {
+		for i, root := range [2]*dirNode{out.byID.root, out.byName.root} {
+			if root != &roots[i] { // rebuilt (a reshard) or emptied
+				roots[i] = dirNode{}
+			}
+		}
+	}
+	return out, nil
 }
 
 // buildTopics returns the topics of an empty image plus topics (a snapshot

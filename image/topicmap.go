@@ -25,10 +25,11 @@ import (
 // on average), so a small map keeps a small directory: 12 500 keys use 12
 // bits (4 levels), 100 000 use 15 (5 levels), a million 18 (6 levels).
 //
-// A change copies the directory path to its shard (64 bytes a level; the
-// two indexes' paths of a one-topic change are one allocation) and the
-// shard (16 bytes a key): four objects for a topic added to the image,
-// with the image itself. A batch of changes is grouped by shard, so each
+// A change copies the directory path to its shard (64 bytes a level; for a
+// one-topic change the two indexes' nodes of one level are one allocation,
+// never a whole path: see topicIndexes.update) and the shard (16 bytes a
+// key): at 100 000 topics, four path allocations (the roots are in the
+// image's), two shards and the image for a topic added. A batch of changes is grouped by shard, so each
 // touched node and shard is copied once per batch. When a batch moves the
 // size out of its bits' range (four keys a shard on average or more, or
 // fewer than one), the result is re-sharded: built anew from its entries,
@@ -234,25 +235,34 @@ type dirEditor struct {
 	n      int         // levels
 	path   [8]*dirNode // path[0] is the new root, path[n-1] the leaf
 	prefix [8]int64    // the shard prefix path[i] was copied for (-1: none)
-	spare  []dirNode   // nodes to copy into before allocating
+	spare  []dirNode   // nodes to copy into before allocating (a build)
+	level  pathNodes   // else the node to copy into at each level (nil: allocate)
 }
 
+// pathNodes is, for each level of a directory, a node an update copies the
+// path's node of that level into (nil: allocate one).
+type pathNodes [8]*dirNode
+
 // start begins an edit of the directory old of b shard bits.
-func (e *dirEditor) start(old *dirNode, b uint32, spare []dirNode) {
-	e.n, e.spare = levels(b), spare
-	e.path[0] = e.clone(old)
+func (e *dirEditor) start(old *dirNode, b uint32, spare []dirNode, level pathNodes) {
+	e.n, e.spare, e.level = levels(b), spare, level
+	e.path[0] = e.clone(old, 0)
 	for i := 1; i < e.n; i++ {
 		e.prefix[i] = -1
 	}
 }
 
-// clone returns a new copy of p (a zero node when p is nil), taken from the
-// spare nodes when some are left.
-func (e *dirEditor) clone(p *dirNode) *dirNode {
+// clone returns a new copy of p (a zero node when p is nil) for level l of
+// the directory: a spare node when some are left, else the level's node
+// when one was given and not yet used, else a new one.
+func (e *dirEditor) clone(p *dirNode, l int) *dirNode {
 	var n *dirNode
-	if len(e.spare) > 0 {
+	switch {
+	case len(e.spare) > 0:
 		n, e.spare = &e.spare[0], e.spare[1:]
-	} else {
+	case e.level[l] != nil:
+		n, e.level[l] = e.level[l], nil
+	default:
 		n = new(dirNode)
 	}
 	if p != nil {
@@ -272,7 +282,7 @@ func (e *dirEditor) leafOf(s uint32) *dirNode {
 		for j := i; j < e.n; j++ {
 			shift = dirBits * (e.n - j)
 			slot := &e.path[j-1].kids[(s>>shift)&dirMask]
-			e.path[j] = e.clone((*dirNode)(*slot))
+			e.path[j] = e.clone((*dirNode)(*slot), j)
 			*slot = unsafe.Pointer(e.path[j])
 			e.prefix[j] = int64(s >> shift)
 		}

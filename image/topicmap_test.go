@@ -136,7 +136,7 @@ func testTopicMapModel(t *testing.T, names bool, seed uint64) {
 				model[keyOf(&m, tp)] = tp
 			}
 		}
-		m = m.update(ops, nil)
+		m = m.update(ops, pathNodes{})
 		checkTopicMap(t, &m)
 		checkSpread(t, &m)
 		versions = append(versions, version{m, maps.Clone(model)})
@@ -174,7 +174,7 @@ func TestTopicMapCollisions(t *testing.T) {
 		tp := testTopic(fmt.Sprintf("c%d", r.IntN(60)), record.UUID{byte(i)})
 		tp.nameHash = 0xdecafbad
 		del := r.IntN(4) == 0
-		m = m.update([]topicOp{m.op(tp, del)}, nil)
+		m = m.update([]topicOp{m.op(tp, del)}, pathNodes{})
 		if del {
 			delete(model, tp.name)
 		} else {
@@ -251,7 +251,7 @@ func TestTopicMapReshards(t *testing.T) {
 		topics[i] = testTopic(fmt.Sprintf("k%d", i), record.UUID{byte(i), byte(i >> 8)})
 	}
 	for i := 0; i < n; i++ {
-		m = m.update([]topicOp{m.op(topics[i], false)}, nil)
+		m = m.update([]topicOp{m.op(topics[i], false)}, pathNodes{})
 		if b := wantBits(m.Len()); m.bits != b {
 			t.Fatalf("%d keys: %d shard bits, want %d", m.Len(), m.bits, b)
 		}
@@ -260,7 +260,7 @@ func TestTopicMapReshards(t *testing.T) {
 		}
 	}
 	for i := n - 1; i >= 0; i-- {
-		m = m.update([]topicOp{m.op(topics[i], true)}, nil)
+		m = m.update([]topicOp{m.op(topics[i], true)}, pathNodes{})
 		if b := wantBits(m.Len()); m.Len() > 0 && (m.bits < b || m.bits > b+1) {
 			t.Fatalf("%d keys: %d shard bits, want %d or %d", m.Len(), m.bits, b, b+1)
 		}

@@ -24,10 +24,10 @@ func (m *topicMap) op(tp *topic, del bool) topicOp {
 // update returns m with ops (made by m's op) applied in order (for one key,
 // the later op wins). ops is reordered (stably, by shard), and each op's
 // old and had are set to what m holds for its key: read shard by shard
-// just before the shard is copied. When all of ops fall in one shard, the
-// copied path is one allocation, taken from spare when it has room for it
-// (the caller's batch of nodes for both indexes' paths).
-func (m *topicMap) update(ops []topicOp, spare *[]dirNode) topicMap {
+// just before the shard is copied. The copied nodes of the directory are
+// taken from level where it has one for their level (see
+// topicIndexes.update), else allocated one by one.
+func (m *topicMap) update(ops []topicOp, level pathNodes) topicMap {
 	if len(ops) == 0 {
 		return *m
 	}
@@ -36,16 +36,8 @@ func (m *topicMap) update(ops []topicOp, spare *[]dirNode) topicMap {
 	}
 	sortOps(ops, m.bits)
 	out := topicMap{size: m.size, bits: m.bits, names: m.names}
-	var nodes []dirNode
-	if n := m.levels(); ops[0].shard == ops[len(ops)-1].shard {
-		if spare != nil && len(*spare) >= n {
-			nodes, *spare = (*spare)[:n:n], (*spare)[n:]
-		} else {
-			nodes = make([]dirNode, n)
-		}
-	}
 	var e dirEditor
-	e.start(m.root, m.bits, nodes)
+	e.start(m.root, m.bits, nil, level)
 	for i := 0; i < len(ops); {
 		s := ops[i].shard
 		j := i + 1
@@ -176,7 +168,7 @@ func buildTopicMap(names bool, topics []*topic) topicMap {
 		next[s]++
 	}
 	var e dirEditor
-	e.start(nil, b, make([]dirNode, dirNodes(b)))
+	e.start(nil, b, make([]dirNode, dirNodes(b)), pathNodes{})
 	for s := uint32(0); s < 1<<b; s++ {
 		sh := slots[count[s]:count[s+1]:count[s+1]]
 		if len(sh) == 0 {
