@@ -53,6 +53,10 @@ func Start(ctx context.Context, l *publisher.Loader, dir string, opts Options) (
 				return img, f, nil
 			}
 			cancel()
+			if err := ctx.Err(); err != nil {
+				// ctx ended and Follow saw it first: the same end as below.
+				return nil, nil, err
+			}
 			return nil, nil, f.result()
 		case <-ctx.Done():
 			f.Stop()
