@@ -293,30 +293,12 @@ func (s *shell) catOrTree(cmd string, args []string) {
 				}
 				return
 			}
-			node.Print(n, &treePrinter{out: s.out})
+			node.Print(n, &node.TreePrinter{W: s.out})
 		})
 		if !ok {
 			s.failf("%s: %s: No such file or directory.\n", cmd, t)
 		}
 	}
-}
-
-// treePrinter is ShellNodePrinter: "name:" for each node entered, its
-// children and text two spaces further in.
-type treePrinter struct {
-	out    io.Writer
-	indent int
-}
-
-func (p *treePrinter) EnterNode(name string) {
-	fmt.Fprintf(p.out, "%s%s:\n", strings.Repeat("  ", p.indent), name)
-	p.indent++
-}
-
-func (p *treePrinter) LeaveNode() { p.indent-- }
-
-func (p *treePrinter) Output(text string) {
-	fmt.Fprintf(p.out, "%s%s\n", strings.Repeat("  ", p.indent), text)
 }
 
 // find is FindCommandHandler: the path, then every node under it.

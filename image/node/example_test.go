@@ -2,6 +2,7 @@ package node_test
 
 import (
 	"fmt"
+	"os"
 	"strings"
 
 	"github.com/kmeta-go/kmeta/delta"
@@ -91,18 +92,9 @@ func ExampleResolve() {
 	// [cluster brokers]
 }
 
-// indented prints a tree as kafka-metadata-shell's tree command does.
-type indented struct{ depth int }
-
-func (p *indented) EnterNode(name string) {
-	fmt.Printf("%s%s:\n", strings.Repeat("  ", p.depth), name)
-	p.depth++
-}
-func (p *indented) LeaveNode()         { p.depth-- }
-func (p *indented) Output(text string) { fmt.Printf("%s%s\n", strings.Repeat("  ", p.depth), text) }
-
 // Print walks a node as MetadataNode.print does; a Printer decides how it
-// looks. Fixed and Leaf build a tree of one's own.
+// looks, here TreePrinter, the shell's tree command. Fixed and Leaf build a
+// tree of one's own.
 func ExamplePrint() {
 	root := node.Fixed(map[string]func() node.Node{
 		"image": func() node.Node {
@@ -110,7 +102,7 @@ func ExamplePrint() {
 		},
 		"version": func() node.Node { return node.Leaf("1.0") },
 	})
-	node.Print(root, &indented{})
+	node.Print(root, &node.TreePrinter{W: os.Stdout})
 	// Output:
 	// image:
 	//   TOPIC:orders:

@@ -1,10 +1,6 @@
 package node_test
 
 import (
-	"fmt"
-	"io"
-	"strings"
-
 	"github.com/kmeta-go/kmeta/delta"
 	"github.com/kmeta-go/kmeta/image"
 	"github.com/kmeta-go/kmeta/record"
@@ -80,22 +76,4 @@ func acl(id record.UUID) *record.AccessControlEntryRecord {
 	r.ID, r.ResourceType, r.ResourceName, r.PatternType = id, 2, "orders", 3
 	r.Principal, r.Host, r.Operation, r.PermissionType = "User:alice", "*", 3, 3
 	return r
-}
-
-// treeText prints n as kafka-metadata-shell's tree command does
-// (ShellNodePrinter): "name:" per node entered, text indented below.
-type treeText struct {
-	w      io.Writer
-	indent int
-}
-
-func (p *treeText) EnterNode(name string) {
-	fmt.Fprintf(p.w, "%s%s:\n", strings.Repeat("  ", p.indent), name)
-	p.indent++
-}
-
-func (p *treeText) LeaveNode() { p.indent-- }
-
-func (p *treeText) Output(text string) {
-	fmt.Fprintf(p.w, "%s%s\n", strings.Repeat("  ", p.indent), text)
 }

@@ -148,14 +148,14 @@ func TestMetadataNodeRedactionCriteria(t *testing.T) {
 func TestPrintTree(t *testing.T) {
 	root := mustImage(t, redact.Disabled)
 	var b strings.Builder
-	node.Print(root.Child("topics").Child("byName"), &treeText{w: &b})
+	node.Print(root.Child("topics").Child("byName"), &node.TreePrinter{W: &b})
 	part := "PartitionRegistration(replicas=[1], directories=[AAAAAAAAAAAAAAAAAAAAAA], isr=[1], removingReplicas=[], addingReplicas=[], elr=[], lastKnownElr=[], leader=1, leaderRecoveryState=RECOVERED, leaderEpoch=-1, partitionEpoch=-1)"
 	want := "orders:\n  0:\n    " + part + "\n  1:\n    " + part + "\n  id:\n    AAAAAAAAAAAAAAAAAAAAAQ\n  name:\n    orders\n"
 	if b.String() != want {
 		t.Errorf("got\n%s\nwant\n%s", b.String(), want)
 	}
 	b.Reset()
-	node.Print(node.Leaf("x"), &treeText{w: &b})
+	node.Print(node.Leaf("x"), &node.TreePrinter{W: &b})
 	if b.String() != "x\n" {
 		t.Errorf("leaf printed %q", b.String())
 	}
@@ -166,7 +166,7 @@ func TestPrintTree(t *testing.T) {
 func TestPrintNilChild(t *testing.T) {
 	d := node.Dir{Names: func() []string { return []string{"b", "a"} }, Get: func(string) node.Node { return nil }}
 	var b strings.Builder
-	node.Print(d, &treeText{w: &b})
+	node.Print(d, &node.TreePrinter{W: &b})
 	if b.String() != "a:\nb:\n" {
 		t.Errorf("got %q", b.String())
 	}
